@@ -1,0 +1,91 @@
+"""Per-cell wall time with lineage tracking on vs off, measured side by side.
+
+Two kernels run the same workloads interleaved (off, on, off, on, ...), so a
+noisy machine slows both alike. Prints the median per-cell time of each, the
+ratio on/off and the absolute time added per cell.
+
+    python benchmarks/lineage_overhead.py [--repeats 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from stateguard.kernel import KernelSession
+from stateguard.lineage import TrackedSession
+
+WORKLOADS: dict[str, tuple[str, str]] = {
+    "pandas 1e6 rows (assign + groupby)": (
+        "import numpy as np, pandas as pd\n"
+        "rng = np.random.default_rng(0)\n"
+        "df = pd.DataFrame({'k': rng.integers(0, 100, 1_000_000), 'a': rng.random(1_000_000)})",
+        "df['c'] = df['a'] * 2\ng = df.groupby('k')['c'].mean()",
+    ),
+    "python loop 1e6 iterations": (
+        "s = 0",
+        "s = 0\nfor i in range(1_000_000):\n    s += i",
+    ),
+    "200 small statements": (
+        "x0 = 0",
+        "\n".join(["x0 = 1", *(f"x{i} = x{i - 1} + 1" for i in range(1, 200))]),
+    ),
+    "50 variables touched": (
+        "\n".join(f"v{i} = list(range(100))" for i in range(50)),
+        "\n".join(f"v{i}.append({i})" for i in range(50))
+        + "\ntotal = "
+        + " + ".join(f"len(v{i})" for i in range(50)),
+    ),
+}
+
+
+def _time(fn: Callable[[], Any]) -> float:
+    t = time.perf_counter()
+    res = fn()
+    elapsed = time.perf_counter() - t
+    execution = getattr(res, "execution", res)
+    if not execution.ok:
+        raise SystemExit(f"workload failed: {execution.error}")
+    return elapsed
+
+
+def main() -> None:
+    """Run every workload on a tracked and an untracked kernel and print ratios."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=15)
+    args = ap.parse_args()
+    off = KernelSession()
+    on = TrackedSession(KernelSession())
+    off.start()
+    on.start()
+    try:
+        print(f"{'workload':40s} {'off ms':>9s} {'on ms':>9s} {'ratio':>7s} {'added ms':>9s}")
+        for name, (setup, cell) in WORKLOADS.items():
+            off.execute(setup, timeout=300)
+            on.execute(setup, timeout=300)
+            t_off, t_on = [], []
+            for _ in range(args.repeats):
+                t_off.append(_time(lambda c=cell: off.execute(c, timeout=300)))
+                t_on.append(_time(lambda c=cell: on.execute(c, timeout=300)))
+            m_off, m_on = statistics.median(t_off), statistics.median(t_on)
+            print(
+                f"{name:40s} {m_off * 1e3:9.2f} {m_on * 1e3:9.2f} {m_on / m_off:7.3f}"
+                f" {(m_on - m_off) * 1e3:9.2f}"
+            )
+        empty_off = [_time(lambda: off.execute("pass")) for _ in range(args.repeats)]
+        empty_on = [_time(lambda: on.execute("pass")) for _ in range(args.repeats)]
+        e_off, e_on = statistics.median(empty_off), statistics.median(empty_on)
+        print(
+            f"{'empty cell (fixed cost)':40s} {e_off * 1e3:9.2f} {e_on * 1e3:9.2f}"
+            f" {e_on / e_off:7.3f} {(e_on - e_off) * 1e3:9.2f}"
+        )
+    finally:
+        off.stop()
+        on.stop()
+
+
+if __name__ == "__main__":
+    main()

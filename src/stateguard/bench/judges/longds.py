@@ -1,0 +1,385 @@
+"""Deterministic judge for LongDS-style answer objects.
+
+Rules (each has a table test):
+
+- Only the requested (gold) fields are judged; extra prediction fields are ignored.
+  Field names match exactly, else case- and punctuation-insensitively
+  (``"Total Revenue"`` answers ``total_revenue``). Every required field must be right.
+- Numbers are exact after normalization: ``"3.50" == "3.5" == 3.5``, ``"1,234" == 1234``;
+  labels (``"mean: 3.5"``), currency symbols ($ € £ ¥), percent signs and surrounding
+  whitespace are dropped first. Comparison is in decimal, so ``0.1 + 0.2 != 0.3``
+  exactly but is within any tolerance ≥ 1e-16.
+- Tolerance: ``|pred - gold| <= tol`` (absolute), or ``<= tol * |gold|`` (relative) when
+  the tolerance note mentions "relative", "percent" or "%" and not "absolute". In
+  relative mode a tolerance ≥ 1 is read as a percentage (``1`` means 1 %).
+- Strings compare case-insensitively with punctuation, currency and percent signs
+  removed and whitespace collapsed; a leading ``label:`` on the prediction is dropped
+  when the gold has no colon.
+- Lists: order matters when the field name has a token rank/ranking/top/order/sorted,
+  when the note says so (rank/top/order/sort), or for lists of records carrying a
+  ``rank`` key; otherwise lists compare as sets. In ordered lists, items whose scores
+  are equal (numeric non-rank fields of a record, or the number of a ``[label, score]``
+  pair) form a tie block and may appear in any order within it (their rank fields are
+  then not checked).
+- Booleans accept true/false, yes/no and 1/0; ``None`` accepts null/none/n/a/"".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any, Protocol
+
+from stateguard.bench.judges.base import Judgement
+from stateguard.bench.tasks import BenchTurn
+
+_CURRENCY = "$€£¥"
+_LABEL = re.compile(r"^\s*[A-Za-z][\w ()/\-]{0,40}?:\s*(?=\S)")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$", re.IGNORECASE)
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?$")
+_ORDER_TOKENS = frozenset(
+    {"rank", "ranks", "ranked", "ranking", "rankings", "top", "order", "ordered", "sorted"}
+)
+_NOTE_ORDER = re.compile(r"\b(?:rank\w*|top|order(?:ed|ing)?|sort\w*)\b", re.IGNORECASE)
+_NOTE_RELATIVE = re.compile(r"relative|percent|%", re.IGNORECASE)
+_NOTE_ABSOLUTE = re.compile(r"absolute", re.IGNORECASE)
+_TRUE = frozenset({"true", "yes", "y", "1"})
+_FALSE = frozenset({"false", "no", "n", "0"})
+_NONE = frozenset({"", "none", "null", "na", "n a", "nan"})
+_FREE_TEXT_MIN_WORDS = 4
+
+
+class FieldJudge(Protocol):
+    """What `judge_longds` needs from an LLM judge (see `judges.llm.LLMJudge`)."""
+
+    def judge(
+        self, question: str, gold: Any, prediction: Any, field: str | None = None
+    ) -> Judgement:
+        """Judge one free-text field."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    """Comparison settings for one turn; ``field`` is the innermost field name."""
+
+    tolerance: Decimal | None
+    relative: bool
+    note: str
+    field: str = ""
+
+
+def tolerance_is_relative(note: str | None) -> bool:
+    """True when a tolerance note asks for a relative (percent) tolerance."""
+    if not note or _NOTE_ABSOLUTE.search(note):
+        return False
+    return bool(_NOTE_RELATIVE.search(note))
+
+
+def parse_number(value: Any) -> Decimal | None:
+    """Read a finite number from a value or a string like ``"$1,234.50"``; else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        try:
+            value = value.item()  # numpy scalar
+        except (TypeError, ValueError):
+            return None
+        if isinstance(value, bool):
+            return None
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value)) if value == value and abs(value) != float("inf") else None
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else None
+    if not isinstance(value, str):
+        return None
+    text = _LABEL.sub("", value.strip(), count=1)
+    text = re.sub(rf"[{re.escape(_CURRENCY)}%\s]", "", text)
+    if _THOUSANDS.match(text):
+        text = text.replace(",", "")
+    if not _PLAIN_NUMBER.match(text):
+        return None
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        return None
+    return number if number.is_finite() else None
+
+
+def normalize_text(value: Any, strip_label: bool = True) -> str:
+    """Casefold, drop a leading ``label:``, punctuation, currency and percent signs."""
+    text = unicodedata.normalize("NFKC", str(value)).strip()
+    if strip_label:
+        text = _LABEL.sub("", text, count=1)
+    text = re.sub(r"[^\w\s]|_", "", text.casefold())
+    return " ".join(text.split())
+
+
+def _tokens(name: str) -> set[str]:
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return {t for t in re.split(r"[^a-z0-9]+", snake.lower()) if t}
+
+
+def _is_rank_key(key: str) -> bool:
+    return "rank" in key.lower()
+
+
+def _order_matters(gold: Sequence[Any], ctx: _Ctx) -> bool:
+    if _tokens(ctx.field) & _ORDER_TOKENS or _NOTE_ORDER.search(ctx.note):
+        return True
+    return any(isinstance(item, Mapping) and any(_is_rank_key(k) for k in item) for item in gold)
+
+
+def _numbers_equal(gold: Decimal, pred: Decimal, ctx: _Ctx) -> bool:
+    if ctx.tolerance is None:
+        return gold == pred
+    bound = ctx.tolerance * abs(gold) if ctx.relative else ctx.tolerance
+    return abs(pred - gold) <= bound
+
+
+def _as_list(pred: Any) -> list[Any] | None:
+    if isinstance(pred, list | tuple):
+        return list(pred)
+    if hasattr(pred, "tolist") and not isinstance(pred, str):
+        converted = pred.tolist()
+        return converted if isinstance(converted, list) else None
+    if isinstance(pred, str):
+        try:
+            loaded = json.loads(pred)
+        except json.JSONDecodeError:
+            return [part.strip() for part in pred.split(",")] if pred.strip() else []
+        return loaded if isinstance(loaded, list) else None
+    return None
+
+
+def _as_mapping(pred: Any) -> Mapping[str, Any] | None:
+    if isinstance(pred, Mapping):
+        return pred
+    if isinstance(pred, str):
+        try:
+            loaded = json.loads(pred)
+        except json.JSONDecodeError:
+            return None
+        return loaded if isinstance(loaded, Mapping) else None
+    return None
+
+
+def _find_key(pred: Mapping[str, Any], name: str) -> str | None:
+    if name in pred:
+        return name
+    wanted = normalize_text(name, strip_label=False).replace(" ", "")
+    for key in pred:
+        if normalize_text(key, strip_label=False).replace(" ", "") == wanted:
+            return key
+    return None
+
+
+def compare_value(gold: Any, pred: Any, ctx: _Ctx) -> tuple[bool, str]:
+    """Compare one gold value with a predicted value under the module's rules."""
+    if gold is None:
+        ok = pred is None or normalize_text(pred) in _NONE
+        return ok, "" if ok else f"expected null, got {pred!r}"
+    if isinstance(gold, bool):
+        if isinstance(pred, bool) or type(pred).__name__ == "bool_":
+            ok = bool(pred) == gold
+        else:
+            text = normalize_text(pred)
+            ok = text in (_TRUE if gold else _FALSE)
+        return ok, "" if ok else f"expected {gold}, got {pred!r}"
+    if isinstance(gold, Mapping):
+        return _compare_mapping(gold, pred, ctx)
+    if isinstance(gold, list | tuple):
+        return _compare_list(list(gold), pred, ctx)
+    gold_number = parse_number(gold)
+    if gold_number is not None:
+        pred_number = parse_number(pred)
+        if pred_number is None:
+            return False, f"expected number {gold!r}, got {pred!r}"
+        ok = _numbers_equal(gold_number, pred_number, ctx)
+        return ok, "" if ok else f"expected {gold!r}, got {pred!r}"
+    strip = ":" not in str(gold)
+    ok = normalize_text(gold, strip) == normalize_text(pred, strip)
+    return ok, "" if ok else f"expected {gold!r}, got {pred!r}"
+
+
+def _compare_mapping(gold: Mapping[str, Any], pred: Any, ctx: _Ctx) -> tuple[bool, str]:
+    pred_map = _as_mapping(pred)
+    if pred_map is None:
+        return False, f"expected an object, got {type(pred).__name__}"
+    for name, value in gold.items():
+        key = _find_key(pred_map, name)
+        if key is None:
+            return False, f"missing field {name!r}"
+        ok, reason = compare_value(
+            value, pred_map[key], _Ctx(ctx.tolerance, ctx.relative, ctx.note, name)
+        )
+        if not ok:
+            return False, f"{name}: {reason}"
+    return True, ""
+
+
+def _score_of(item: Any) -> tuple[Any, ...] | None:
+    """The tie key of a ranked item, or None when the item carries no score."""
+    if isinstance(item, Mapping):
+        scores = [
+            (k, parse_number(v))
+            for k, v in item.items()
+            if not _is_rank_key(k) and not isinstance(v, str)
+        ]
+        scores = [(k, v) for k, v in scores if v is not None]
+        return tuple(sorted(scores)) if scores else None
+    if isinstance(item, list | tuple) and len(item) == 2 and not isinstance(item[1], str):
+        number = parse_number(item[1])
+        return (number,) if number is not None else None
+    return None
+
+
+def _without_rank(item: Any) -> Any:
+    if isinstance(item, Mapping):
+        return {k: v for k, v in item.items() if not _is_rank_key(k)}
+    return item
+
+
+def _match_all(golds: list[Any], preds: list[Any], eq: Callable[[Any, Any], bool]) -> bool:
+    """True when a one-to-one matching pairs every gold item with an equal pred item."""
+    if len(golds) != len(preds):
+        return False
+    owner: dict[int, int] = {}  # pred index -> gold index
+
+    def assign(g: int, seen: set[int]) -> bool:
+        for p in range(len(preds)):
+            if p not in seen and eq(golds[g], preds[p]):
+                seen.add(p)
+                if p not in owner or assign(owner[p], seen):
+                    owner[p] = g
+                    return True
+        return False
+
+    return all(assign(g, set()) for g in range(len(golds)))
+
+
+def _dedupe(items: list[Any], eq: Callable[[Any, Any], bool]) -> list[Any]:
+    kept: list[Any] = []
+    for item in items:
+        if not any(eq(item, k) for k in kept):
+            kept.append(item)
+    return kept
+
+
+def _compare_list(gold: list[Any], pred: Any, ctx: _Ctx) -> tuple[bool, str]:
+    pred_list = _as_list(pred)
+    if pred_list is None:
+        return False, f"expected a list, got {type(pred).__name__}"
+
+    def eq(g: Any, p: Any) -> bool:
+        return compare_value(g, p, ctx)[0]
+
+    if not _order_matters(gold, ctx):
+        ok = _match_all(_dedupe(gold, eq), _dedupe(pred_list, eq), eq)
+        return ok, "" if ok else f"set mismatch: expected {gold!r}, got {pred_list!r}"
+    if len(gold) != len(pred_list):
+        return False, f"expected {len(gold)} items, got {len(pred_list)}"
+    start = 0
+    while start < len(gold):
+        end = start + 1
+        score = _score_of(gold[start])
+        while score is not None and end < len(gold) and _score_of(gold[end]) == score:
+            end += 1
+        block_gold, block_pred = gold[start:end], pred_list[start:end]
+        if end - start > 1:  # tie block: any order, rank fields free
+            ok = _match_all(
+                [_without_rank(g) for g in block_gold], [_without_rank(p) for p in block_pred], eq
+            )
+        else:
+            ok = eq(block_gold[0], block_pred[0])
+        if not ok:
+            return (
+                False,
+                f"order mismatch at position {start + 1}: expected {gold!r}, got {pred_list!r}",
+            )
+        start = end
+    return True, ""
+
+
+def _is_free_text(gold: Any) -> bool:
+    return (
+        isinstance(gold, str)
+        and parse_number(gold) is None
+        and len(gold.split()) >= _FREE_TEXT_MIN_WORDS
+    )
+
+
+def judge_longds(
+    gold: Mapping[str, Any],
+    prediction: Any,
+    *,
+    tolerance: float | None = None,
+    tolerance_note: str | None = None,
+    relative: bool | None = None,
+    llm_judge: FieldJudge | None = None,
+    question: str = "",
+) -> Judgement:
+    """Judge a predicted answer object against the gold answer fields.
+
+    ``prediction`` is a mapping or a JSON object string; with a single gold field a bare
+    value is accepted as that field. ``relative`` overrides what the note implies. With
+    ``llm_judge``, free-text string fields (≥ 4 words, not numbers) that fail the
+    deterministic rules are re-judged by it; an unparseable LLM reply excludes the turn.
+    ``score`` is the fraction of gold fields judged right.
+    """
+    note = tolerance_note or ""
+    rel = tolerance_is_relative(note) if relative is None else relative
+    tol: Decimal | None = None
+    if tolerance is not None:
+        tol = Decimal(repr(float(tolerance)))
+        if rel and tol >= 1:
+            tol = tol / 100
+    pred_map = _as_mapping(prediction)
+    if pred_map is None and len(gold) == 1:
+        pred_map = {next(iter(gold)): prediction}
+    fields: dict[str, dict[str, Any]] = {}
+    excluded = False
+    for name, gold_value in gold.items():
+        key = None if pred_map is None else _find_key(pred_map, name)
+        if pred_map is None or key is None:
+            fields[name] = {"correct": False, "reason": "missing field"}
+            continue
+        ok, reason = compare_value(gold_value, pred_map[key], _Ctx(tol, rel, note, name))
+        entry: dict[str, Any] = {"correct": ok, "reason": reason}
+        if not ok and llm_judge is not None and _is_free_text(gold_value):
+            verdict = llm_judge.judge(question, gold_value, pred_map[key], field=name)
+            entry = {"correct": verdict.correct, "reason": "llm judge", "llm": verdict.details}
+            excluded = excluded or verdict.excluded
+        fields[name] = entry
+    n_right = sum(1 for f in fields.values() if f["correct"])
+    details: dict[str, Any] = {"fields": fields}
+    if pred_map is None:
+        details["error"] = "prediction is not an object"
+    return Judgement(
+        correct=bool(fields) and n_right == len(fields) and not excluded,
+        score=n_right / len(fields) if fields else 0.0,
+        details=details,
+        excluded=excluded,
+    )
+
+
+def judge_longds_turn(
+    turn: BenchTurn, prediction: Any, llm_judge: FieldJudge | None = None
+) -> Judgement:
+    """`judge_longds` with gold, tolerance and note taken from a `BenchTurn`."""
+    mode = turn.meta.get("tolerance_mode")
+    return judge_longds(
+        turn.gold,
+        prediction,
+        tolerance=turn.tolerance,
+        tolerance_note=turn.meta.get("tolerance_note"),
+        relative=None if mode is None else mode == "relative",
+        llm_judge=llm_judge,
+        question=turn.question,
+    )

@@ -1,0 +1,203 @@
+"""Loader for DSEval percent-format sessions (``<suite>/*.py`` + ``_inputs/`` + ``_manifest.yaml``).
+
+A session file is split on ``# %%`` lines; text before the first marker is ignored.
+A cell that starts with a docstring holds YAML (``question``, optional ``validator``,
+``data``, ``execution``) followed by the reference code; any other cell is context code.
+
+Each question cell becomes a `BenchTurn`:
+
+- ``reference_code``: the code after the docstring; gold is not computed here (the runner
+  executes reference code in a kernel) and ``depends_on`` stays empty (the runner fills
+  it from lineage).
+- ``validator``: the cell's validator normalized by `judges.dseval.normalize_validator`
+  (DSEval's ``comparison`` template when the cell gives none).
+- ``context`` and ``meta["setup_code"]``: the code of the context cells since the previous
+  question (the runner executes it before the turn; DSEval runs it without the agent).
+- ``meta``: ``cell_index`` (0-based among cells), ``data`` and ``execution`` from the YAML.
+
+Inputs convention (same as DSEval): code reads ``inputs/<file>``. The runner makes a
+*copy* of ``BenchTask.data_dir`` available as ``inputs/`` in the kernel's working
+directory (`stage_inputs` does exactly that); a copy, because some sessions write into
+``inputs/``. ``data_dir`` is `resolve_inputs_dir`. A session referencing an input file
+that is absent is returned with ``skipped_reason`` naming the file.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from stateguard.bench.judges.dseval import normalize_validator
+from stateguard.bench.tasks import BenchTask, BenchTurn
+from stateguard.errors import TaskFormatError
+
+INPUTS_DIR = "_inputs"
+MANIFEST = "_manifest.yaml"
+INPUTS_PREFIX = "inputs"
+
+_CELL_MARKER = re.compile(r"^# %%[ \t]*\n", re.MULTILINE)
+_DOCSTRING_CELL = re.compile(r'^r?"""([\s\S]+?)"""[ \t]*(?:\n([\s\S]*))?$')
+_INPUT_REF = re.compile(r"\binputs/([\w.\-]+)(?![\w.\-]*\{)")
+_YAML_KEYS = frozenset({"question", "validator", "data", "execution"})
+# The pandas-exercises chapters DSEval's exercise sessions are named after.
+_CHAPTERS = {
+    "01": "getting-knowing-your-data",
+    "02": "filtering-sorting",
+    "03": "grouping",
+    "04": "apply",
+    "05": "merge",
+    "06": "stats",
+    "07": "visualization",
+    "08": "creating-series-and-dataframes",
+    "09": "time-series",
+    "10": "deleting",
+}
+
+
+def resolve_inputs_dir(session_path: Path | str) -> Path:
+    """``_inputs/<session stem>/`` beside the session when it exists, else ``_inputs/``."""
+    session_path = Path(session_path)
+    specific = session_path.parent / INPUTS_DIR / session_path.stem
+    return specific if specific.is_dir() else session_path.parent / INPUTS_DIR
+
+
+def split_cells(source: str) -> list[str]:
+    """The stripped, non-empty ``# %%`` cells of a session (text before the first one dropped)."""
+    pieces = _CELL_MARKER.split(source)[1:]
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def referenced_inputs(
+    code: str, question: str = "", data: dict[str, Any] | None = None
+) -> list[str]:
+    """File names the cell reads from ``inputs/`` (``data:`` keys and literal paths)."""
+    names = list(data or {})
+    for text in (question, code):
+        names += [m.rstrip(".") for m in _INPUT_REF.findall(text)]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _parse_header(header: str, path: Path, cell: int) -> dict[str, Any]:
+    try:
+        setup = yaml.safe_load(header)
+    except yaml.YAMLError as exc:
+        raise TaskFormatError(f"{path}: cell {cell}: invalid YAML in docstring: {exc}") from exc
+    if not isinstance(setup, dict):
+        raise TaskFormatError(f"{path}: cell {cell}: docstring YAML must be a mapping")
+    unknown = set(setup) - _YAML_KEYS
+    if unknown:
+        raise TaskFormatError(f"{path}: cell {cell}: unknown docstring keys {sorted(unknown)}")
+    if not isinstance(setup.get("question"), str) or not setup["question"].strip():
+        raise TaskFormatError(f"{path}: cell {cell}: field 'question' must be a non-empty string")
+    for key in ("data", "execution"):
+        if setup.get(key) is not None and not isinstance(setup[key], dict):
+            raise TaskFormatError(f"{path}: cell {cell}: field {key!r} must be a mapping")
+    return setup
+
+
+def load_dseval_session(session_path: Path | str, domain: str | None = None) -> BenchTask:
+    """Load one DSEval session file into a `BenchTask` (task_id ``dseval-<stem>``).
+
+    ``domain`` defaults to the exercise chapter named by the file's number prefix.
+    Raises `TaskFormatError` naming the file, the cell and the field on malformed input.
+    """
+    path = Path(session_path)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TaskFormatError(f"{path}: cannot read session: {exc}") from exc
+    turns: list[BenchTurn] = []
+    setup_code: list[str] = []
+    referenced: list[str] = []
+    for cell_index, cell in enumerate(split_cells(source)):
+        match = _DOCSTRING_CELL.match(cell)
+        if match is None:
+            setup_code.append(cell)
+            continue
+        setup = _parse_header(match.group(1), path, cell_index)
+        code = (match.group(2) or "").strip()
+        if not code:
+            raise TaskFormatError(f"{path}: cell {cell_index}: question has no reference code")
+        try:
+            validator = normalize_validator(setup.get("validator"))
+        except TaskFormatError as exc:
+            raise TaskFormatError(f"{path}: cell {cell_index}: {exc}") from exc
+        context = "\n\n".join(setup_code)
+        referenced += referenced_inputs(context + "\n" + code, setup["question"], setup.get("data"))
+        meta: dict[str, Any] = {"cell_index": cell_index}
+        if context:
+            meta["setup_code"] = context
+        for key in ("data", "execution"):
+            if setup.get(key):
+                meta[key] = dict(setup[key])
+        turns.append(
+            BenchTurn(
+                turn_id=len(turns) + 1,
+                context=context,
+                question=setup["question"].strip(),
+                reference_code=code,
+                validator=validator,
+                meta=meta,
+            )
+        )
+        setup_code = []
+    if not turns:
+        raise TaskFormatError(f"{path}: no question cells")
+
+    inputs_dir = resolve_inputs_dir(path)
+    data_dir = inputs_dir if inputs_dir.is_dir() else None
+    missing = [
+        n for n in dict.fromkeys(referenced) if data_dir is None or not (data_dir / n).exists()
+    ]
+    skipped = None
+    if missing:
+        skipped = f"missing input file(s) {', '.join(missing)} (looked in {inputs_dir})"
+    if domain is None:
+        domain = _CHAPTERS.get(path.stem.split("-", 1)[0])
+    try:
+        return BenchTask(
+            task_id=f"dseval-{path.stem}",
+            suite="dseval",
+            domain=domain,
+            data_dir=data_dir,
+            turns=tuple(turns),
+            skipped_reason=skipped,
+        )
+    except ValidationError as exc:
+        raise TaskFormatError(f"{path}: {exc.errors()[0]['msg']}") from exc
+
+
+def load_dseval_suite(root: Path | str) -> list[BenchTask]:
+    """Load every session ``<root>/*.py`` (names starting with ``_`` excluded), sorted by name.
+
+    ``<root>/_manifest.yaml`` must exist (as in DSEval); its ``name`` goes into no task
+    but a missing or malformed manifest is a `TaskFormatError`.
+    """
+    root = Path(root)
+    manifest = root / MANIFEST
+    try:
+        content = yaml.safe_load(manifest.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise TaskFormatError(f"{manifest}: manifest not found") from exc
+    except yaml.YAMLError as exc:
+        raise TaskFormatError(f"{manifest}: invalid YAML: {exc}") from exc
+    if not isinstance(content, dict) or "name" not in content:
+        raise TaskFormatError(f"{manifest}: field 'name' is required")
+    sessions = sorted(p for p in root.glob("*.py") if not p.name.startswith("_"))
+    return [load_dseval_session(p) for p in sessions]
+
+
+def stage_inputs(task: BenchTask, workdir: Path | str) -> Path | None:
+    """Copy ``task.data_dir`` to ``<workdir>/inputs`` (replacing it); None when no data_dir."""
+    if task.data_dir is None:
+        return None
+    target = Path(workdir) / INPUTS_PREFIX
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(task.data_dir, target)
+    return target

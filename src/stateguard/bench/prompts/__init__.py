@@ -1,0 +1,1 @@
+"""Prompt files of the benchmark package (package data, read with importlib.resources)."""

@@ -1,0 +1,1 @@
+"""The `stateguard` command line (typer + rich). Each command parses, builds, calls, renders."""

@@ -1,0 +1,45 @@
+"""A persistent, resource-limited IPython kernel session (jupyter_client + ipykernel).
+
+Public API: `KernelSession`, `ResourceLimits`, and the result models
+`ExecutionResult`, `ProbeResult`, `ErrorInfo`, `DisplayData`.
+
+The names are imported lazily: the kernel process itself imports modules of this
+package (launcher, guard, probes) and must not pay for jupyter_client and pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from stateguard.kernel.limits import ResourceLimits
+    from stateguard.kernel.results import DisplayData, ErrorInfo, ExecutionResult, ProbeResult
+    from stateguard.kernel.session import KernelSession
+
+_EXPORTS = {
+    "DisplayData": "stateguard.kernel.results",
+    "ErrorInfo": "stateguard.kernel.results",
+    "ExecutionResult": "stateguard.kernel.results",
+    "ProbeResult": "stateguard.kernel.results",
+    "ResourceLimits": "stateguard.kernel.limits",
+    "KernelSession": "stateguard.kernel.session",
+}
+
+__all__ = [
+    "DisplayData",
+    "ErrorInfo",
+    "ExecutionResult",
+    "KernelSession",
+    "ProbeResult",
+    "ResourceLimits",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'stateguard.kernel' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,213 @@
+"""Cheap, size-capped content fingerprints used to detect in-place mutation.
+
+Runs inside the kernel. A fingerprint is a small hashable value; equal
+fingerprints of the same object before and after a cell mean "unchanged".
+Each fingerprint says whether it is *exact* (covers the whole value) or
+*approximate* (sampled because the value is above a size cap): the runtime
+pass trusts an exact fingerprint either way, and combines an approximate one
+with static evidence (``x[i] = v``, ``inplace=True``…) so a change in an
+unsampled row of a huge frame is still caught when the code says it mutates.
+
+Objects it cannot look into (C extension objects without ``__dict__``)
+get ``None``: unknown, decided by static evidence alone.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import zlib
+from typing import Any, NamedTuple
+
+#: Whole-buffer hashing below this many bytes (numpy) / cells (pandas).
+NUMPY_EXACT_BYTES = 4 * 1024 * 1024
+PANDAS_EXACT_CELLS = 200_000
+#: Rows (pandas) / elements (containers) sampled above the caps.
+SAMPLE_ROWS = 2_000
+CONTAINER_CAP = 2_000
+MAX_DEPTH = 4
+
+_SCALARS = (int, float, complex, str, bytes, bool, type(None))
+
+
+class Fingerprint(NamedTuple):
+    """A content fingerprint and whether it covers the whole value."""
+
+    value: Any
+    exact: bool
+
+
+def is_immutable_scalar(obj: Any) -> bool:
+    """int, float, complex, str, bytes, bool, None, or a tuple of these."""
+    if isinstance(obj, _SCALARS):
+        return True
+    return type(obj) is tuple and all(is_immutable_scalar(x) for x in obj)
+
+
+def fingerprint(obj: Any) -> Fingerprint | None:
+    """Fingerprint `obj`, or None if its content cannot be inspected."""
+    try:
+        return _fp(obj, 0)
+    except Exception:  # a user object whose __eq__/__len__/... raises: unknown
+        return None
+
+
+def _fp(obj: Any, depth: int) -> Fingerprint | None:
+    if isinstance(obj, _SCALARS):
+        return Fingerprint(
+            (type(obj).__name__, obj if not isinstance(obj, float) or obj == obj else "nan"), True
+        )
+    if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
+        # rebinding is tracked by identity; module/function internals are not data
+        return Fingerprint(("id", id(obj)), True)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(obj, np.ndarray):
+        return _fp_ndarray(obj, np)
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)):
+        return _fp_pandas(obj, pd)
+    if depth >= MAX_DEPTH:
+        return Fingerprint(("deep", type(obj).__name__, id(obj)), False)
+    if isinstance(obj, (list, tuple)):
+        return _fp_sequence(obj, depth)
+    if isinstance(obj, (set, frozenset)):
+        items = list(obj) if len(obj) <= CONTAINER_CAP else None
+        if items is None:
+            return Fingerprint(("set", len(obj)), False)
+        return Fingerprint(("set", len(obj), hash(frozenset(_hashable(x) for x in items))), True)
+    if isinstance(obj, dict):
+        return _fp_mapping(obj, depth)
+    d = getattr(obj, "__dict__", None)
+    if isinstance(d, dict):
+        inner = _fp_mapping(d, depth)
+        slots = _slot_values(obj, depth)
+        return Fingerprint((type(obj).__name__, inner.value, slots), inner.exact)
+    return None
+
+
+def _hashable(x: Any) -> Any:
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        return ("unhashable", id(x))
+
+
+def _slot_values(obj: Any, depth: int) -> tuple[Any, ...]:
+    out = []
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()) or ():
+            if isinstance(name, str) and name not in ("__dict__", "__weakref__"):
+                fp = _fp(getattr(obj, name, None), depth + 1)
+                out.append((name, fp.value if fp else ("opaque", id(getattr(obj, name, None)))))
+    return tuple(out)
+
+
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
+def _fp_sequence(obj: list[Any] | tuple[Any, ...], depth: int) -> Fingerprint:
+    n = len(obj)
+    if n <= CONTAINER_CAP:
+        types_ = tuple(map(type, obj))
+        if _SCALAR_TYPES.issuperset(types_):
+            # fast path: a sequence of scalars hashes directly (types keep 1 != 1.0 != True)
+            return Fingerprint((type(obj).__name__, n, hash(tuple(obj)), hash(types_)), True)
+    exact = n <= CONTAINER_CAP
+    if exact:
+        idx: range | list[int] = range(n)
+    else:
+        step = max(1, n // CONTAINER_CAP)
+        idx = [*range(0, n, step), n - 1]
+    parts = []
+    for i in idx:
+        item = obj[i]
+        fp = _fp(item, depth + 1)
+        if fp is None:
+            parts.append(("opaque", id(item)))
+            exact = False
+        else:
+            parts.append(fp.value)
+            exact = exact and fp.exact
+    return Fingerprint((type(obj).__name__, n, hash(tuple(parts))), exact)
+
+
+def _fp_mapping(obj: dict[Any, Any], depth: int) -> Fingerprint:
+    n = len(obj)
+    exact = n <= CONTAINER_CAP
+    parts = []
+    for i, (k, v) in enumerate(obj.items()):
+        if i >= CONTAINER_CAP:
+            break
+        fp = _fp(v, depth + 1)
+        if fp is None:
+            parts.append((_hashable(k), ("opaque", id(v))))
+            exact = False
+        else:
+            parts.append((_hashable(k), fp.value))
+            exact = exact and fp.exact
+    return Fingerprint(("dict", n, hash(tuple(parts))), exact)
+
+
+def _fp_ndarray(arr: Any, np: Any) -> Fingerprint:
+    head = (arr.shape, str(arr.dtype), arr.strides)
+    if arr.dtype == object:
+        seq = _fp_sequence(
+            arr.ravel().tolist()
+            if arr.size <= CONTAINER_CAP
+            else arr.ravel()[:: max(1, arr.size // CONTAINER_CAP)].tolist(),
+            1,
+        )
+        return Fingerprint((head, seq.value), seq.exact and arr.size <= CONTAINER_CAP)
+    if arr.nbytes <= NUMPY_EXACT_BYTES:
+        buf = np.ascontiguousarray(arr)
+        return Fingerprint((head, zlib.crc32(memoryview(buf).cast("B"))), True)
+    flat = arr.reshape(-1)
+    step = max(1, flat.size // (SAMPLE_ROWS * 16))
+    sample = np.ascontiguousarray(flat[::step])
+    return Fingerprint((head, zlib.crc32(memoryview(sample).cast("B"))), False)
+
+
+def _fp_pandas(obj: Any, pd: Any) -> Fingerprint:
+    hash_obj = pd.util.hash_pandas_object
+    if isinstance(obj, pd.Index):
+        head: tuple[Any, ...] = ("index", len(obj), str(obj.dtype))
+        frame = obj.to_series(index=pd.RangeIndex(len(obj)))
+        body, exact = _hash_rows(frame, hash_obj, index=False)
+        return Fingerprint((head, body), exact)
+    if isinstance(obj, pd.DataFrame):
+        head = ("frame", obj.shape, tuple(map(str, obj.dtypes)), _labels(obj.columns))
+    else:
+        head = ("series", obj.shape, str(obj.dtype), obj.name if _scalar_label(obj.name) else None)
+    index_fp = (
+        _fp_pandas(obj.index, pd).value
+        if not isinstance(obj.index, pd.RangeIndex)
+        else ("range", obj.index.start, obj.index.stop, obj.index.step)
+    )
+    body, exact = _hash_rows(obj, hash_obj, index=False)
+    return Fingerprint((head, index_fp, body), exact)
+
+
+def _scalar_label(x: Any) -> bool:
+    return isinstance(x, _SCALARS)
+
+
+def _labels(cols: Any) -> int:
+    return hash(tuple(str(c) for c in cols)) if len(cols) <= CONTAINER_CAP else len(cols)
+
+
+def _hash_rows(obj: Any, hash_obj: Any, *, index: bool) -> tuple[Any, bool]:
+    cells = obj.size if hasattr(obj, "size") else len(obj)
+    n = len(obj)
+    if n == 0:
+        return 0, True
+    exact = cells <= PANDAS_EXACT_CELLS
+    if not exact:
+        step = max(1, n // SAMPLE_ROWS)
+        obj = obj.iloc[::step]
+    try:
+        hashed = hash_obj(obj, index=index)
+    except TypeError:  # unhashable cells (lists, dicts): fall back to their repr
+        hashed = hash_obj(obj.astype(str), index=index)
+    values = hashed.to_numpy()
+    return zlib.crc32(memoryview(values.copy(order="C")).cast("B")), exact

@@ -1,0 +1,45 @@
+"""The per-cell report the in-kernel runtime pass sends to the lineage graph.
+
+It is the only thing that crosses from the kernel into the graph: the static
+analysis of the cell as the kernel compiled it, plus what actually happened to
+the namespace (which names were rebound, mutated in place, deleted), how far
+execution got, and which globals the functions the cell used read.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.lineage.static import CellAnalysis
+
+#: MIME type under which the runtime pass publishes its report from the kernel.
+REPORT_MIME = "application/vnd.stateguard.lineage+json"
+
+
+class CellReport(BaseModel):
+    """What one executed cell did to the namespace, as observed in the kernel."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    analysis: CellAnalysis
+    failed_statement: int | None = None
+    """Index of the top-level statement that raised (statements after it never ran)."""
+    rebound: dict[str, str] = {}
+    """Names bound to a different object after the cell (incl. new names) -> value summary."""
+    mutated: dict[str, str] = {}
+    """Names still bound to the same object whose content changed -> value summary."""
+    deleted: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    """Names the cell wrote that still hold the same object or an equal immutable scalar."""
+    function_globals: dict[str, tuple[str, ...]] = {}
+    """For names the cell read that are functions/classes: globals their bodies read,
+    transitively through the functions they call."""
+    aliases: dict[str, tuple[str, ...]] = {}
+    """For each changed name, other names sharing (part of) its object."""
+
+    @property
+    def executed_statements(self) -> int:
+        """How many top-level statements started executing."""
+        n = len(self.analysis.statements)
+        return n if self.failed_statement is None else min(self.failed_statement + 1, n)

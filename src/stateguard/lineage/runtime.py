@@ -1,0 +1,439 @@
+"""The runtime pass: runs *inside* the kernel around every user cell.
+
+`install(shell)` registers IPython ``pre_run_cell``/``post_run_cell`` hooks.
+Before a cell it analyses the source statically (the same `analyze_cell` the
+host uses), snapshots the identity of every user variable, and fingerprints
+the names the cell could touch: names it reads, globals of functions it uses
+(transitively, from their bytecode), and every other name aliased to them by
+object identity or containment. After the cell it diffs identities and
+fingerprints and publishes a `CellReport` as private display data
+(`REPORT_MIME`), which the host's kernel session separates from user output.
+
+Silent executions (the host's own bookkeeping, probes) do not fire these hooks.
+Nothing here ever changes the user's namespace.
+"""
+
+from __future__ import annotations
+
+import dis
+import re
+import sys
+import types
+from typing import Any
+
+from stateguard.lineage.fingerprint import (
+    CONTAINER_CAP,
+    Fingerprint,
+    fingerprint,
+    is_immutable_scalar,
+)
+from stateguard.lineage.report import REPORT_MIME, CellReport
+from stateguard.lineage.static import CellAnalysis, analyze_cell
+
+_IPY_NAME = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
+_SUMMARY_CHARS = 120
+
+
+def summarize(obj: Any) -> str:
+    """A short, bounded description of a value for reports and hints."""
+    pd = sys.modules.get("pandas")
+    np = sys.modules.get("numpy")
+    try:
+        if pd is not None and isinstance(obj, pd.DataFrame):
+            cols = ", ".join(map(str, list(obj.columns)[:8]))
+            more = ", …" if obj.shape[1] > 8 else ""
+            return f"DataFrame {obj.shape[0]}x{obj.shape[1]} [{cols}{more}]"
+        if pd is not None and isinstance(obj, pd.Series):
+            if len(obj) <= 5:
+                return f"Series {obj.to_dict()!r}"[:_SUMMARY_CHARS]
+            return f"Series len={len(obj)} name={obj.name!r} dtype={obj.dtype}"
+        if np is not None and isinstance(obj, np.ndarray) and obj.size > 10:
+            return f"ndarray shape={obj.shape} dtype={obj.dtype}"
+        if isinstance(obj, types.ModuleType):
+            return f"module {obj.__name__}"
+        if isinstance(obj, (types.FunctionType, type)):
+            return f"{type(obj).__name__} {obj.__qualname__}"
+        text = repr(obj)
+    except Exception as exc:  # a user __repr__ that raises
+        return f"<{type(obj).__name__}: repr failed: {type(exc).__name__}>"
+    return text if len(text) <= _SUMMARY_CHARS else text[: _SUMMARY_CHARS - 1] + "…"
+
+
+class LineageAgent:
+    """Per-kernel runtime pass; one instance per kernel process."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        # name -> (id, fingerprint) valid as of the end of the previous cell
+        self._cache: dict[str, tuple[int, Fingerprint | None]] = {}
+        self._code_globals: dict[int, frozenset[str]] = {}
+        # name -> (id, member ids); valid while the name is not a candidate of a cell
+        self._members: dict[str, tuple[int, frozenset[int]]] = {}
+        self._pending: tuple[CellAnalysis, str, dict[str, Any], set[str]] | None = None
+        self.enabled = True
+
+    # -- hooks ---------------------------------------------------------------
+
+    def install(self) -> None:
+        """Register the hooks on the IPython shell (idempotent)."""
+        self.uninstall()
+        self.shell.events.register("pre_run_cell", self.pre_run_cell)
+        self.shell.events.register("post_run_cell", self.post_run_cell)
+
+    def uninstall(self) -> None:
+        """Remove the hooks if registered."""
+        for event, cb in (
+            ("pre_run_cell", self.pre_run_cell),
+            ("post_run_cell", self.post_run_cell),
+        ):
+            if cb in self.shell.events.callbacks[event]:
+                self.shell.events.unregister(event, cb)
+
+    def reset(self) -> None:
+        """Forget caches (after the host reset the namespace)."""
+        self._cache.clear()
+        self._code_globals.clear()
+        self._members.clear()
+        self._pending = None
+
+    def user_names(self) -> dict[str, Any]:
+        """User-visible globals, without IPython's own bookkeeping names."""
+        hidden = self.shell.user_ns_hidden
+        return {
+            k: v
+            for k, v in self.shell.user_ns.items()
+            if k not in hidden and not _IPY_NAME.match(k)
+        }
+
+    def pre_run_cell(self, info: Any) -> None:
+        """Snapshot identities and fingerprint candidates before the cell runs."""
+        if not self.enabled:
+            return
+        source = self.shell.transform_cell(info.raw_cell or "")
+        analysis = analyze_cell(source)
+        before = self.user_names()
+        candidates = self._candidates(analysis, before)
+        for name in candidates:
+            obj = before[name]
+            cached = self._cache.get(name)
+            if cached is None or cached[0] != id(obj):
+                self._cache[name] = (id(obj), fingerprint(obj))
+        # strong references keep ids from being reused while the cell runs
+        self._pending = (analysis, source, before, candidates)
+
+    def post_run_cell(self, result: Any) -> None:
+        """Diff the namespace and publish the cell's report."""
+        if not self.enabled or self._pending is None:
+            return
+        analysis, source, before, candidates = self._pending
+        self._pending = None
+        try:
+            report = self._build_report(analysis, source, before, candidates, result)
+        except Exception as exc:  # never break the user's cell because of bookkeeping
+            report = CellReport(
+                source=source,
+                analysis=CellAnalysis(syntax_error=f"lineage failed: {type(exc).__name__}: {exc}"),
+            )
+        from IPython.display import publish_display_data
+
+        publish_display_data({REPORT_MIME: report.model_dump(mode="json")})
+
+    # -- the diff -------------------------------------------------------------
+
+    def _build_report(
+        self,
+        analysis: CellAnalysis,
+        source: str,
+        before: dict[str, Any],
+        candidates: set[str],
+        result: Any,
+    ) -> CellReport:
+        after = self.user_names()
+        if analysis.syntax_error is not None:
+            return CellReport(source=source, analysis=analysis)
+        written = set(analysis.writes)
+        rebound: dict[str, str] = {}
+        unchanged: list[str] = []
+        for name, obj in after.items():
+            old = before.get(name, _MISSING)
+            if old is obj:
+                if name in written:
+                    unchanged.append(name)
+                continue
+            if (
+                old is not _MISSING
+                and type(old) is type(obj)
+                and is_immutable_scalar(obj)
+                and is_immutable_scalar(old)
+                and _equal_scalars(old, obj)
+            ):
+                unchanged.append(name)
+                self._cache[name] = (id(obj), self._cache.get(name, (0, None))[1])
+                continue
+            rebound[name] = summarize(obj)
+        deleted = tuple(n for n in before if n not in after)
+        for n in deleted:
+            self._cache.pop(n, None)
+
+        evidence = set(analysis.mutates) | {
+            n for st in analysis.statements for n in st.inplace_calls
+        }
+        alias_groups = self._alias_groups(candidates, after)
+        mutated: dict[str, str] = {}
+        for name in candidates:
+            if name in rebound or name not in after:
+                continue
+            obj = after[name]
+            old_fp = self._cache.get(name, (None, None))[1]
+            new_fp = fingerprint(obj)
+            self._cache[name] = (id(obj), new_fp)
+            group = {name, *alias_groups.get(name, ())}
+            static_says = bool(group & evidence)
+            if old_fp is None or new_fp is None:
+                changed = static_says
+            elif old_fp.value != new_fp.value:
+                changed = True
+            else:
+                changed = static_says and not (old_fp.exact and new_fp.exact)
+            if changed:
+                mutated[name] = summarize(obj)
+
+        changed_names = set(rebound) | set(mutated)
+        for n in (*candidates, *rebound, *deleted):
+            self._members.pop(n, None)
+        return CellReport(
+            source=source,
+            analysis=analysis,
+            failed_statement=self._failed_statement(result, analysis),
+            rebound=rebound,
+            mutated=mutated,
+            deleted=deleted,
+            unchanged=tuple(unchanged),
+            function_globals=self._function_globals(analysis, after),
+            aliases={
+                n: tuple(sorted(alias_groups[n])) for n in changed_names if alias_groups.get(n)
+            },
+        )
+
+    def _candidates(self, analysis: CellAnalysis, ns: dict[str, Any]) -> set[str]:
+        """Names whose content the cell could change: reads, function globals, aliases."""
+        direct: set[str] = set()
+        for st in analysis.statements:
+            direct.update(st.reads, st.mutates, st.method_receivers, st.calls)
+        for globs in self._function_globals(analysis, ns).values():
+            direct.update(globs)
+        direct &= ns.keys()
+        if not direct:
+            return set()
+        ids: set[int] = set()
+        for n in direct:
+            ids.add(id(ns[n]))
+            ids.update(self._members_of(n, ns[n]))
+        out = set(direct)
+        for name, obj in ns.items():
+            if name in out or isinstance(obj, (types.ModuleType, types.FunctionType, type)):
+                continue
+            if (
+                id(obj) in ids
+                or not ids.isdisjoint(self._members_of(name, obj))
+                or _shares_buffer(obj, ids)
+            ):
+                out.add(name)
+        return out
+
+    def _members_of(self, name: str, obj: Any) -> frozenset[int]:
+        """Member ids of a name's value, cached until the name is touched by a cell."""
+        cached = self._members.get(name)
+        if cached is not None and cached[0] == id(obj):
+            return cached[1]
+        members = frozenset(_member_ids(obj))
+        self._members[name] = (id(obj), members)
+        return members
+
+    def _alias_groups(self, names: set[str], ns: dict[str, Any]) -> dict[str, set[str]]:
+        """For each name: other names bound to the same object or containing/contained in it."""
+        by_id: dict[int, list[str]] = {}
+        containing: dict[int, list[str]] = {}
+        members: dict[str, frozenset[int]] = {}
+        for n in names:
+            if n not in ns:
+                continue
+            by_id.setdefault(id(ns[n]), []).append(n)
+            members[n] = self._members_of(n, ns[n])
+            for m in members[n]:
+                containing.setdefault(m, []).append(n)
+        groups: dict[str, set[str]] = {}
+        for n, mem in members.items():
+            group = {*by_id.get(id(ns[n]), ()), *containing.get(id(ns[n]), ())}
+            for m in mem:
+                group.update(by_id.get(m, ()))
+            group.discard(n)
+            if group:
+                groups[n] = group
+        return groups
+
+    def _function_globals(
+        self, analysis: CellAnalysis, ns: dict[str, Any]
+    ) -> dict[str, tuple[str, ...]]:
+        out: dict[str, tuple[str, ...]] = {}
+        used = {n for st in analysis.statements for n in (*st.reads, *st.calls)}
+        for name in used:
+            obj = ns.get(name)
+            if _is_user_callable(obj, self.shell.user_ns):
+                found = self._transitive_globals(obj, ns)
+                if found:
+                    out[name] = tuple(sorted(found))
+        return out
+
+    def _transitive_globals(self, root: Any, ns: dict[str, Any]) -> set[str]:
+        seen: set[int] = set()
+        names: set[str] = set()
+        stack = [root]
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            for code in _codes_of(obj):
+                for g in self._globals_of_code(code):
+                    if g in ns:
+                        names.add(g)
+                        if _is_user_callable(ns[g], self.shell.user_ns):
+                            stack.append(ns[g])
+        return names
+
+    def _globals_of_code(self, code: types.CodeType) -> frozenset[str]:
+        cached = self._code_globals.get(id(code))
+        if cached is not None:
+            return cached
+        found: set[str] = set()
+        todo = [code]
+        while todo:
+            c = todo.pop()
+            for ins in dis.get_instructions(c):
+                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"):
+                    found.add(str(ins.argval))
+            todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        result = frozenset(found)
+        self._code_globals[id(code)] = result
+        return result
+
+    @staticmethod
+    def _failed_statement(result: Any, analysis: CellAnalysis) -> int | None:
+        exc = getattr(result, "error_in_exec", None)
+        if exc is None or not analysis.statements:
+            return None
+        lineno = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if (
+                tb.tb_frame.f_code.co_name == "<module>"
+                and tb.tb_frame.f_globals.get("__name__") == "__main__"
+            ):
+                lineno = tb.tb_lineno
+            tb = tb.tb_next
+        if lineno is None:
+            return 0
+        for st in analysis.statements:
+            if st.lineno <= lineno <= st.end_lineno:
+                return st.index
+        return len(analysis.statements) - 1
+
+
+_MISSING = object()
+
+
+def _equal_scalars(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _is_user_callable(obj: Any, user_ns: dict[str, Any]) -> bool:
+    if isinstance(obj, types.FunctionType):
+        return obj.__globals__ is user_ns
+    if isinstance(obj, type):
+        return getattr(obj, "__module__", None) == "__main__"
+    return False
+
+
+def _codes_of(obj: Any) -> list[types.CodeType]:
+    if isinstance(obj, types.FunctionType):
+        return [obj.__code__]
+    codes: list[types.CodeType] = []
+    if isinstance(obj, type):
+        for attr in vars(obj).values():
+            fn = getattr(attr, "__func__", attr)
+            if isinstance(attr, property):
+                fn = attr.fget
+            if isinstance(fn, types.FunctionType):
+                codes.append(fn.__code__)
+    return codes
+
+
+def _member_ids(obj: Any, depth: int = 2) -> set[int]:
+    """Ids of objects held (up to `depth` levels, capped) inside a container or instance."""
+    out: set[int] = set()
+    if depth == 0:
+        return out
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(obj, np.ndarray):
+        base = obj.base
+        while base is not None:  # views share memory with every array up their base chain
+            out.add(id(base))
+            base = getattr(base, "base", None)
+        return out
+    items: Any
+    if isinstance(obj, dict):
+        items = obj.values()
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = obj
+    else:
+        d = getattr(obj, "__dict__", None)
+        if not isinstance(d, dict) or isinstance(obj, (types.ModuleType, type)):
+            return out
+        items = d.values()
+    for i, item in enumerate(items):
+        if i >= CONTAINER_CAP:
+            break
+        if isinstance(item, (int, float, str, bytes, bool, type(None))):
+            continue
+        out.add(id(item))
+        out |= _member_ids(item, depth - 1)
+    return out
+
+
+def _shares_buffer(obj: Any, ids: set[int]) -> bool:
+    """numpy views: an array whose base chain reaches a candidate array."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(obj, np.ndarray):
+        return False
+    base = obj.base
+    while base is not None:
+        if id(base) in ids:
+            return True
+        base = getattr(base, "base", None)
+    return False
+
+
+_AGENT: LineageAgent | None = None
+
+
+def install(shell: Any | None = None) -> LineageAgent:
+    """Install (or re-install) the runtime pass in this kernel and return it."""
+    global _AGENT
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    if _AGENT is not None:
+        _AGENT.uninstall()
+    _AGENT = LineageAgent(shell)
+    _AGENT.install()
+    return _AGENT
+
+
+def agent() -> LineageAgent | None:
+    """The installed agent, if any."""
+    return _AGENT

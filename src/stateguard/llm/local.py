@@ -1,0 +1,141 @@
+"""Embedded backend: a GGUF model run in-process by llama-cpp-python."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from stateguard.errors import ModelError
+from stateguard.llm.base import UsageMeter
+from stateguard.llm.messages import ChatMessage, ChatResponse, Usage
+
+LLAMA_CPP_INSTALL_HINT = (
+    "pip install 'stateguard[local]'  (this builds llama-cpp-python from source, which takes "
+    "several minutes; CMAKE_ARGS=-DLLAVA_BUILD=OFF pip install 'stateguard[local]' speeds it up)"
+)
+
+
+def import_llama_cpp() -> Any:
+    """Import ``llama_cpp`` or raise ModelError saying exactly what to install."""
+    try:
+        return importlib.import_module("llama_cpp")
+    except ImportError as exc:
+        raise ModelError(
+            f"the embedded backend needs llama-cpp-python, which is not importable ({exc}). "
+            f"Install it with: {LLAMA_CPP_INSTALL_HINT}"
+        ) from exc
+
+
+class LlamaCppModel:
+    """Chat model running a local GGUF file with llama.cpp, using the model's chat template.
+
+    ``llama_cpp`` is imported when the object is created; the weights are
+    loaded on the first call (or by :meth:`load`). With ``model_path=None``
+    the default model is assembled/verified in the cache on load. Calls are
+    serialised: one llama.cpp context is not safe to use from two threads.
+    ``json_schema`` becomes a grammar that constrains sampling to JSON of
+    that schema.
+    """
+
+    def __init__(
+        self,
+        model_path: Path | str | None = None,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        seed: int = 0,
+        meter: UsageMeter | None = None,
+        name: str | None = None,
+        cache_dir: Path | None = None,
+        verbose: bool = False,
+    ) -> None:
+        """Configure the backend; raises ModelError at once if llama_cpp is missing."""
+        self._llama_cpp = import_llama_cpp()
+        self.model_path = Path(model_path).expanduser() if model_path is not None else None
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.seed = seed
+        self.meter = meter
+        self.cache_dir = cache_dir
+        self.verbose = verbose
+        self.name = name or (
+            f"llama.cpp:{self.model_path.name}" if self.model_path else "llama.cpp:default"
+        )
+        self._llm: Any = None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        """Resolve the model file and load the weights (idempotent)."""
+        with self._lock:
+            self._load_locked()
+
+    def _load_locked(self) -> None:
+        if self._llm is not None:
+            return
+        if self.model_path is None:
+            from stateguard.llm.model_files import default_model_path
+
+            self.model_path = default_model_path(self.cache_dir)
+        if not self.model_path.is_file():
+            raise ModelError(f"GGUF model file {self.model_path} does not exist")
+        try:
+            self._llm = self._llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                seed=self.seed,
+                verbose=self.verbose,
+            )
+        except Exception as exc:  # llama.cpp raises ValueError/RuntimeError on bad files
+            raise ModelError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        stop: Sequence[str] | None = None,
+        json_schema: dict | None = None,
+    ) -> ChatResponse:
+        """Generate a reply in-process; temperature 0 is greedy decoding."""
+        start = time.perf_counter()
+        kwargs: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "stop": list(stop) if stop else [],
+            "seed": self.seed,
+        }
+        if json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+        with self._lock:
+            self._load_locked()
+            try:
+                result = self._llm.create_chat_completion(**kwargs)
+            except Exception as exc:  # e.g. prompt longer than n_ctx, bad grammar
+                raise ModelError(
+                    f"llama.cpp generation with {self.model_path} failed: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+        choice = result["choices"][0]
+        raw_usage = result.get("usage") or {}
+        response = ChatResponse(
+            content=choice["message"].get("content") or "",
+            usage=Usage(
+                prompt_tokens=raw_usage.get("prompt_tokens", 0),
+                completion_tokens=raw_usage.get("completion_tokens", 0),
+                estimated=not raw_usage,
+            ),
+            model=self.name,
+            wall_time=time.perf_counter() - start,
+            finish_reason=choice.get("finish_reason"),
+        )
+        if self.meter is not None:
+            self.meter.record(response)
+        return response

@@ -1,0 +1,167 @@
+"""Deterministic checks: what execution and lineage prove without any LLM.
+
+Each check returns `Evidence` items; an item is concrete and localized (which
+variable, which version, which write superseded it, which cell) or it is not
+reported. `ambiguous` items are for the hybrid policy to hand to an LLM.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.lineage import LineageGraph
+from stateguard.manager.protocol import StepView
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
+_DECIMALS = re.compile(
+    r"(?:round(?:ed)?|rounding)?\s*(?:to|with)?\s*(\d+|one|two|three|four|five|six)\s+"
+    r"(?:decimal(?:\s+places?|s)?|d\.?p\.?|digits? after the decimal point)",
+    re.IGNORECASE,
+)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+class Evidence(BaseModel):
+    """One concrete finding against the current turn's result."""
+
+    model_config = ConfigDict(frozen=True)
+
+    check: str
+    """stale_use | unsupported_claim | constraint_failed | output_requirement."""
+    message: str
+    variables: tuple[str, ...] = ()
+    """Suspected variable versions (``margin@v1``)."""
+    superseding: tuple[str, ...] = ()
+    """The writes that made them stale (``cogs@v2``, with the cell)."""
+    ambiguous: bool = False
+
+
+def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]:
+    """Reads in this turn of versions that were stale and never recomputed afterwards."""
+    out: list[Evidence] = []
+    seen: set[str] = set()
+    written_later: dict[int, set[str]] = {}
+    names_after: set[str] = set()
+    for i in range(len(steps) - 1, -1, -1):
+        written_later[i] = set(names_after)
+        cell = steps[i].cell
+        if cell is not None:
+            names_after |= {k.split("@")[0] for k in cell.created}
+    for i, step in enumerate(steps):
+        cell = step.cell
+        if cell is None or step.execution is None or not step.execution.ok:
+            continue
+        for read in cell.stale_reads:
+            if read.stale is None or read.version in seen or read.name in written_later[i]:
+                continue
+            seen.add(read.version)
+            why = read.stale
+            out.append(
+                Evidence(
+                    check="stale_use",
+                    message=(
+                        f"step {step.step} read {read.version}, derived from {why.outdated}; "
+                        f"{why.outdated.split('@')[0]} was since rewritten as "
+                        f"{why.superseded_by} (cell {why.superseding_cell})"
+                    ),
+                    variables=(read.version,),
+                    superseding=(why.superseded_by,),
+                )
+            )
+    return out
+
+
+def numbers_in(text: str) -> list[tuple[float, int, bool]]:
+    """Numbers in text as (value, decimals, is_percent)."""
+    out = []
+    for m in _NUMBER.finditer(text or ""):
+        tok = m.group(0)
+        pct = tok.endswith("%")
+        tok = tok.rstrip("%").replace(",", "")
+        try:
+            value = float(tok)
+        except ValueError:
+            continue
+        decimals = len(tok.split(".")[1]) if "." in tok and "e" not in tok.lower() else 0
+        out.append((value, decimals, pct))
+    return out
+
+
+def _matches(value: float, decimals: int, pct: bool, observed: Sequence[float]) -> bool:
+    """Whether a stated number is an observed one, possibly rounded or as a percentage."""
+    forms = [(value, decimals), (value / 100, decimals + 2)]
+    if not pct:
+        forms.append((value * 100, max(decimals - 2, 0)))
+    return any(
+        math.isclose(c, o, rel_tol=1e-6, abs_tol=1e-12)
+        or abs(round(o, d) - c) <= 1e-9 * max(1.0, abs(c))
+        for c, d in forms
+        for o in observed
+    )
+
+
+def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) -> list[Evidence]:
+    """Numbers in the answer that no successful execution of this turn produced."""
+    ok_outputs = [s.execution for s in steps if s.execution is not None and s.execution.ok]
+    claimed = [n for n in numbers_in(answer) if n[0] not in {v for v, _, _ in numbers_in(question)}]
+    if not claimed:
+        return []
+    if not ok_outputs:
+        return [
+            Evidence(
+                check="unsupported_claim",
+                message="the answer states results but no code ran successfully in this turn",
+            )
+        ]
+    observed: list[float] = []
+    for ex in ok_outputs:
+        text = "\n".join(
+            [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
+        )
+        observed.extend(v for v, _, _ in numbers_in(text))
+    missing = [v for v, d, p in claimed if not _matches(v, d, p, observed)]
+    if not missing:
+        return []
+    shown = ", ".join(f"{v:g}" for v in missing[:5])
+    return [
+        Evidence(
+            check="unsupported_claim",
+            message=(
+                f"the answer states {shown}, which no successful execution in this turn printed"
+            ),
+            # reformatted or derived-by-hand numbers are possible: let a judge look if one exists
+            ambiguous=True,
+        )
+    ]
+
+
+def decimal_requirement(question: str) -> int | None:
+    """A machine-checkable "N decimal places" requirement in the question, if any."""
+    m = _DECIMALS.search(question or "")
+    if not m:
+        return None
+    tok = m.group(1).lower()
+    return int(tok) if tok.isdigit() else _WORDS[tok]
+
+
+def output_requirements(question: str, answer: str) -> list[Evidence]:
+    """Violations of machine-checkable output requirements (decimal places)."""
+    places = decimal_requirement(question)
+    if places is None:
+        return []
+    bad = [v for v, d, _ in numbers_in(answer) if d > places and not float(v).is_integer()]
+    if not bad:
+        return []
+    return [
+        Evidence(
+            check="output_requirement",
+            message=(
+                f"the question asks for {places} decimal place(s) but the answer gives "
+                + ", ".join(f"{v:g}" for v in bad[:5])
+            ),
+        )
+    ]

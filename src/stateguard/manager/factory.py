@@ -1,0 +1,62 @@
+"""Build a supervisor by name: none | window | freeform | deterministic | llm | hybrid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stateguard.errors import PolicyError
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ChatModel
+from stateguard.manager.harness import HarnessConfig, StateHarness
+from stateguard.manager.policies.ablation import WindowObserver
+from stateguard.manager.policies.deterministic import DeterministicPolicy
+from stateguard.manager.policies.hybrid import HybridPolicy
+from stateguard.manager.policies.llm import LLMPolicy
+from stateguard.manager.protocol import NullSupervisor, Supervisor
+from stateguard.manager.workspace import KernelWorkspace, Workspace
+from stateguard.state import StateStore
+
+SUPERVISOR_KINDS = ("none", "window", "freeform", "deterministic", "llm", "hybrid")
+
+
+def build_supervisor(
+    kind: str,
+    *,
+    session: TrackedSession | None = None,
+    run_dir: Path,
+    model: ChatModel | None = None,
+    config: HarnessConfig | None = None,
+    workspace: Workspace | None = None,
+) -> Supervisor:
+    """A supervisor writing ``states.sqlite`` and ``manager_events.jsonl`` into `run_dir`."""
+    if kind not in SUPERVISOR_KINDS:
+        raise PolicyError(f"unknown manager {kind!r}; choose one of {', '.join(SUPERVISOR_KINDS)}")
+    if kind == "none":
+        return NullSupervisor()
+    if kind in ("llm", "freeform", "window") and model is None:
+        raise PolicyError(
+            f"manager {kind!r} needs a chat model; configure one or use --manager deterministic"
+        )
+    if kind == "window":
+        return WindowObserver(model)
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if workspace is None:
+        if session is None:
+            raise PolicyError(f"manager {kind!r} needs a tracked kernel session")
+        workspace = KernelWorkspace(session, run_dir / "checkpoints")
+    if kind == "deterministic":
+        policy = DeterministicPolicy()
+    elif kind == "hybrid":
+        policy = HybridPolicy(model)
+    elif kind == "llm":
+        policy = LLMPolicy(model)  # type: ignore[arg-type]
+    else:
+        policy = LLMPolicy(model, prompt="freeform_policy.md")  # type: ignore[arg-type]
+    return StateHarness(
+        policy,
+        workspace,
+        StateStore(run_dir / "states.sqlite"),
+        config=config,
+        events_path=run_dir / "manager_events.jsonl",
+    )

@@ -1,0 +1,1 @@
+"""Manager policies: deterministic, LLM, hybrid, and ablations for benchmarks."""

@@ -1,0 +1,64 @@
+"""What a policy sees and must implement."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.lineage import LineageGraph
+from stateguard.manager import actions as A
+from stateguard.manager.protocol import StepView
+from stateguard.manager.workspace import Workspace
+from stateguard.state import AnalyticalState, StateStore
+
+
+class Observation(BaseModel):
+    """The compact runtime observation a policy decides on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    event: str
+    """turn_start | review | segment."""
+    turn: int
+    question: str
+    answer: str | None = None
+    pending_interval: tuple[int, int] | None = None
+    pending_steps: tuple[dict[str, Any], ...] = ()
+    draft: AnalyticalState | None = None
+    draft_updated: bool = False
+    relations_final: bool = False
+    repair_attempts: int = 0
+    last_action_result: str | None = None
+    committed_index: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class PolicyContext:
+    """Read access for policies and tools: lineage, workspace probes, states, steps."""
+
+    graph: LineageGraph
+    workspace: Workspace
+    store: StateStore
+    steps: tuple[StepView, ...]
+    turn_steps: tuple[StepView, ...]
+    pending_steps: tuple[StepView, ...]
+    question: str
+    answer: str | None
+    draft: AnalyticalState | None
+
+
+class Policy(Protocol):
+    """Decides the manager's next action from an observation."""
+
+    name: str
+
+    @property
+    def llm_calls(self) -> int:
+        """Model calls made so far."""
+        ...
+
+    def next_action(self, obs: Observation, ctx: PolicyContext) -> A.ControlAction | A.ToolAction:
+        """The next action of the current activation."""
+        ...

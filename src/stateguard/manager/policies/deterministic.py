@@ -1,0 +1,118 @@
+"""The deterministic policy: states and interventions from lineage and execution alone.
+
+No LLM call, ever. At a review point it repairs on concrete evidence only:
+a stale version used (with the superseding write), a claimed number no
+successful execution produced in the turn, an executable constraint that
+fails, or a violated machine-checkable output requirement. Otherwise it binds
+the state's variables from lineage, infers relations and commits.
+"""
+
+from __future__ import annotations
+
+from stateguard.manager import actions as A
+from stateguard.manager.binding import infer_relations, span_versions
+from stateguard.manager.evidence import (
+    Evidence,
+    decimal_requirement,
+    output_requirements,
+    stale_uses,
+    unsupported_claims,
+)
+from stateguard.manager.policies.base import Observation, PolicyContext
+from stateguard.state import Constraint
+
+_REASONS = {
+    "stale_use": "a result used in this turn was computed from an input that has since been "
+    "revised, so it no longer reflects the current analysis",
+    "unsupported_claim": "the answer reports a value that the executed code did not produce",
+    "constraint_failed": "a constraint of this analysis step does not hold on the current data",
+    "output_requirement": "the answer does not follow an explicit output requirement",
+}
+
+
+def issue_from_question(question: str) -> str:
+    """A short issue line taken from the question text."""
+    line = " ".join((question or "").split())
+    return (line[:157] + "…") if len(line) > 160 else (line or "(no question)")
+
+
+class DeterministicPolicy:
+    """Lineage- and execution-based decisions; zero LLM calls."""
+
+    name = "deterministic"
+    llm_calls = 0
+
+    def constraints_for(self, question: str) -> tuple[Constraint, ...]:
+        """Machine-checkable requirements stated in the question."""
+        places = decimal_requirement(question)
+        if places is None:
+            return ()
+        return (Constraint(text=f"report numbers with {places} decimal place(s)"),)
+
+    def evidence(self, obs: Observation, ctx: PolicyContext) -> list[Evidence]:
+        """Every concrete finding against the steps under review."""
+        steps = ctx.turn_steps if obs.event == "review" else ctx.pending_steps
+        found = stale_uses(steps, ctx.graph)
+        if obs.event == "review" and obs.answer is not None:
+            found += output_requirements(ctx.question, obs.answer)
+            found += unsupported_claims(steps, obs.answer, ctx.question)
+        if obs.draft is not None:
+            for c in obs.draft.constraints:
+                if c.code:
+                    res = ctx.workspace.run_probe(c.code)
+                    if not res.ok or res.value is False:
+                        found.append(
+                            Evidence(
+                                check="constraint_failed",
+                                message=f"constraint '{c.text}' does not hold",
+                            )
+                        )
+        return found
+
+    def decide_evidence(
+        self, found: list[Evidence], obs: Observation, ctx: PolicyContext
+    ) -> list[Evidence]:
+        """Which findings justify a repair; ambiguous ones do not (no judge here)."""
+        return [e for e in found if not e.ambiguous]
+
+    def name_state(self, obs: Observation, ctx: PolicyContext) -> tuple[str, tuple[str, ...]]:
+        """Issue and conclusions of the state under review."""
+        conclusions = (obs.answer.strip(),) if obs.answer else ()
+        return issue_from_question(ctx.question), conclusions
+
+    def next_action(self, obs: Observation, ctx: PolicyContext) -> A.ControlAction | A.ToolAction:
+        """One control action per activation; the harness chains OPEN/UPDATE/FINALIZE."""
+        if obs.event == "turn_start":
+            return A.OpenState(
+                issue=issue_from_question(obs.question),
+                constraints=self.constraints_for(obs.question),
+            )
+        steps = ctx.turn_steps if obs.event == "review" else ctx.pending_steps
+        if obs.draft is None:
+            if obs.event == "segment" and not any(s.cell and s.cell.created for s in steps):
+                return A.ResumeWorker()
+            if obs.event == "review" and obs.repair_attempts == 0 and not steps:
+                return A.Abstain(reason="nothing to record")
+            return A.OpenState(
+                issue=issue_from_question(ctx.question),
+                constraints=self.constraints_for(ctx.question),
+            )
+        if not obs.draft_updated:
+            bad = self.decide_evidence(self.evidence(obs, ctx), obs, ctx)
+            if bad:
+                return A.Repair(
+                    analytical_evidence=tuple(e.message for e in bad),
+                    error_hint="; ".join(
+                        dict.fromkeys(_REASONS.get(e.check, e.check) for e in bad)
+                    ),
+                    suspected_variables=tuple(dict.fromkeys(v for e in bad for v in e.variables)),
+                )
+            if obs.event == "segment" and not any(s.cell and s.cell.created for s in steps):
+                return A.ResumeWorker()
+            issue, conclusions = self.name_state(obs, ctx)
+            return A.UpdateState(issue=issue, conclusions=conclusions)
+        if not obs.relations_final:
+            external, _ = span_versions(steps)
+            rels = infer_relations(obs.draft.used_variables, external, ctx.store.committed())
+            return A.FinalizeRelations(mode="reselect", relations=rels)
+        return A.CommitState()

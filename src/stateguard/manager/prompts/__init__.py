@@ -1,0 +1,20 @@
+"""Prompt and hint templates (package data), filled with `fill`."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+
+@cache
+def load(name: str) -> str:
+    """The text of a template file in this folder."""
+    return resources.files(__name__).joinpath(name).read_text("utf-8")
+
+
+def fill(name: str, **fields: str) -> str:
+    """Replace ``{field}`` placeholders only; other braces (JSON examples) stay as they are."""
+    text = load(name)
+    for key, value in fields.items():
+        text = text.replace("{" + key + "}", value)
+    return text

@@ -1,0 +1,121 @@
+"""The contract between the worker loop and whatever supervises it.
+
+The worker never sees the manager's internals: it calls these four methods at
+fixed points of its loop and injects the returned hints, verbatim, as
+reference-only user content. A `Supervisor` never solves the task.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stateguard.kernel import ExecutionResult
+from stateguard.lineage import CellRecord
+
+
+class Hint(BaseModel):
+    """A message from the manager to the worker. Reference-only, never a solution."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["state", "repair"]
+    text: str
+    """Exactly what the worker is shown."""
+    state_ids: tuple[str, ...] = ()
+    variables: tuple[str, ...] = ()
+    """Variable versions (``name@vN``) the hint refers to."""
+    evidence: tuple[str, ...] = ()
+    """Machine-checked evidence behind a repair hint (e.g. the superseding write)."""
+
+
+class StepView(BaseModel):
+    """What the supervisor is told about one worker step."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    step: int
+    """Global step index across the whole task (0-based)."""
+    thought: str = ""
+    code: str | None = None
+    execution: ExecutionResult | None = None
+    cell: CellRecord | None = None
+    answer: str | None = None
+
+
+class AnswerReview(BaseModel):
+    """The supervisor's verdict on a proposed answer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    accepted: bool
+    hints: tuple[Hint, ...] = ()
+    """Repair hints to inject when the answer is not accepted."""
+
+
+class ManagerEvent(BaseModel):
+    """One logged manager event (activation, tool call, control action, hint, repair...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    turn: int | None = None
+    step: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+@runtime_checkable
+class Supervisor(Protocol):
+    """Called by the worker at fixed points of its loop."""
+
+    def begin_turn(self, turn: int, question: str) -> list[Hint]:
+        """A new user turn starts; returns state hints to show before the first step."""
+        ...
+
+    def after_step(self, view: StepView) -> list[Hint]:
+        """A step (code executed) finished; returns hints to inject before the next step."""
+        ...
+
+    def review_answer(self, view: StepView) -> AnswerReview:
+        """The worker proposes an answer; a rejection carries repair hints and the loop goes on."""
+        ...
+
+    def end_turn(self, turn: int, answer: str | None) -> None:
+        """The turn is over (answer accepted or step budget exhausted)."""
+        ...
+
+    def drain_events(self) -> list[ManagerEvent]:
+        """Events logged since the last call, oldest first."""
+        ...
+
+    @property
+    def llm_calls(self) -> int:
+        """Model calls the supervisor has made so far."""
+        ...
+
+
+class NullSupervisor:
+    """No manager at all: plain ReAct."""
+
+    llm_calls = 0
+
+    def begin_turn(self, turn: int, question: str) -> list[Hint]:
+        """No hints."""
+        return []
+
+    def after_step(self, view: StepView) -> list[Hint]:
+        """No hints."""
+        return []
+
+    def review_answer(self, view: StepView) -> AnswerReview:
+        """Every answer is accepted."""
+        return AnswerReview(accepted=True)
+
+    def end_turn(self, turn: int, answer: str | None) -> None:
+        """Nothing to do."""
+
+    def drain_events(self) -> list[ManagerEvent]:
+        """No events."""
+        return []

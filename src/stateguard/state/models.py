@@ -1,0 +1,184 @@
+"""Pydantic models of the analytical-state graph.
+
+An *analytical state* externalizes one step of the analysis: the issue it
+addresses, the constraints it respects, the versioned variables it relied on,
+what it concluded, and how it relates to earlier states. States start as
+drafts, and are either committed (then immutable forever) or abandoned.
+
+Relation direction: a relation stored on state ``B`` with
+``related_state_id="A"`` means "B <type> A" (e.g. B progresses from A, B
+invalidates A). ``A`` is therefore *upstream* of ``B``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from stateguard.errors import StoreError
+
+RelationType = Literal["init", "progress", "branch", "invalidate", "combine"]
+"""Kind of link between two analytical states (``init`` has no target)."""
+
+StateStatus = Literal["draft", "committed", "abandoned"]
+"""Lifecycle of a state: draft -> committed (immutable) | abandoned."""
+
+
+class Constraint(BaseModel):
+    """A constraint the analysis must respect (e.g. "exclude refunded orders").
+
+    ``code`` is an optional executable check (a Python expression or snippet)
+    that the manager may evaluate in the worker's kernel; it is never run here.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str = Field(min_length=1)
+    code: str | None = None
+
+
+class VariableRef(BaseModel):
+    """A specific version of a kernel variable that a state relied on or produced."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    version: int = Field(ge=0)
+    value_summary: str = ""
+
+    @property
+    def key(self) -> str:
+        """Versioned key, e.g. ``margin@v2``."""
+        return f"{self.name}@v{self.version}"
+
+
+class Relation(BaseModel):
+    """A typed link from the owning state to another state.
+
+    Invariant: ``related_state_id`` is ``None`` exactly when ``type == "init"``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: RelationType
+    related_state_id: str | None = None
+
+    @model_validator(mode="after")
+    def _target_matches_type(self) -> Relation:
+        if self.type == "init" and self.related_state_id is not None:
+            raise ValueError(
+                f"an 'init' relation has no target, got related_state_id={self.related_state_id!r}"
+            )
+        if self.type != "init" and not self.related_state_id:
+            raise ValueError(f"a {self.type!r} relation needs a non-empty related_state_id")
+        return self
+
+    @property
+    def summary(self) -> str:
+        """Compact text form, e.g. ``progress→S2`` or ``init``."""
+        if self.related_state_id is None:
+            return self.type
+        return f"{self.type}→{self.related_state_id}"
+
+
+class AnalyticalState(BaseModel):
+    """One node of the analytical-state graph (immutable value object).
+
+    Invariants enforced on construction:
+    - relations are deduplicated (first occurrence order kept);
+    - an ``init`` relation excludes every other relation;
+    - no relation targets the state itself;
+    - ``source_step_start <= source_step_end`` when both are set;
+    - a committed state has a non-blank ``issue``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1, pattern=r"^\S+$")
+    issue: str
+    constraints: tuple[Constraint, ...] = ()
+    used_variables: tuple[VariableRef, ...] = ()
+    conclusions: tuple[str, ...] = ()
+    relations: tuple[Relation, ...] = ()
+    source_step_start: int | None = Field(default=None, ge=0)
+    source_step_end: int | None = Field(default=None, ge=0)
+    checkpoint_id: str | None = None
+    status: StateStatus = "draft"
+    turn: int | None = Field(default=None, ge=0)
+    created_at: float | None = None
+    committed_at: float | None = None
+
+    @field_validator("relations", mode="after")
+    @classmethod
+    def _dedupe_relations(cls, relations: tuple[Relation, ...]) -> tuple[Relation, ...]:
+        return tuple(dict.fromkeys(relations))
+
+    @model_validator(mode="after")
+    def _check_invariants(self) -> AnalyticalState:
+        types = [r.type for r in self.relations]
+        if "init" in types and len(types) > 1:
+            raise ValueError(
+                f"state {self.id}: an 'init' relation excludes other relations, got {types}"
+            )
+        for relation in self.relations:
+            if relation.related_state_id == self.id:
+                raise ValueError(f"state {self.id}: {relation.type!r} relation targets itself")
+        start, end = self.source_step_start, self.source_step_end
+        if start is not None and end is not None and start > end:
+            raise ValueError(
+                f"state {self.id}: source_step_start={start} is after source_step_end={end}"
+            )
+        if self.status == "committed" and not self.issue.strip():
+            raise ValueError(f"state {self.id}: a committed state needs a non-empty issue")
+        return self
+
+    @property
+    def variable_keys(self) -> tuple[str, ...]:
+        """Versioned keys of ``used_variables`` in order (e.g. ``("margin@v2",)``)."""
+        return tuple(v.key for v in self.used_variables)
+
+    @property
+    def related_ids(self) -> tuple[str, ...]:
+        """Ids this state links to, in relation order, without duplicates."""
+        ids = (r.related_state_id for r in self.relations if r.related_state_id is not None)
+        return tuple(dict.fromkeys(ids))
+
+    def with_changes(self, **changes: Any) -> AnalyticalState:
+        """Return a validated copy with ``changes`` applied.
+
+        Raises ``StoreError`` if this state is committed (committed states are
+        immutable) or if a key is not a field; raises pydantic's
+        ``ValidationError`` if the result violates an invariant.
+        """
+        if self.status == "committed":
+            raise StoreError(f"with_changes on state {self.id}: committed states are immutable")
+        unknown = sorted(set(changes) - set(type(self).model_fields))
+        if unknown:
+            raise StoreError(f"with_changes on state {self.id}: unknown field(s) {unknown}")
+        data = self.model_dump()
+        data.update(changes)
+        return type(self).model_validate(data)
+
+
+class StateIndexEntry(BaseModel):
+    """Compact summary of a committed state, for listing the graph cheaply."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    issue: str
+    variables: tuple[str, ...] = ()
+    relations: tuple[str, ...] = ()
+    turn: int | None = None
+
+    @classmethod
+    def of(cls, state: AnalyticalState) -> StateIndexEntry:
+        """Summarize ``state`` (variable keys and ``type→id`` relation strings)."""
+        return cls(
+            id=state.id,
+            issue=state.issue,
+            variables=state.variable_keys,
+            relations=tuple(r.summary for r in state.relations),
+            turn=state.turn,
+        )

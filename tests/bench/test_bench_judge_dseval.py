@@ -1,0 +1,342 @@
+"""DSEval matcher options and validator checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stateguard.bench.judges import (
+    DsevalObservation,
+    compare_objects,
+    judge_dseval,
+    normalize_validator,
+)
+from stateguard.errors import TaskFormatError
+
+DF = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]})
+SERIES = pd.Series([3.0, 1.0, 2.0], index=["p", "q", "r"], name="v")
+
+# (id, ref, sub, options, expected match)
+MATCH_CASES: list[tuple[str, Any, Any, dict[str, Any], bool]] = [
+    # scalars
+    ("int_equal", 5, 5, {}, True),
+    ("int_float", 5, 5.0, {}, True),
+    ("float_rel_1e-6", 1000.0, 1000.0005, {}, True),
+    ("float_rel_outside", 1000.0, 1000.01, {}, False),
+    ("numpy_scalar", np.float64(2.5), 2.5, {}, True),
+    ("nan_nan", float("nan"), np.nan, {}, True),
+    ("bool_vs_int", True, 1, {}, False),
+    ("bool_equal", np.bool_(True), True, {}, True),
+    ("str_equal", "Chicken Bowl", "Chicken Bowl", {}, True),
+    ("str_differs", "Chicken Bowl", "chicken bowl", {}, False),
+    ("number_vs_str", 4622, "4622", {}, False),
+    ("custom_rtol", 100.0, 101.0, {"rtol": 0.02}, True),
+    ("dtype_objects", np.dtype("int64"), np.dtype("int64"), {}, True),
+    # containers
+    ("list_equal", [1, 2, 3], [1, 2, 3], {}, True),
+    ("list_vs_tuple", (1, 2), [1, 2], {}, True),
+    ("list_order", [1, 2, 3], [3, 2, 1], {}, False),
+    ("list_ignore_order", [1, 2, 3], [3, 2, 1], {"ignore_order": True}, True),
+    ("list_mixed_types_ignore_order", [1, "a"], ["a", 1], {"ignore_order": True}, True),
+    ("list_length", [1, 2], [1, 2, 3], {}, False),
+    ("dict_equal", {"a": 1, "b": 2.0}, {"b": 2, "a": 1}, {}, True),
+    ("dict_keys_differ", {"a": 1}, {"b": 1}, {}, False),
+    ("dict_ignore_index", {"a": 1, "b": 2}, {"x": 1, "y": 2}, {"ignore_index": True}, True),
+    ("set_equal", {1, 2}, {2, 1}, {}, True),
+    # numpy arrays
+    ("array_equal", np.array([1.0, np.nan]), np.array([1.0, np.nan]), {}, True),
+    ("array_close", np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-9]), {}, True),
+    ("array_shape", np.array([1, 2]), np.array([[1, 2]]), {}, False),
+    ("array_strict_type", np.array([1, 2]), np.array([1.0, 2.0]), {"strict_type": True}, False),
+    ("array_vs_list", np.array([1, 2]), [1, 2], {}, False),
+    ("array_vs_list_value_only", np.array([1, 2]), [1, 2], {"value_only": True}, True),
+    # pandas
+    ("frame_equal", DF, DF.copy(), {}, True),
+    ("frame_value_changed", DF, DF.assign(a=[1, 2, 4]), {}, False),
+    ("frame_row_order", DF, DF.iloc[::-1], {}, False),
+    ("frame_ignore_order", DF, DF.iloc[::-1], {"ignore_order": True}, True),
+    ("frame_index_differs", DF, DF.set_axis([5, 6, 7]), {}, False),
+    ("frame_ignore_index", DF, DF.set_axis([5, 6, 7]), {"ignore_index": True}, True),
+    ("frame_column_order", DF, DF[["b", "a"]], {}, False),
+    ("frame_column_order_ignore_names", DF, DF[["b", "a"]], {"ignore_names": True}, True),
+    ("frame_renamed_columns", DF, DF.rename(columns={"a": "A"}), {"ignore_names": True}, True),
+    ("frame_dtype", DF, DF.astype({"a": "float64"}), {}, False),
+    ("frame_ignore_dtypes", DF, DF.astype({"a": "float64"}), {"ignore_dtypes": True}, True),
+    (
+        "frame_float_within_tolerance",
+        DF.astype({"a": float}),
+        DF.assign(a=[1.0, 2.0, 3.0 + 1e-9]),
+        {},
+        True,
+    ),
+    (
+        "frame_float_outside_tolerance",
+        DF.astype({"a": float}),
+        DF.assign(a=[1.0, 2.0, 3.001]),
+        {},
+        False,
+    ),
+    ("series_equal", SERIES, SERIES.copy(), {}, True),
+    ("series_name", SERIES, SERIES.rename("w"), {}, False),
+    ("series_ignore_names", SERIES, SERIES.rename("w"), {"ignore_names": True}, True),
+    ("series_sorted", SERIES, SERIES.sort_values(), {}, False),
+    ("series_ignore_order", SERIES, SERIES.sort_values(), {"ignore_order": True}, True),
+    ("series_vs_frame", SERIES, SERIES.to_frame(), {}, False),
+    ("index_vs_list", pd.Index(["a", "b"]), ["a", "b"], {}, False),
+    ("index_value_only", pd.Index(["a", "b"]), ["a", "b"], {"value_only": True}, True),
+    ("single_cell_value_only", pd.Series([523], index=["Texas"]), 523, {"value_only": True}, True),
+    ("frame_value_only_nested", DF, [[1, "x"], [2, "y"], [3, "z"]], {"value_only": True}, True),
+    (
+        "value_only_ignore_order",
+        pd.Index([7, 11, 10]),
+        [10, 11, 7],
+        {"value_only": True, "ignore_order": True},
+        True,
+    ),
+    ("timestamp", pd.Timestamp("2020-01-01"), pd.Timestamp("2020-01-01"), {}, True),
+    # partial matches
+    (
+        "partial_column_of_frame",
+        SERIES.reset_index(drop=True),
+        pd.DataFrame({"k": [0, 0, 0], "v": [3.0, 1.0, 2.0]}),
+        {"match_partial": True, "ignore_names": True},
+        True,
+    ),
+    ("partial_extra_columns", DF, DF.assign(c=0), {"match_partial": True}, True),
+    ("partial_series_to_frame", SERIES.to_frame(), SERIES, {"match_partial": True}, True),
+    ("partial_off", DF, DF.assign(c=0), {}, False),
+    ("type_only", DF, DF.assign(a=0), {"type_only": True}, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("ref", "sub", "options", "expected"),
+    [c[1:] for c in MATCH_CASES],
+    ids=[c[0] for c in MATCH_CASES],
+)
+def test_compare_objects(ref: Any, sub: Any, options: dict[str, Any], expected: bool) -> None:
+    result = compare_objects(ref, sub, **options)
+    assert result.match is expected, result.reason
+    if not expected:
+        assert result.reason
+
+
+def test_compare_does_not_mutate_inputs() -> None:
+    sub = DF[["b", "a"]].rename(columns={"b": "B"})
+    before = sub.copy()
+    compare_objects(DF, sub, ignore_names=True, ignore_order=True)
+    pd.testing.assert_frame_equal(sub, before)
+
+
+def test_unknown_option_rejected() -> None:
+    with pytest.raises(ValueError, match="fuzzy"):
+        compare_objects(1, 1, fuzzy=True)
+
+
+# ---- validators --------------------------------------------------------------------------
+
+
+def obs(**kwargs: Any) -> DsevalObservation:
+    return DsevalObservation(**kwargs)
+
+
+def test_normalize_default_and_templates() -> None:
+    assert normalize_validator(None) == {"crash": {}, "namespace_intact": {}, "result": {}}
+    assert normalize_validator({"template": "intact", "namespace_check": {"x": None}}) == {
+        "crash": {},
+        "namespace_intact": {},
+        "namespace_check": {"x": {}},
+    }
+    assert normalize_validator({"result": {"compare_fn": {"value_only": True}}})["result"] == {
+        "value_only": True
+    }
+    assert normalize_validator({"result": {"ignore_index": True}})["result"] == {
+        "ignore_index": True
+    }
+    assert normalize_validator({"namespace_check": ["a", "b"]})["namespace_check"] == {
+        "a": {},
+        "b": {},
+    }
+    assert normalize_validator({"template": "empty", "stream": None}) == {"stream": {}}
+    with pytest.raises(TaskFormatError, match="unsupported check 'model'"):
+        normalize_validator({"model": {}})
+
+
+# (id, validator, reference, submission, expected verdict)
+VALIDATOR_CASES: list[
+    tuple[str, dict[str, Any] | None, DsevalObservation, DsevalObservation, str]
+] = [
+    ("result_right", None, obs(result=4622), obs(result=4622), "yes"),
+    ("result_wrong", None, obs(result=4622), obs(result=4621), "no"),
+    ("result_missing", None, obs(result=4622), obs(result=None), "no"),
+    ("reference_without_result", None, obs(result=None), obs(result=5), "yes"),
+    ("crash", None, obs(result=None), obs(result=None, error="KeyError: 0"), "no"),
+    ("loose_is_partial", None, obs(result=DF), obs(result=DF.iloc[::-1]), "partial"),
+    (
+        "option_makes_yes",
+        {"result": {"ignore_order": True}},
+        obs(result=DF),
+        obs(result=DF.iloc[::-1]),
+        "yes",
+    ),
+    (
+        "value_only_columns",
+        normalize_validator({"result": {"compare_fn": {"value_only": True}}}),
+        obs(result=DF.columns),
+        obs(result=["a", "b"]),
+        "yes",
+    ),
+    (
+        "namespace_check_right",
+        normalize_validator({"namespace_check": {"df": None}}),
+        obs(namespace={"df": DF}),
+        obs(namespace={"df": DF.copy()}),
+        "yes",
+    ),
+    (
+        "namespace_check_wrong",
+        normalize_validator({"namespace_check": {"df": None}}),
+        obs(namespace={"df": DF}),
+        obs(namespace={"df": DF.assign(a=0)}),
+        "no",
+    ),
+    (
+        "namespace_check_missing",
+        normalize_validator({"namespace_check": {"df": None}}),
+        obs(namespace={"df": DF}),
+        obs(namespace={}),
+        "no",
+    ),
+    (
+        "namespace_check_ignore_index",
+        normalize_validator({"namespace_check": {"df": {"ignore_index": True}}}),
+        obs(namespace={"df": DF}),
+        obs(namespace={"df": DF.set_axis([9, 8, 7])}),
+        "yes",
+    ),
+    (
+        "intact_template_ignores_result",
+        normalize_validator({"template": "intact"}),
+        obs(result=SERIES),
+        obs(result=None),
+        "yes",
+    ),
+    (
+        "stream_same",
+        normalize_validator({"stream": None}),
+        obs(stream="a\nb\n"),
+        obs(stream="a\nb\n"),
+        "yes",
+    ),
+    (
+        "stream_differs",
+        normalize_validator({"stream": None}),
+        obs(stream="a\nb\n"),
+        obs(stream="a\n\nb\n"),
+        "no",
+    ),
+    (
+        "intact_unexpected_update",
+        None,
+        obs(namespace_diff={"chipo": "updated"}),
+        obs(namespace_diff={"chipo": "updated", "users": "updated"}),
+        "no",
+    ),
+    (
+        "intact_same_updates",
+        None,
+        obs(namespace_diff={"chipo": "updated"}),
+        obs(namespace_diff={"chipo": "replaced", "tmp": "added"}),
+        "yes",
+    ),
+    (
+        "intact_deletion_not_allowed",
+        None,
+        obs(namespace_diff={}),
+        obs(namespace_diff={"x": "deleted"}),
+        "no",
+    ),
+    (
+        "intact_addition_forbidden",
+        normalize_validator({"namespace_intact": {"addition": False}}),
+        obs(namespace_diff={}),
+        obs(namespace_diff={"x": "added"}),
+        "no",
+    ),
+    ("intact_not_observed", None, obs(), obs(namespace_diff={"x": "deleted"}), "yes"),
+]
+
+
+@pytest.mark.parametrize(
+    ("validator", "reference", "submission", "verdict"),
+    [c[1:] for c in VALIDATOR_CASES],
+    ids=[c[0] for c in VALIDATOR_CASES],
+)
+def test_validator(validator, reference, submission, verdict: str) -> None:
+    judgement = judge_dseval(validator, reference, submission)
+    assert judgement.details["verdict"] == verdict, judgement.details
+    assert judgement.correct is (verdict == "yes")
+    assert judgement.score == {"yes": 1.0, "partial": 0.5, "no": 0.0}[verdict]
+    assert not judgement.excluded
+
+
+def test_reference_failure_excludes() -> None:
+    judgement = judge_dseval(None, obs(error="ValueError: Invalid frequency: BM"), obs(result=1))
+    assert judgement.excluded and not judgement.correct
+
+
+def test_reference_missing_variable_excludes() -> None:
+    validator = normalize_validator({"namespace_check": {"df": None}})
+    judgement = judge_dseval(validator, obs(namespace={}), obs(namespace={"df": DF}))
+    assert judgement.excluded and "df" in judgement.details["reason"]
+
+
+def _run_cell(code: str, namespace: dict[str, Any]) -> Any:
+    """Exec a cell and return its last expression's value (None if it ends in a statement)."""
+    import ast
+
+    tree = ast.parse(code)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<cell>", "exec"), namespace)
+    if last is None:
+        return None
+    return eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+
+
+def _perturb(value: Any) -> Any:
+    if isinstance(value, pd.DataFrame | pd.Series):
+        return value.iloc[:-1]
+    if isinstance(value, pd.Index):
+        return value[:-1]
+    return None
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")  # the session's own pandas-2 idioms
+def test_real_session_reference_against_itself_and_perturbed(dseval_root) -> None:
+    """Run a real session in-process: each cell's reference passes, a truncated copy fails."""
+    from stateguard.bench.loaders import load_dseval_session
+
+    task = load_dseval_session(dseval_root / "02-filtering-sorting-fictional-army.py")
+    namespace: dict[str, Any] = {}
+    judged = 0
+    for turn in task.turns:
+        if "setup_code" in turn.meta:
+            _run_cell(turn.meta["setup_code"], namespace)
+        result = _run_cell(turn.reference_code, namespace)
+        names = turn.validator.get("namespace_check", {})
+        snapshot = {n: namespace[n].copy() for n in names}
+        reference = obs(result=result, namespace=snapshot)
+        copy = obs(
+            result=result.copy() if hasattr(result, "copy") else result,
+            namespace={n: v.copy() for n, v in snapshot.items()},
+        )
+        assert judge_dseval(turn.validator, reference, copy).correct, turn.question
+        perturbed = _perturb(result)
+        if perturbed is not None and not turn.validator["result"].get("value_only"):
+            judgement = judge_dseval(turn.validator, reference, obs(result=perturbed))
+            assert not judgement.correct, turn.question
+            judged += 1
+    assert judged >= 10

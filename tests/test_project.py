@@ -1,0 +1,43 @@
+"""Project-level checks: lint, import layering, and the README/CI contract."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _readme_test_command() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)\n```", text, flags=re.S)
+    assert len(blocks) >= 2, "README must start with two bash commands"
+    return blocks[1].strip()
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    command = _readme_test_command()
+    assert "pytest" in command
+    assert command in ci.splitlines(), f".ci/run must run the README's test command: {command}"
+
+
+def test_ruff_clean() -> None:
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    proc = subprocess.run(
+        [ruff, "check", "src", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_import_layers() -> None:
+    tool = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    if not Path(tool).exists() and shutil.which("lint-imports") is None:
+        pytest.fail("lint-imports is not installed; install the 'dev' extra")
+    proc = subprocess.run([tool], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
