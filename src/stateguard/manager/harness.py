@@ -190,7 +190,13 @@ class StateHarness:
         for chain in range(self.config.max_chain + 1):
             self._log("activation", event=event, chain=chain, draft=self._draft_id())
             kind, last_result = self._run_activation(event, last_result)
-            if kind not in _CHAINING or self._draft is None or chain == self.config.max_chain:
+            # at turn start the worker must run next; elsewhere OPEN/UPDATE/FINALIZE chain on
+            if (
+                event == "turn_start"
+                or kind not in _CHAINING
+                or self._draft is None
+                or chain == self.config.max_chain
+            ):
                 break
 
     def _run_activation(self, event: str, last_result: str | None) -> tuple[str, str | None]:
@@ -293,7 +299,7 @@ class StateHarness:
             issue=action.issue or self.question or "(unnamed)",
             constraints=action.constraints,
             relations=self._normalize(action.relations),
-            turn=self.turn,
+            turn=self.turn if self.turn >= 0 else None,
         )
         self.store.save_draft(state)
         self._draft = _Draft(state=state, step_start=len(self.steps))
