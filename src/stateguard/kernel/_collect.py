@@ -11,6 +11,7 @@ from stateguard.kernel.results import (
     DisplayData,
     ErrorInfo,
     ExecutionResult,
+    ExecutionStatus,
 )
 
 
@@ -89,13 +90,14 @@ class Collector:
 
     def result(
         self,
-        forced_status: str | None,
+        forced_status: ExecutionStatus | None,
         forced_error: ErrorInfo | None,
         wall_time: float,
         execution_count: int | None,
     ) -> ExecutionResult:
         """Build the result; `forced_status`/`forced_error` override the kernel's verdict."""
-        status, error = forced_status, forced_error
+        status: ExecutionStatus | None = forced_status
+        error = forced_error
         if status is None:
             reply_status = (self.reply or {}).get("status", "ok")
             if reply_status == "ok":
@@ -108,7 +110,7 @@ class Collector:
                         ename="Aborted", evalue="the kernel aborted this request", traceback=[]
                     )
         return ExecutionResult(
-            status=status,  # type: ignore[arg-type]
+            status=status,
             stdout=self.stdout.getvalue(),
             stderr=self.stderr.getvalue(),
             result=self.result_text,

@@ -2,7 +2,7 @@
 
 Applies the resource limits and the data-directory guard to *this* process, then runs
 ``ipykernel_launcher`` in-process, so the limits and the guard cover all user code.
-Uses the standard library only, besides a small fix to ipykernel's shutdown.
+Imports only the standard library and the guard (it runs before anything else).
 """
 
 from __future__ import annotations
@@ -70,28 +70,6 @@ def apply_rlimits(memory_bytes: int | None, cpu_seconds: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def shorten_shutdown_flush(timeout: float = 0.1) -> None:
-    """Keep ipykernel's shutdown from stalling on a flush that can never complete.
-
-    After a shutdown request, ipykernel's control thread flushes stdout while the main
-    thread is already stopping the iopub thread that would complete that flush; the
-    flush then waits its whole timeout (10 s) before the process can exit. Once
-    shutdown has begun, output flushes get `timeout` seconds instead.
-    """
-    try:
-        from ipykernel.iostream import OutStream
-        from ipykernel.ipkernel import IPythonKernel
-    except ImportError:
-        return
-    original = IPythonKernel.do_shutdown
-
-    def do_shutdown(self: IPythonKernel, restart: bool) -> object:
-        OutStream.flush_timeout = timeout
-        return original(self, restart)
-
-    IPythonKernel.do_shutdown = do_shutdown  # type: ignore[method-assign]
-
-
 def main() -> None:
     """Apply limits and guard, then hand the process over to ipykernel."""
     memory, cpu, rest = parse_args(sys.argv[1:])
@@ -99,7 +77,6 @@ def main() -> None:
     data_dir = os.environ.get(DATA_DIR_ENV)
     if data_dir:
         install_guard(data_dir)
-    shorten_shutdown_flush()
     sys.argv = ["ipykernel_launcher", *rest]
     runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
 

@@ -18,7 +18,6 @@ from jupyter_client.manager import KernelManager
 
 from stateguard.errors import KernelError
 
-_SHUTDOWN_GRACE = 2.0
 _LOG_TAIL_CHARS = 4000
 
 
@@ -133,12 +132,12 @@ class KernelProcess:
         data = self._log.read().decode(errors="replace")
         return data[-_LOG_TAIL_CHARS:] or "(no output)"
 
-    def close(self, graceful: bool = True) -> None:
-        """Ask the kernel to exit (if `graceful`), then kill it and its process group.
+    def close(self) -> None:
+        """Kill the kernel and its process group; remove its files. Idempotent.
 
-        A graceful exit lets Python finalize the user's objects (flushing open files,
-        running atexit hooks); a kernel that takes longer than the grace is killed.
-        Idempotent.
+        No shutdown_request: ipykernel's own shutdown can stall for seconds (its
+        control thread flushes output through the iopub thread the main thread is
+        closing). The session finalizes the user namespace before calling this.
         """
         if not self._finalizer.alive:
             return
@@ -146,11 +145,5 @@ class KernelProcess:
         if kc is not None:
             with contextlib.suppress(Exception):
                 kc.stop_channels()
-        with contextlib.suppress(Exception):
-            if graceful and self.km.is_alive():
-                self.km.request_shutdown()
-                deadline = time.monotonic() + _SHUTDOWN_GRACE
-                while self.km.is_alive() and time.monotonic() < deadline:
-                    time.sleep(0.02)
         self._finalizer()
         self._log.close()

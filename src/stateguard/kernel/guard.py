@@ -5,16 +5,17 @@ the kernel tries to modify anything whose resolved path lies inside the data
 directory: write-mode ``open``/``os.open`` (mode containing ``w``/``a``/``x``/``+``
 or flags with ``O_WRONLY``/``O_RDWR``/``O_CREAT``/``O_TRUNC``/``O_APPEND``), removal,
 rename/replace (either end), ``mkdir``/``rmdir``, ``shutil.rmtree``/``copy*``/``move``
-targets, ``chmod``/``chown``/``utime``/``truncate``, links and extended attributes.
+targets, ``chmod``/``chown``/``utime``/``truncate``, links, extended attributes and
+``sqlite3.connect`` on a plain path (a ``mode=ro`` URI is allowed).
 Paths are resolved with symlinks followed (so ``workdir/data/x`` and the absolute
 path are the same file), relative to ``dir_fd`` when one is given; file descriptors
 are resolved through ``/proc/self/fd``.
 
 This is a guard against *accidents* by analysis code, not a security boundary: the
 kernel runs with the host's privileges, so a subprocess (``rm``, ``!cp``), a C
-extension writing through its own syscalls, ``ctypes``, or code that removes the hook's
-effects by other means can still modify the data. Renaming a parent of the data
-directory is not prevented either.
+extension writing through its own file I/O (e.g. duckdb or pyarrow writers),
+``ctypes``, or code that works around the hook by other means can still modify the
+data. Renaming a parent of the data directory is not prevented either.
 """
 
 from __future__ import annotations
@@ -55,6 +56,12 @@ _PATH_EVENTS: dict[str, tuple[tuple[int, int | None], ...]] = {
     "shutil.copystat": ((1, None),),
     "shutil.copytree": ((1, None),),
     "shutil.move": ((0, None), (1, None)),
+    # sqlite opens plain paths read-write; see _sqlite_target for URIs.
+    "sqlite3.connect": ((0, None),),
+}
+
+_HINTS = {
+    "sqlite3.connect": "; open it read-only with sqlite3.connect('file:PATH?mode=ro', uri=True)",
 }
 
 
@@ -83,6 +90,16 @@ def _candidates(path: Any, dir_fd: Any) -> list[str]:
     return [os.path.realpath(absolute), os.path.join(os.path.realpath(parent), name)]
 
 
+def _sqlite_target(database: Any) -> Any:
+    """The file a sqlite3.connect argument may write: None for a read-only URI."""
+    if isinstance(database, bytes):
+        database = os.fsdecode(database)
+    if isinstance(database, str) and database.startswith("file:"):
+        path, _, query = database[len("file:") :].partition("?")
+        return None if "mode=ro" in query.split("&") else path
+    return database
+
+
 def make_guard(data_dir: str) -> Callable[[str, tuple[Any, ...]], None]:
     """Build the audit hook that keeps `data_dir` (and everything under it) read-only."""
     root = os.path.realpath(data_dir)
@@ -96,8 +113,11 @@ def make_guard(data_dir: str) -> Callable[[str, tuple[Any, ...]], None]:
         return None
 
     def deny(event: str, path: str) -> None:
+        hint = _HINTS.get(event, "")
         raise PermissionError(
-            errno.EACCES, f"data directory is read-only ({event} refused by stateguard)", path
+            errno.EACCES,
+            f"data directory is read-only ({event} refused by stateguard){hint}",
+            path,
         )
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -117,10 +137,13 @@ def make_guard(data_dir: str) -> Callable[[str, tuple[Any, ...]], None]:
                     deny(event, hit)
                 return
             for i, fd_i in _PATH_EVENTS[event]:
-                if i >= len(args) or args[i] is None:
+                target = args[i] if i < len(args) else None
+                if event == "sqlite3.connect":
+                    target = _sqlite_target(target)
+                if target is None:
                     continue
                 dir_fd = args[fd_i] if fd_i is not None and fd_i < len(args) else None
-                if hit := inside(args[i], dir_fd):
+                if hit := inside(target, dir_fd):
                     deny(event, hit)
         finally:
             local.busy = False

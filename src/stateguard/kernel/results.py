@@ -13,6 +13,9 @@ PRIVATE_MIME_PREFIX = "application/vnd.stateguard."
 """display_data bundles carrying a MIME type with this prefix go to `ExecutionResult.private`."""
 
 
+ExecutionStatus = Literal["ok", "error", "timeout", "dead"]
+
+
 class ErrorInfo(BaseModel, frozen=True):
     """An exception raised by user code (or a synthetic one for timeouts and kernel death)."""
 
@@ -35,7 +38,7 @@ class ExecutionResult(BaseModel, frozen=True):
     ``"TimeoutError"``, for ``"dead"`` it is ``"KernelDied"``.
     """
 
-    status: Literal["ok", "error", "timeout", "dead"]
+    status: ExecutionStatus
     stdout: str = ""
     stderr: str = ""
     result: str | None = None

@@ -45,6 +45,8 @@ _INTERRUPT_GRACE = 5.0
 # Seconds the host waits beyond a probe's own timeout (the kernel kills the probe itself).
 _PROBE_MARGIN = 10.0
 _POLL_SECONDS = 0.05
+_FINALIZE_CODE = "get_ipython().reset(new_session=False)\n__import__('gc').collect()"
+_FINALIZE_TIMEOUT = 3.0
 
 
 def _signal_name(signum: int) -> str:
@@ -209,10 +211,21 @@ class KernelSession:
                 )
         self.start_seconds = time.monotonic() - started
 
-    def _close_process(self, graceful: bool = True) -> None:
+    def _close_process(self, finalize: bool = True) -> None:
+        """Kill the kernel; if `finalize`, first let it drop the user namespace.
+
+        Dropping the namespace runs the objects' finalizers (closing and flushing files
+        the user left open) in the kernel. atexit hooks of user code do not run.
+        """
+        if finalize and self._proc is not None and self.is_alive():
+            with contextlib.suppress(Exception):
+                msg_id = self._proc.kc.execute(
+                    _FINALIZE_CODE, silent=True, store_history=False, stop_on_error=False
+                )
+                self._pump(Collector(msg_id, 1000), time.monotonic() + _FINALIZE_TIMEOUT)
         proc, self._proc = self._proc, None
         if proc is not None:
-            proc.close(graceful)
+            proc.close()
 
     def _require_running(self) -> KernelProcess:
         if self._dead_reason is not None:
@@ -329,15 +342,17 @@ class KernelSession:
 
     def _declare_dead(self, reason: str) -> None:
         """Record death, then release the process, its group and the channels."""
-        self._close_process(graceful=False)
+        self._close_process(finalize=False)
         self._dead_reason = reason
 
     # ------------------------------------------------------------------ probes
     def run_probe(self, code: str, timeout: float = 30.0) -> ProbeResult:
         """Run `code` against a copy-on-write fork of the namespace; the worker is unchanged.
 
-        The probe does not bump the execution count nor fire IPython cell events.
-        Raises `KernelError` where ``os.fork`` is unavailable (non-Linux).
+        The probe does not bump the execution count nor fire IPython cell events. Only
+        the namespace is isolated: files the probe writes are real. Its stderr is
+        captured together with its stdout. Raises `KernelError` where ``os.fork`` is
+        unavailable (non-Linux), `KernelDiedError` if the kernel is dead.
         """
         if not probe_supported():
             raise KernelError(f"run_probe needs os.fork on Linux; this is {sys.platform}")

@@ -202,12 +202,33 @@ def _hash_rows(obj: Any, hash_obj: Any, *, index: bool) -> tuple[Any, bool]:
     if n == 0:
         return 0, True
     exact = cells <= PANDAS_EXACT_CELLS
+    full_sums: tuple[Any, ...] = ()
     if not exact:
+        # numeric columns: a wrapped sum of raw bits over every row catches any changed value
+        full_sums, all_numeric = _numeric_bit_sums(obj)
         step = max(1, n // SAMPLE_ROWS)
         obj = obj.iloc[::step]
+        exact = all_numeric
     try:
         hashed = hash_obj(obj, index=index)
     except TypeError:  # unhashable cells (lists, dicts): fall back to their repr
         hashed = hash_obj(obj.astype(str), index=index)
     values = hashed.to_numpy()
-    return zlib.crc32(memoryview(values.copy(order="C")).cast("B")), exact
+    return (zlib.crc32(memoryview(values.copy(order="C")).cast("B")), full_sums), exact
+
+
+def _numeric_bit_sums(obj: Any) -> tuple[tuple[Any, ...], bool]:
+    """Per numeric column, the wrapping uint64 sum of its values' bit patterns."""
+    np = sys.modules["numpy"]
+    cols = [obj] if obj.ndim == 1 else [obj.iloc[:, i] for i in range(obj.shape[1])]
+    sums: list[Any] = []
+    all_numeric = True
+    for col in cols:
+        arr = col.to_numpy()
+        if arr.dtype.kind in "fiub" and arr.dtype.itemsize in (1, 2, 4, 8):
+            bits = arr.view(f"u{arr.dtype.itemsize}").astype(np.uint64, copy=False)
+            sums.append(int(np.add.reduce(bits, dtype=np.uint64)))
+        else:
+            all_numeric = False
+            sums.append(None)
+    return tuple(sums), all_numeric

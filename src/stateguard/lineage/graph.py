@@ -52,6 +52,8 @@ class VariableVersion(_Frozen):
     parents: tuple[str, ...] = ()
     summary: str = ""
     keys: tuple[str, ...] | None = None
+    shared_with: tuple[str, ...] = ()
+    """Names sharing this object whose versions the same cell created (aliases, views)."""
     """For in-place changes: the constant keys/attributes stored (``['cost']``),
     None when unknown (``.loc[mask, ..]``, a method call, a called function)."""
 
@@ -140,6 +142,7 @@ class LineageGraph:
         self._by_name: dict[str, list[str]] = {}
         self._ancestors: dict[str, frozenset[str]] = {}
         self._live: set[str] = set()
+        self._superseded: set[str] = set()
         self._cells: list[CellRecord] = []
 
     # -- queries ------------------------------------------------------------
@@ -175,7 +178,11 @@ class LineageGraph:
         return self._ancestors[key]
 
     def why_stale(self, key: str) -> StaleReason | None:
-        """Why `key` is stale, or None if it is fresh."""
+        """Why `key` is stale (the earliest outdated edge), or None if it is fresh."""
+        # fast path: the parents of key and of its ancestors are exactly its ancestors;
+        # an outdated edge needs a superseded parent
+        if self._ancestors[key].isdisjoint(self._superseded):
+            return None
         for q in sorted((*self._ancestors[key], key), key=self._order):
             for p in self._versions[q].parents:
                 reason = self._outdated_edge(p, q, key)
@@ -225,17 +232,39 @@ class LineageGraph:
 
     def _refreshed(self, q: str, current: str, target: str) -> bool:
         qv = self._versions[q]
+        lv = self._versions[current]
         for r in (*self._ancestors[target], target):
             rv = self._versions[r]
+            if (
+                rv.name == qv.name
+                and q in self._ancestors[r]
+                and lv.cell == rv.cell
+                and lv.name in rv.shared_with
+            ):
+                return True  # one object changed under both names at once (alias, view)
             if (
                 rv.name == qv.name
                 and r != q
                 and q in self._ancestors[r]
                 and (current in self._ancestors[r])
                 and (qv.keys is None or rv.keys is None or set(qv.keys) <= set(rv.keys))
+                and self._covered_between(qv, rv)
             ):
                 return True
         return False
+
+    def _covered_between(self, qv: VariableVersion, rv: VariableVersion) -> bool:
+        """Every in-place version between Q and R stored only keys that R overwrote."""
+        for key in self._by_name[qv.name]:
+            w = self._versions[key]
+            if qv.version < w.version < rv.version and (
+                w.kind != "mutate"
+                or w.keys is None
+                or rv.keys is None
+                or not set(w.keys) <= set(rv.keys)
+            ):
+                return False
+        return True
 
     def _path(self, start: str, end: str) -> tuple[str, ...]:
         """A derivation path start -> ... -> end (start in ancestors-or-self of end)."""
@@ -296,8 +325,15 @@ class LineageGraph:
                 )
             parents = tuple(resolved)
             # provisional in-cell bindings that are not the surviving version
-            for name in st.writes:
-                if placement.get(name) != st.index and name in report.rebound:
+            for name in (*st.writes, *st.mutates, *st.inplace_calls):
+                if placement.get(name, -1) > st.index and name in pending:
+                    # filled in place before its surviving version: accumulate inputs
+                    pending[name] = _Provisional((*pending[name].parents, *parents))
+                elif (
+                    placement.get(name) != st.index
+                    and name in st.writes
+                    and (name not in report.unchanged)
+                ):
                     pending[name] = _Provisional(parents)
             for name in writes_at.get(st.index, ()):
                 pending.pop(name, None)
@@ -331,10 +367,17 @@ class LineageGraph:
     ) -> str:
         mutated = name in report.mutated and name not in report.rebound
         prev = self.latest(name)
-        all_parents: dict[str, None] = dict.fromkeys(parents)
+        same_object = {
+            a for a in report.aliases.get(name, ()) if a in report.mutated or a in report.rebound
+        }
+        all_parents: dict[str, None] = {
+            p: None for p in parents if self._versions[p].name not in same_object
+        }
         if mutated:
             for n in extra_reads:
                 cur = self.latest(n)
+                if n in same_object:
+                    continue
                 if cur is not None and n in self._live and cur.key not in all_parents:
                     all_parents.setdefault(cur.key)
             if prev is not None and name in self._live:
@@ -348,6 +391,7 @@ class LineageGraph:
             parents=tuple(all_parents),
             summary=(report.mutated if mutated else report.rebound).get(name, ""),
             keys=_mutation_keys(report, name) if mutated else None,
+            shared_with=tuple(sorted(same_object)),
         )
         key = version.key
         anc: set[str] = set(version.parents)
@@ -355,6 +399,8 @@ class LineageGraph:
             anc |= self._ancestors[p]
         self._versions[key] = version
         self._ancestors[key] = frozenset(anc)
+        if prev is not None:
+            self._superseded.add(prev.key)
         self._by_name.setdefault(name, []).append(key)
         self._live.add(name)
         return key
@@ -383,10 +429,16 @@ def _place_changes(report: CellReport, stmts: Sequence[StatementInfo]) -> dict[s
         return {}
     last = stmts[-1].index
     placement: dict[str, int] = {}
+    last_writer: dict[str, int] = {}
+    for st in stmts:
+        for n in st.writes:
+            last_writer[n] = st.index
+        for n in (*st.mutates, *st.inplace_calls):
+            if n in last_writer:  # built, then filled in place later in the cell
+                last_writer[n] = st.index
     for name in report.rebound:
-        writers = [st.index for st in stmts if name in st.writes]
-        if writers:
-            placement[name] = writers[-1]
+        if name in last_writer:
+            placement[name] = last_writer[name]
             continue
         callers = [
             st.index

@@ -275,15 +275,33 @@ class LineageAgent:
     def _function_globals(
         self, analysis: CellAnalysis, ns: dict[str, Any]
     ) -> dict[str, tuple[str, ...]]:
-        out: dict[str, tuple[str, ...]] = {}
+        """Globals read when the cell uses a function, class or instance method."""
+        out: dict[str, set[str]] = {}
         used = {n for st in analysis.statements for n in (*st.reads, *st.calls)}
         for name in used:
             obj = ns.get(name)
             if _is_user_callable(obj, self.shell.user_ns):
                 found = self._transitive_globals(obj, ns)
                 if found:
-                    out[name] = tuple(sorted(found))
-        return out
+                    out.setdefault(name, set()).update(found)
+        for st in analysis.statements:
+            for recv, meth in st.method_calls:
+                obj = ns.get(recv)
+                if obj is None or isinstance(obj, (types.ModuleType, type)):
+                    continue
+                fn = getattr(type(obj), meth, None)
+                fn = getattr(fn, "__func__", fn)
+                if isinstance(fn, types.FunctionType) and fn.__globals__ is self.shell.user_ns:
+                    found = self._transitive_globals(fn, ns)
+                    if found:
+                        out.setdefault(recv, set()).update(found)
+            # functions defined in this cell and called in it: their static globals
+            for info in st.functions:
+                if info.name in used:
+                    out.setdefault(info.name, set()).update(
+                        g for g in (*info.global_reads, *info.global_writes) if g in ns
+                    )
+        return {k: tuple(sorted(v)) for k, v in out.items() if v}
 
     def _transitive_globals(self, root: Any, ns: dict[str, Any]) -> set[str]:
         seen: set[int] = set()
@@ -363,11 +381,11 @@ def _codes_of(obj: Any) -> list[types.CodeType]:
         return [obj.__code__]
     codes: list[types.CodeType] = []
     if isinstance(obj, type):
-        for attr in vars(obj).values():
-            fn = getattr(attr, "__func__", attr)
-            if isinstance(attr, property):
-                fn = attr.fget
-            if isinstance(fn, types.FunctionType):
+        # calling a class runs construction only: __new__, __init__, __post_init__
+        for attr_name in ("__new__", "__init__", "__post_init__"):
+            fn = getattr(obj, attr_name, None)
+            fn = getattr(fn, "__func__", fn)
+            if isinstance(fn, types.FunctionType) and fn.__module__ == "__main__":
                 codes.append(fn.__code__)
     return codes
 

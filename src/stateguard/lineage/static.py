@@ -30,6 +30,7 @@ source order) by the same statement is not a read from outside it.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
@@ -63,6 +64,9 @@ INPLACE_METHODS = frozenset(
         "setflags",
     }
 )
+
+
+_QUERY_REF = re.compile(r"@([A-Za-z_]\w*)")
 
 
 class _Frozen(BaseModel):
@@ -101,6 +105,8 @@ class StatementInfo(_Frozen):
     the key is None when not a constant (``df.loc[mask, 'x']``, ``x[i]``)."""
     calls: tuple[str, ...] = ()
     """Global names called directly, ``f(...)``."""
+    method_calls: tuple[tuple[str, str], ...] = ()
+    """(receiver, method) for calls ``x.m(...)`` on a global name."""
     functions: tuple[FunctionInfo, ...] = ()
     """Functions, lambdas bound to a name, and classes defined by this statement."""
     star_import: bool = False
@@ -330,6 +336,7 @@ class _StatementVisitor(ast.NodeVisitor):
         self.mutates: dict[str, None] = {}
         self.store_keys: list[tuple[str, str | None]] = []
         self.receivers: dict[str, None] = {}
+        self.method_calls: dict[tuple[str, str], None] = {}
         self.inplace: dict[str, None] = {}
         self.calls: dict[str, None] = {}
         self.functions: list[FunctionInfo] = []
@@ -373,6 +380,11 @@ class _StatementVisitor(ast.NodeVisitor):
             self.reads.setdefault(name)
 
     def _store(self, name: str) -> None:
+        inner = next((sc for sc in reversed(self.scopes) if sc.kind != "comp"), None)
+        if inner is not None and inner.kind == "class":
+            # class bodies bind as they run: a read before this line is a global read
+            inner.locals.add(name)
+            return
         if not self._is_global(name):
             return
         if self._deferred:
@@ -479,6 +491,19 @@ class _StatementVisitor(ast.NodeVisitor):
 
     visit_AsyncFor = visit_For
 
+    def visit_If(self, node: ast.If) -> None:
+        # a write in one branch does not hide a read in the other
+        self.visit(node.test)
+        before = dict(self.writes)
+        for stmt in node.body:
+            self.visit(stmt)
+        after_body = self.writes
+        self.writes = dict(before)
+        for stmt in node.orelse:
+            self.visit(stmt)
+        after_body.update(self.writes)
+        self.writes = after_body
+
     def visit_withitem(self, node: ast.withitem) -> None:
         self.visit(node.context_expr)
         if node.optional_vars is not None:
@@ -539,6 +564,21 @@ class _StatementVisitor(ast.NodeVisitor):
             self.calls.setdefault(func.id)
         elif isinstance(func, ast.Attribute):
             self._mark(self.receivers, func.value)
+            if (
+                isinstance(func.value, ast.Name)
+                and self._is_global(func.value.id)
+                and not self._deferred
+            ):
+                self.method_calls.setdefault((func.value.id, func.attr))
+            if (
+                func.attr in ("query", "eval")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                # pandas resolves @name in query/eval strings from the caller's namespace
+                for ref in _QUERY_REF.findall(node.args[0].value):
+                    self._load(ref)
             inplace_kw = any(
                 k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
                 for k in node.keywords
@@ -598,9 +638,8 @@ class _StatementVisitor(ast.NodeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for d in [*node.decorator_list, *node.bases, *node.keywords]:
             self.visit(d)
-        binder = _body_binder(node.body)
         record = _FunctionRecord(node.name)
-        self.scopes.append(_Scope("class", binder.bound))
+        self.scopes.append(_Scope("class", set()))
         try:
             for stmt in node.body:
                 if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -660,6 +699,7 @@ def analyze_statement(stmt: ast.stmt, index: int) -> StatementInfo:
         inplace_calls=tuple(v.inplace),
         store_keys=tuple(dict.fromkeys(v.store_keys)),
         calls=tuple(v.calls),
+        method_calls=tuple(v.method_calls),
         functions=tuple(v.functions),
         star_import=v.star_import,
     )

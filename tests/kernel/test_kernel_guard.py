@@ -46,6 +46,8 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
         ("os.utime", ("{data}/file.csv", None, None, None)),
         ("os.link", ("{data}/file.csv", "{work}/hard", None, None)),
         ("shutil.copyfile", ("{work}/x.csv", "{data}/file.csv")),
+        ("sqlite3.connect", ("{data}/db.sqlite",)),
+        ("sqlite3.connect", ("file:{data}/db.sqlite?cache=shared",)),
     ],
 )
 def test_guard_refuses_modifications(
@@ -69,6 +71,8 @@ def test_guard_refuses_modifications(
         ("shutil.copyfile", ("{data}/file.csv", "{work}/copy.csv")),
         ("os.listdir", ("{data}",)),
         ("compile", (b"", "<x>")),
+        ("sqlite3.connect", ("file:{data}/db.sqlite?mode=ro",)),
+        ("sqlite3.connect", (":memory:",)),
     ],
 )
 def test_guard_allows_reads_and_writes_elsewhere(

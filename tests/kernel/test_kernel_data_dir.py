@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,6 +83,26 @@ def test_modifications_raise_permission_error(
     assert (data_dir / "file.csv").read_text() == CSV
     assert (data_dir / "sub" / "inner.txt").read_text() == "inner"
     assert sorted(p.name for p in data_dir.iterdir()) == ["file.csv", "sub"]
+
+
+def test_sqlite_in_data_dir_is_read_only(guarded: KernelSession, data_dir: Path) -> None:
+    with sqlite3.connect(data_dir / "db.sqlite") as conn:
+        conn.execute("create table t (v int)")
+        conn.execute("insert into t values (7)")
+    conn.close()
+    try:
+        refused = guarded.execute("import sqlite3\nsqlite3.connect('data/db.sqlite')")
+        assert refused.error is not None and refused.error.ename == "PermissionError"
+        assert "mode=ro" in refused.error.evalue
+        res = guarded.execute(
+            "ro = sqlite3.connect('file:data/db.sqlite?mode=ro', uri=True)\n"
+            "value = ro.execute('select v from t').fetchone()[0]\n"
+            "ro.close()\n"
+            "value"
+        )
+        assert res.result == "7", res.error
+    finally:
+        (data_dir / "db.sqlite").unlink()
 
 
 def test_writing_in_workdir_still_works(guarded: KernelSession) -> None:

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from stateguard.errors import KernelError
 from stateguard.kernel import KernelSession, ResourceLimits
 
 pytestmark = pytest.mark.kernel
@@ -51,3 +52,13 @@ def test_unlimited_limits_are_not_applied() -> None:
             " resource.getrlimit(resource.RLIMIT_CORE)[0])"
         )
         assert res.result == "(True, True, 0)"
+
+
+def test_kernel_that_cannot_start_raises_kernel_error_with_its_output() -> None:
+    session = KernelSession(limits=ResourceLimits(memory_bytes=60 * 1024**2))
+    try:
+        with pytest.raises(KernelError, match="during start-up; the kernel's output ends with"):
+            session.start()
+        assert not session.is_alive()
+    finally:
+        session.stop()
