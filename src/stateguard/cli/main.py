@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 
 from stateguard.cli.lineage import lineage_app
+from stateguard.cli.report import report
+from stateguard.cli.run import chat_command, run_command
 
 app = typer.Typer(
     name="stateguard",
@@ -13,6 +15,9 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(lineage_app, name="lineage")
+app.command("run")(run_command)
+app.command("chat")(chat_command)
+app.command("report")(report)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -96,6 +96,9 @@ class ReadRecord(_Frozen):
     version: str
     statement: int
     stale: StaleReason | None = None
+    refresh: bool = False
+    """The statement re-derived this same variable into a fresh version: a stale read
+    that served only to recompute it (the manager does not treat it as a stale use)."""
 
 
 class CellRecord(_Frozen):
@@ -342,6 +345,17 @@ class LineageGraph:
                         name, cell, st.index, report, parents, mutation_reads.get(name, ())
                     )
                 )
+            # a statement that reads a stale version to re-derive that same variable (the
+            # recompute after a revision) still read it, but only to refresh it
+            for i, r in enumerate(reads):
+                if (
+                    r.statement == st.index
+                    and r.stale is not None
+                    and r.name in writes_at.get(st.index, ())
+                ):
+                    new = self.latest(r.name)
+                    if new is not None and self.why_stale(new.key) is None:
+                        reads[i] = r.model_copy(update={"refresh": True})
         for name in report.deleted:
             self._live.discard(name)
         rec = CellRecord(

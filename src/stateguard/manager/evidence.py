@@ -56,7 +56,9 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
         if cell is None or step.execution is None or not step.execution.ok:
             continue
         for read in cell.stale_reads:
-            if read.stale is None or read.version in seen or read.name in written_later[i]:
+            if read.stale is None or read.refresh or read.version in seen:
+                continue
+            if read.name in written_later[i]:
                 continue
             seen.add(read.version)
             why = read.stale

@@ -177,6 +177,10 @@ class StateHarness:
         self._log("turn_end", answer=answer)
         self.phase = "idle"
 
+    def close(self) -> None:
+        """Close the state store (checkpoints the SQLite WAL into states.sqlite)."""
+        self.store.close()
+
     def drain_events(self) -> list[ManagerEvent]:
         """Events since the last call."""
         out, self._events = self._events, []

@@ -1,0 +1,319 @@
+"""`stateguard run TASK` and `stateguard chat DATA_DIR`: the agent end to end, live progress."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from textwrap import indent
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.status import Status
+from rich.table import Table
+
+from stateguard.errors import ModelError, StateguardError, TaskFormatError
+from stateguard.llm import ChatModel, UsageMeter, build_model, load_model_config
+from stateguard.worker.events import (
+    AnswerRecorded,
+    HintDelivered,
+    ManagerLogged,
+    ModelMessage,
+    StepRecord,
+    TrajectoryEvent,
+    TurnStarted,
+)
+from stateguard.worker.formatting import first_code_line
+from stateguard.worker.run import MANAGER_KINDS, RunSession, RunSummary, manager_kinds
+from stateguard.worker.tasks import Task, load_task, task_from_data_dir
+
+_MANAGER_HELP = f"Manager policy: {'|'.join(MANAGER_KINDS)}."
+_QUIT = {"", ":q", ":quit", "quit", "exit"}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "run"
+
+
+def _default_out(prefix: str) -> Path:
+    return Path("runs") / f"{_slug(prefix)}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def _build_model(err: Console, overrides: dict[str, Any], config: Path | None) -> ChatModel:
+    """The configured chat model, loaded; on a configuration problem print it and exit 2."""
+    try:
+        model = build_model(load_model_config(overrides, config), meter=UsageMeter())
+        load = getattr(model, "load", None)
+        if callable(load):
+            with err.status("loading the embedded model…"):
+                load()
+    except ModelError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    return model
+
+
+def _manager_line(event: ManagerLogged, verbose: bool) -> str | None:
+    """One short line for a manager event; None to skip it.
+
+    Hints are shown when delivered; activations only in verbose mode.
+    """
+    kind, data = event.event.type, event.event.data
+    if kind == "hint" or (kind == "activation" and not verbose):
+        return None
+    action = data.get("action")
+    if isinstance(action, dict) and "kind" in action:
+        text = f"{kind} {action['kind']}"
+        if data.get("result"):
+            text += f" -> {data['result']}"
+    else:
+        scalars = [f"{k}={v}" for k, v in data.items() if isinstance(v, str | int | float | bool)]
+        text = " ".join([kind, *scalars[:4]])
+    return " ".join(text.split())[:140]
+
+
+class _Progress:
+    """Renders the event stream: one line per step, hints and manager events as they happen."""
+
+    def __init__(self, console: Console, status: Status, total: int | None, verbose: bool) -> None:
+        self.console = console
+        self.status = status
+        self.total = total
+        self.verbose = verbose
+        self.turn = 0
+        self.turn_steps = 0
+
+    def _status(self, what: str) -> None:
+        of = f"/{self.total}" if self.total else ""
+        self.status.update(f"turn {self.turn}{of} · step {self.turn_steps} · {what}")
+
+    def __call__(self, event: TrajectoryEvent) -> None:
+        """Show one event."""
+        out = self.console
+        if isinstance(event, TurnStarted):
+            self.turn, self.turn_steps = event.turn, 0
+            of = f"/{self.total}" if self.total else ""
+            out.rule(f"Turn {event.turn}{of}")
+            if event.context.strip():
+                out.print(f"[dim]{escape(event.context.strip())}[/dim]")
+            out.print(f"[bold]{escape(event.question.strip())}[/bold]")
+            self._status("waiting for the model")
+        elif isinstance(event, ModelMessage) and event.role == "assistant":
+            self.turn_steps += 1
+            self._status("running")
+        elif isinstance(event, StepRecord):
+            self._step(event)
+            self._status("waiting for the model")
+        elif isinstance(event, HintDelivered):
+            colour, label = (
+                ("magenta", "repair hint") if event.hint.kind == "repair" else ("yellow", "hint")
+            )
+            text = indent(event.hint.text, "    ").lstrip()
+            out.print(f"  [{colour}]⚑ {label}:[/{colour}] {escape(text)}")
+        elif isinstance(event, ManagerLogged):
+            line = _manager_line(event, self.verbose)
+            if line is not None:
+                out.print(f"  [dim]· manager {escape(line)}[/dim]")
+        elif isinstance(event, AnswerRecorded):
+            self._answer(event)
+
+    def _step(self, event: StepRecord) -> None:
+        out = self.console
+        head = f"  step {event.step}"
+        if event.problem is not None:
+            out.print(f"{head} [yellow]✗ malformed reply ({event.problem})[/yellow]")
+        elif event.execution is not None and event.code is not None:
+            ex = event.execution
+            colour = "green" if ex.ok else "red"
+            line = escape(first_code_line(event.code, 80))
+            out.print(f"{head} ▸ {line} [{colour}]{ex.status}[/{colour}] {ex.wall_time:.2f}s")
+            if self.verbose:
+                if event.thought:
+                    out.print(escape(indent(event.thought, "    ")), style="dim italic")
+                out.print(escape(indent(event.code, "    ")), style="cyan")
+                out.print(escape(indent(event.observation, "    │ ")), style="dim")
+        elif event.answer is not None:
+            out.print(f"{head} ◆ proposed answer: {escape(event.answer)}")
+
+    def _answer(self, event: AnswerRecorded) -> None:
+        out = self.console
+        if event.answer is None:
+            text = "[red]no answer: the step budget ran out[/red]"
+        else:
+            text = f"[bold green]answer:[/bold green] {escape(event.answer)}"
+        if event.gold is not None:
+            mark = {True: "[green]✓[/green]", False: "[red]✗[/red]", None: "?"}[event.correct]
+            text += f"  (gold {escape(str(event.gold))} {mark})"
+        out.print(f"  {text}  [dim]{event.steps} steps, {event.wall_time:.1f}s[/dim]")
+
+
+def _print_summary(out: Console, summary: RunSummary) -> None:
+    table = Table(title=f"{summary.task} · manager {summary.manager} · {summary.model}")
+    for col in ("turn", "answer", "gold", "correct", "steps", "hints", "repairs", "time"):
+        table.add_column(col, overflow="fold")
+    for t in summary.turns:
+        correct = {True: "[green]yes[/green]", False: "[red]no[/red]", None: ""}[t.correct]
+        table.add_row(
+            str(t.turn),
+            escape(t.answer if t.answer is not None else "—"),
+            escape("" if t.gold is None else str(t.gold)),
+            correct,
+            str(t.steps),
+            str(t.hints),
+            str(t.repairs),
+            f"{t.wall_time:.1f}s",
+        )
+    out.print(table)
+    if summary.graded:
+        out.print(f"correct: {summary.correct}/{summary.graded}")
+    if summary.error:
+        out.print(f"[red]stopped early:[/red] {escape(summary.error)}")
+    out.print(f"run directory: {summary.run_dir}")
+    if summary.report is not None:
+        out.print(f"report: {summary.report}")
+
+
+def _open_session(
+    err: Console, task: Task, model: ChatModel, out_dir: Path, manager: str, **options: Any
+) -> RunSession:
+    """The run session, or exit 2 when the manager policy or options are unusable."""
+    try:
+        return RunSession(task, model, out_dir, manager=manager, **options)
+    except StateguardError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+
+
+_MODEL_OPTIONS = {
+    "base_url": typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
+    "model": typer.Option(None, "--model", help="Model name at the endpoint."),
+    "api_key": typer.Option(None, "--api-key", help="API key for the endpoint."),
+    "model_path": typer.Option(None, "--model-path", help="GGUF file for the embedded backend."),
+    "backend": typer.Option(None, "--backend", help="openai | local | scripted."),
+    "config": typer.Option(None, "--config", help="Model config file (TOML or YAML, llm section)."),
+}
+
+
+def _run_options(max_steps: int, cell_timeout: float, context_chars: int) -> dict[str, Any]:
+    return {
+        "max_steps_per_turn": max_steps,
+        "cell_timeout": cell_timeout,
+        "context_chars": context_chars,
+    }
+
+
+def run_command(
+    task_path: Path = typer.Argument(..., metavar="TASK", help="Task file or directory."),
+    manager: str = typer.Option("hybrid", "--manager", help=_MANAGER_HELP),
+    out: Path | None = typer.Option(None, "--out", help="Run directory (default runs/NAME-TIME)."),
+    max_steps: int = typer.Option(40, "--max-steps", min=1, help="Step budget per turn."),
+    cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
+    context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show code and observations."),
+    base_url: str | None = _MODEL_OPTIONS["base_url"],
+    model: str | None = _MODEL_OPTIONS["model"],
+    api_key: str | None = _MODEL_OPTIONS["api_key"],
+    model_path: Path | None = _MODEL_OPTIONS["model_path"],
+    backend: str | None = _MODEL_OPTIONS["backend"],
+    config: Path | None = _MODEL_OPTIONS["config"],
+) -> None:
+    """Run every turn of a task with the agent and a manager; write the run directory."""
+    err = Console(stderr=True)
+    console = Console(highlight=False)
+    if manager not in manager_kinds():
+        err.print(f"[red]error:[/red] --manager must be one of {', '.join(manager_kinds())}")
+        raise typer.Exit(2)
+    try:
+        task = load_task(task_path)
+    except TaskFormatError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    overrides = {
+        "base_url": base_url,
+        "model": model,
+        "api_key": api_key,
+        "model_path": model_path,
+        "backend": backend,
+    }
+    chat_model = _build_model(err, overrides, config)
+    out_dir = out or _default_out(task.name)
+    options = _run_options(max_steps, cell_timeout, context_chars)
+    run = _open_session(err, task, chat_model, out_dir, manager, **options)
+    failed = False
+    with console.status("starting the kernel…") as status:
+        progress = _Progress(console, status, len(task.turns), verbose)
+        try:
+            with run:
+                for turn in task.turns:
+                    for event in run.run_turn(
+                        turn.question, turn.context, turn.answer, turn.tolerance
+                    ):
+                        progress(event)
+        except StateguardError as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
+            failed = True
+    _print_summary(console, run.summary())
+    if failed:
+        raise typer.Exit(1)
+
+
+def chat_command(
+    data_dir: Path = typer.Argument(..., help="Directory of data files to analyse."),
+    manager: str = typer.Option("hybrid", "--manager", help=_MANAGER_HELP),
+    out: Path | None = typer.Option(None, "--out", help="Run directory (default runs/chat-…)."),
+    max_steps: int = typer.Option(40, "--max-steps", min=1, help="Step budget per turn."),
+    cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
+    context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
+    base_url: str | None = _MODEL_OPTIONS["base_url"],
+    model: str | None = _MODEL_OPTIONS["model"],
+    api_key: str | None = _MODEL_OPTIONS["api_key"],
+    model_path: Path | None = _MODEL_OPTIONS["model_path"],
+    backend: str | None = _MODEL_OPTIONS["backend"],
+    config: Path | None = _MODEL_OPTIONS["config"],
+) -> None:
+    """Ask questions about DATA_DIR turn by turn (empty line or :q to quit)."""
+    err = Console(stderr=True)
+    console = Console(highlight=False)
+    if manager not in manager_kinds():
+        err.print(f"[red]error:[/red] --manager must be one of {', '.join(manager_kinds())}")
+        raise typer.Exit(2)
+    try:
+        task = task_from_data_dir(data_dir)
+    except TaskFormatError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    overrides = {
+        "base_url": base_url,
+        "model": model,
+        "api_key": api_key,
+        "model_path": model_path,
+        "backend": backend,
+    }
+    chat_model = _build_model(err, overrides, config)
+    out_dir = out or _default_out(f"chat-{task.name}")
+    options = _run_options(max_steps, cell_timeout, context_chars)
+    run = _open_session(err, task, chat_model, out_dir, manager, **options)
+    failed = False
+    try:
+        with run:
+            console.print(f"Data: {data_dir} · run directory: {run.run_dir}")
+            console.print("[dim]Ask a question; an empty line or :q quits.[/dim]")
+            while True:
+                try:
+                    question = console.input("[bold]question>[/bold] ").strip()
+                except EOFError:
+                    break
+                if question in _QUIT:
+                    break
+                with console.status("thinking…") as status:
+                    progress = _Progress(console, status, None, verbose=True)
+                    for event in run.run_turn(question):
+                        progress(event)
+    except StateguardError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        failed = True
+    _print_summary(console, run.summary())
+    if failed:
+        raise typer.Exit(1)

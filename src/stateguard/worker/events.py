@@ -1,0 +1,113 @@
+"""Typed records of a run, one JSON object per line of ``trajectory.jsonl``.
+
+The worker loop yields these; the CLI renders them, the run writer appends
+them, and the report and benchmark read them back with `read_trajectory`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from stateguard.kernel import ExecutionResult
+from stateguard.lineage import CellRecord
+from stateguard.manager import Hint, ManagerEvent
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    ts: float = Field(default_factory=time.time)
+
+
+class TurnStarted(_Event):
+    """A user turn begins."""
+
+    type: Literal["turn_start"] = "turn_start"
+    question: str
+    context: str = ""
+
+
+class ModelMessage(_Event):
+    """One message sent to or received from the worker's model."""
+
+    type: Literal["model_message"] = "model_message"
+    step: int
+    role: Literal["system", "user", "assistant"]
+    content: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class StepRecord(_Event):
+    """One worker step: reasoning plus at most one code cell and its observation."""
+
+    type: Literal["step"] = "step"
+    step: int
+    """Global step index across the task (0-based)."""
+    thought: str = ""
+    code: str | None = None
+    observation: str = ""
+    """What the model was shown (truncated head and tail)."""
+    execution: ExecutionResult | None = None
+    cell: CellRecord | None = None
+    answer: str | None = None
+    problem: str | None = None
+    """Why the model output was not a valid step (no code, two blocks, …), if so."""
+
+
+class HintDelivered(_Event):
+    """A manager hint injected into the worker's conversation."""
+
+    type: Literal["hint"] = "hint"
+    step: int | None = None
+    hint: Hint
+
+
+class ManagerLogged(_Event):
+    """A manager event (activation, tool call, control action, repair, rollback)."""
+
+    type: Literal["manager_event"] = "manager_event"
+    event: ManagerEvent
+
+
+class AnswerRecorded(_Event):
+    """The accepted answer of a turn (None when the step budget ran out)."""
+
+    type: Literal["answer"] = "answer"
+    answer: str | None
+    steps: int
+    wall_time: float
+    manager_llm_calls: int = 0
+    gold: Any | None = None
+    correct: bool | None = None
+
+
+TrajectoryEvent = Annotated[
+    TurnStarted | ModelMessage | StepRecord | HintDelivered | ManagerLogged | AnswerRecorded,
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[TrajectoryEvent] = TypeAdapter(TrajectoryEvent)
+
+
+def dump_event(event: TrajectoryEvent) -> str:
+    """One JSON line."""
+    return event.model_dump_json()
+
+
+def read_trajectory(path: Path) -> Iterator[TrajectoryEvent]:
+    """Parse ``trajectory.jsonl``; a malformed line raises ValueError naming the line."""
+    with open(path, encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                yield _ADAPTER.validate_python(json.loads(line))
+            except Exception as exc:
+                raise ValueError(f"{path}:{i}: not a trajectory event: {exc}") from exc

@@ -1,0 +1,109 @@
+"""Text the worker shows its model: observations, manager notes, short code summaries."""
+
+from __future__ import annotations
+
+from stateguard.kernel import ExecutionResult
+from stateguard.manager import Hint
+
+TRUNCATION_MARKER = "\n... [{n} characters omitted] ...\n"
+_TRACEBACK_HEAD = 4
+_TRACEBACK_TAIL = 8
+
+
+def truncate_head_tail(text: str, limit: int) -> str:
+    """Keep the head and the tail of ``text`` within about ``limit`` chars, marking the cut.
+
+    The result is never longer than ``limit`` plus the marker.
+    """
+    if limit <= 0 or len(text) <= limit:
+        return text
+    head = limit // 2
+    tail = limit - head
+    omitted = len(text) - head - tail
+    return text[:head] + TRUNCATION_MARKER.format(n=omitted) + text[len(text) - tail :]
+
+
+def result_display_index(execution: ExecutionResult) -> int | None:
+    """Index in ``displays`` of the execute_result bundle (the last one matching `result`)."""
+    if execution.result is None:
+        return None
+    for i in range(len(execution.displays) - 1, -1, -1):
+        if execution.displays[i].data.get("text/plain") == execution.result:
+            return i
+    return None
+
+
+def _traceback_text(execution: ExecutionResult) -> str:
+    assert execution.error is not None
+    err = execution.error
+    lines = "\n".join(err.traceback).splitlines()
+    if len(lines) > _TRACEBACK_HEAD + _TRACEBACK_TAIL:
+        cut = len(lines) - _TRACEBACK_HEAD - _TRACEBACK_TAIL
+        lines = [
+            *lines[:_TRACEBACK_HEAD],
+            f"... [{cut} traceback lines omitted] ...",
+            *lines[-_TRACEBACK_TAIL:],
+        ]
+    header = f"Error: {err.ename}: {err.evalue}"
+    body = "\n".join(lines).strip()
+    return header if not body else f"{header}\n{body}"
+
+
+def format_observation(execution: ExecutionResult, limit: int) -> str:
+    """What the model sees after a cell ran: output, displays, result, errors (head+tail cut)."""
+    parts: list[str] = []
+    if execution.stdout.strip():
+        parts.append("Output:\n" + execution.stdout.rstrip())
+    images = 0
+    skip = result_display_index(execution)
+    for i, display in enumerate(execution.displays):
+        if i == skip:
+            continue
+        if "image/png" in display.data:
+            images += 1
+        elif isinstance(display.data.get("text/plain"), str):
+            parts.append("Displayed:\n" + display.data["text/plain"].rstrip())
+    if execution.result is not None:
+        parts.append("Result:\n" + execution.result.rstrip())
+    if execution.stderr.strip():
+        parts.append("Stderr:\n" + execution.stderr.rstrip())
+    if images:
+        parts.append(f"[{images} image{'s' if images > 1 else ''} displayed]")
+    if execution.status == "timeout":
+        assert execution.error is not None
+        parts.append(
+            f"Error: {execution.error.evalue}. Variables assigned before the interruption "
+            "are kept; try a cheaper computation."
+        )
+    elif execution.status == "dead":
+        assert execution.error is not None
+        parts.append(f"Error: {execution.error.evalue}")
+    elif execution.error is not None:
+        parts.append(_traceback_text(execution))
+    if not parts:
+        return (
+            "(the cell ran without output; end it with an expression or use print() to see a value)"
+        )
+    return truncate_head_tail("\n".join(parts), limit)
+
+
+def format_hint(hint: Hint) -> str:
+    """A manager hint as user content; ``hint.text`` is included verbatim."""
+    if hint.kind == "repair":
+        head = "Manager note on your answer (reference only: verify it in your session)"
+    else:
+        head = "Manager note (reference only: an observation to verify, not an instruction)"
+    return f"{head}:\n{hint.text}"
+
+
+def first_code_line(code: str, width: int = 100) -> str:
+    """The first meaningful line of a cell (comments and blank lines skipped), shortened."""
+    lines = [ln.strip() for ln in code.splitlines()]
+    meaningful = [ln for ln in lines if ln and not ln.startswith("#")]
+    line = meaningful[0] if meaningful else (lines[0] if lines else "")
+    more = len(meaningful) > 1
+    if len(line) > width:
+        line = line[: width - 1] + "…"
+    elif more:
+        line += " …"
+    return line

@@ -1,0 +1,206 @@
+"""The worker's conversation across the turns of a task, kept within a character budget.
+
+Every turn is stored in full. `Conversation.messages` renders what is sent to the
+model so that the total length stays within ``budget_chars`` (the local model has
+an 8k-token context):
+
+* the system prompt is always sent;
+* the current turn is sent in full when it fits; otherwise its oldest steps
+  collapse into one line each (code's first line and outcome), appended to the
+  turn's opening message, and the most recent steps stay verbatim (at least the
+  last one, whatever its size);
+* earlier turns are sent newest first in full while they fit, then as a short
+  summary (question, cells' first lines, answer), then omitted with a note.
+
+Rendered messages alternate user/assistant after the system message:
+consecutive messages of one role are merged with a blank line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from stateguard.llm import ChatMessage
+from stateguard.worker.formatting import first_code_line
+
+_MAX_SUMMARY_CELLS = 12
+_SUMMARY_QUESTION_CHARS = 300
+
+
+@dataclass
+class Exchange:
+    """One model reply and the user content that followed it."""
+
+    step: int
+    reply: str
+    code: str | None = None
+    outcome: str = ""
+    """Short outcome for summaries: ``ok``, ``error: KeyError``, ``invalid: no_action``…"""
+    feedback: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TurnLog:
+    """One turn as it happened (never shortened; rendering decides what is sent)."""
+
+    index: int
+    question: str
+    opener: str
+    exchanges: list[Exchange] = field(default_factory=list)
+    opener_extra: list[str] = field(default_factory=list)
+    """User content added before the first reply (e.g. notes), sent after the opener."""
+    answer: str | None = None
+    finished: bool = False
+
+    def cells(self) -> list[str]:
+        """Code of the steps that ran a cell, in order."""
+        return [e.code for e in self.exchanges if e.code is not None]
+
+
+def _size(messages: list[ChatMessage]) -> int:
+    return sum(len(m.content) for m in messages)
+
+
+def merge_roles(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """Merge consecutive messages of one role (chat templates expect alternation)."""
+    out: list[ChatMessage] = []
+    for m in messages:
+        if not m.content:
+            continue
+        if out and out[-1].role == m.role:
+            out[-1] = ChatMessage(role=m.role, content=f"{out[-1].content}\n\n{m.content}")
+        else:
+            out.append(m)
+    return out
+
+
+class Conversation:
+    """The worker's message history; see the module docstring for the budget rules."""
+
+    def __init__(self, system: str, *, budget_chars: int = 16_000) -> None:
+        """``budget_chars`` bounds the summed length of the rendered messages."""
+        self.system = system
+        self.budget_chars = budget_chars
+        self.turns: list[TurnLog] = []
+
+    @property
+    def current(self) -> TurnLog:
+        """The turn in progress (or the last one)."""
+        if not self.turns:
+            raise IndexError("no turn has started")
+        return self.turns[-1]
+
+    # ---------------------------------------------------------------- recording
+    def start_turn(self, index: int, question: str, opener: str) -> None:
+        """Begin a turn whose first user message is ``opener``."""
+        self.turns.append(TurnLog(index=index, question=question, opener=opener))
+
+    def add_reply(self, step: int, reply: str, code: str | None = None) -> Exchange:
+        """Record an assistant reply of the current turn."""
+        exchange = Exchange(step=step, reply=reply, code=code)
+        self.current.exchanges.append(exchange)
+        return exchange
+
+    def add_user(self, text: str) -> None:
+        """Append user content after the latest message of the current turn."""
+        turn = self.current
+        if turn.exchanges:
+            turn.exchanges[-1].feedback.append(text)
+        else:
+            turn.opener_extra.append(text)
+
+    def finish_turn(self, answer: str | None) -> None:
+        """Close the current turn with its accepted answer (None: budget ran out)."""
+        self.current.answer = answer
+        self.current.finished = True
+
+    # ---------------------------------------------------------------- rendering
+    @staticmethod
+    def _exchange_messages(e: Exchange) -> list[ChatMessage]:
+        out = [ChatMessage.assistant(e.reply)]
+        if e.feedback:
+            out.append(ChatMessage.user("\n\n".join(e.feedback)))
+        return out
+
+    def _full(self, turn: TurnLog) -> list[ChatMessage]:
+        out = [ChatMessage.user(turn.opener)]
+        out += [ChatMessage.user(x) for x in turn.opener_extra]
+        for e in turn.exchanges:
+            out += self._exchange_messages(e)
+        return out
+
+    def _summary(self, turn: TurnLog) -> list[ChatMessage]:
+        question = turn.question
+        if len(question) > _SUMMARY_QUESTION_CHARS:
+            question = question[: _SUMMARY_QUESTION_CHARS - 1] + "…"
+        cells = turn.cells()
+        lines = [f"- {first_code_line(c)}" for c in cells[:_MAX_SUMMARY_CELLS]]
+        if len(cells) > _MAX_SUMMARY_CELLS:
+            lines.append(f"- … and {len(cells) - _MAX_SUMMARY_CELLS} more cells")
+        ran = "Cells I ran (first lines):\n" + "\n".join(lines) if lines else "I ran no code."
+        if turn.answer is not None:
+            result = f"<answer>{turn.answer}</answer>"
+        else:
+            result = "(no answer: the step budget ran out)"
+        return [
+            ChatMessage.user(f"[Earlier question, turn {turn.index}] {question}"),
+            ChatMessage.assistant(f"{ran}\n{result}"),
+        ]
+
+    def _current(self, turn: TurnLog, cap: int) -> list[ChatMessage]:
+        full = self._full(turn)
+        if _size(full) <= cap or len(turn.exchanges) <= 1:
+            return full
+        head = [ChatMessage.user(turn.opener)] + [ChatMessage.user(x) for x in turn.opener_extra]
+        # Keep the longest suffix of exchanges that fits together with the collapse note.
+        for keep_from in range(1, len(turn.exchanges)):
+            collapsed = turn.exchanges[:keep_from]
+            note = "Your earlier steps for this question (details omitted to save space):\n" + (
+                "\n".join(
+                    f"- step {e.step}: "
+                    + (first_code_line(e.code) if e.code is not None else "(no code)")
+                    + (f" -> {e.outcome}" if e.outcome else "")
+                    for e in collapsed
+                )
+            )
+            rest = [m for e in turn.exchanges[keep_from:] for m in self._exchange_messages(e)]
+            candidate = [*head, ChatMessage.user(note), *rest]
+            if _size(candidate) <= cap or keep_from == len(turn.exchanges) - 1:
+                return candidate
+        raise AssertionError("unreachable: the loop returns at the last exchange")
+
+    def messages(self) -> list[ChatMessage]:
+        """The messages to send now (system, earlier turns, current turn), within budget."""
+        system = ChatMessage.system(self.system)
+        if not self.turns:
+            return [system]
+        current = self.current
+        earlier = self.turns[:-1] if not current.finished else self.turns
+        in_progress: list[ChatMessage] = []
+        if not current.finished:
+            # Reserve room for earlier turns' summaries (at most a quarter of the budget).
+            reserve = min(sum(_size(self._summary(t)) for t in earlier), self.budget_chars // 4)
+            in_progress = self._current(current, self.budget_chars - len(self.system) - reserve)
+        remaining = self.budget_chars - len(self.system) - _size(in_progress)
+        rendered: list[list[ChatMessage]] = []
+        full_mode = True
+        omitted = 0
+        for turn in reversed(earlier):
+            full = self._full(turn) if full_mode else []
+            if full_mode and _size(full) <= remaining:
+                rendered.append(full)
+                remaining -= _size(full)
+                continue
+            full_mode = False
+            summary = self._summary(turn)
+            if _size(summary) <= remaining:
+                rendered.append(summary)
+                remaining -= _size(summary)
+            else:
+                omitted = len(earlier) - len(rendered)
+                break
+        history = [m for block in reversed(rendered) for m in block]
+        if omitted:
+            note = ChatMessage.user(f"({omitted} earlier questions of this session are omitted.)")
+            history = [note, *history]
+        return merge_roles([system, *history, *in_progress])

@@ -1,0 +1,138 @@
+"""Parse a worker model reply into a thought, one code block and/or an answer.
+
+A valid step is either exactly one fenced Python block (```python, ```py,
+```python3, ```ipython or a bare ```; other languages such as ```text are
+ignored) or an ``<answer>...</answer>`` element. Anything else is classified with
+a `Problem` the loop answers with a corrective message; parsing never raises.
+
+Rules, in order:
+
+* blank reply -> ``empty``;
+* more than one Python block (an unterminated one included) -> ``multiple_code_blocks``
+  (none is run);
+* one block without its closing fence -> ``unterminated_code``;
+* one block with no code in it -> ``empty_code``;
+* one block -> a code step (an answer in the same reply is returned too; the
+  loop sets it aside, since it was written before the output was seen);
+* no block, an answer, but no code run yet in this turn -> ``answer_without_code``;
+* no block, an empty answer -> ``empty_answer``;
+* no block and no answer -> ``no_action``.
+
+The answer is searched outside code blocks; an ``<answer>`` that is never closed
+runs to the end of the reply; when several are present the last one counts.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Problem = Literal[
+    "empty",
+    "no_action",
+    "multiple_code_blocks",
+    "unterminated_code",
+    "empty_code",
+    "empty_answer",
+    "answer_without_code",
+]
+"""Why a reply is not a valid step; each value is a key of the corrective messages."""
+
+PYTHON_LANGS = frozenset({"", "python", "py", "python3", "ipython", "ipython3"})
+_FENCE = re.compile(r"^[ \t]{0,4}(`{3,})[ \t]*([^\s`]*)[^`\n]*$")
+_ANSWER = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.S | re.I)
+
+
+class ParsedReply(BaseModel):
+    """The parts of one model reply; `problem` is set iff the reply is not a valid step."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thought: str = ""
+    code: str | None = None
+    answer: str | None = None
+    problem: Problem | None = None
+
+    @property
+    def action(self) -> Literal["code", "answer", "invalid"]:
+        """What the loop should do with this reply."""
+        if self.problem is not None:
+            return "invalid"
+        return "code" if self.code is not None else "answer"
+
+
+class _Block(BaseModel):
+    lang: str
+    body: str
+    start: int
+    end: int
+    """Line span [start, end) in the reply, fences included."""
+    closed: bool
+
+
+def _blocks(lines: list[str]) -> list[_Block]:
+    """Fenced blocks in order; a closing fence has at least as many backticks as the opener."""
+    blocks: list[_Block] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        ticks, lang = len(m.group(1)), m.group(2).lower()
+        j = i + 1
+        while j < len(lines):
+            close = re.match(r"^[ \t]{0,4}(`{3,})[ \t]*$", lines[j])
+            if close and len(close.group(1)) >= ticks:
+                break
+            j += 1
+        closed = j < len(lines)
+        body = "\n".join(lines[i + 1 : j])
+        blocks.append(_Block(lang=lang, body=body, start=i, end=j + 1, closed=closed))
+        i = j + 1
+    return blocks
+
+
+def _dedent_body(body: str) -> str:
+    """Remove a common indentation (blocks nested in list items are indented)."""
+    return textwrap.dedent(body).strip("\n")
+
+
+def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
+    """Classify ``text``; ``code_ran`` says whether any cell was executed in this turn."""
+    if not text or not text.strip():
+        return ParsedReply(problem="empty")
+    lines = text.split("\n")
+    blocks = _blocks(lines)
+    python = [b for b in blocks if b.lang in PYTHON_LANGS]
+    # Everything outside fenced blocks: where the thought and the answer live.
+    outside_lines = list(lines)
+    for b in blocks:
+        for k in range(b.start, min(b.end, len(lines))):
+            outside_lines[k] = ""
+    outside = "\n".join(outside_lines)
+    answers = _ANSWER.findall(outside)
+    answer = answers[-1].strip() if answers else None
+    thought = _ANSWER.sub("", outside).strip()
+    thought = re.sub(r"\n{3,}", "\n\n", thought)
+
+    if len(python) > 1:
+        return ParsedReply(thought=thought, problem="multiple_code_blocks")
+    if len(python) == 1:
+        block = python[0]
+        if not block.closed:
+            return ParsedReply(thought=thought, problem="unterminated_code")
+        code = _dedent_body(block.body)
+        if not code.strip():
+            return ParsedReply(thought=thought, problem="empty_code")
+        return ParsedReply(thought=thought, code=code, answer=answer or None)
+    if answer is None:
+        return ParsedReply(thought=thought, problem="no_action")
+    if not answer:
+        return ParsedReply(thought=thought, answer="", problem="empty_answer")
+    if not code_ran:
+        return ParsedReply(thought=thought, answer=answer, problem="answer_without_code")
+    return ParsedReply(thought=thought, answer=answer)

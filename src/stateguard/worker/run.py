@@ -1,0 +1,347 @@
+"""Run a task end to end and write its run directory.
+
+Run directory layout (paths relative to ``run_dir``):
+
+* ``trajectory.jsonl`` — every `TrajectoryEvent`, appended and flushed as it happens;
+* ``answers.json`` — the `RunSummary` (see `stateguard.worker.summary`; per turn:
+  question, answer, gold, correct, steps, hints, repairs, wall time, tokens,
+  manager LLM calls), rewritten after every turn;
+* ``analysis.ipynb`` — every executed cell with its outputs, rewritten after every turn;
+* ``states.sqlite`` — written by the supervisor, which gets ``run_dir``;
+* ``workdir/`` — the kernel's working directory (``workdir/data`` is the read-only data);
+* ``report.html`` — written by ``stateguard.report.write_report`` when that module exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from stateguard.errors import StateguardError
+from stateguard.kernel import KernelSession, ResourceLimits
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ChatModel
+from stateguard.manager import NullSupervisor, Supervisor
+from stateguard.worker.events import AnswerRecorded, TrajectoryEvent, dump_event
+from stateguard.worker.grading import grade
+from stateguard.worker.loop import Worker
+from stateguard.worker.notebook import write_notebook
+from stateguard.worker.summary import RunSummary, TurnOutcome, TurnTally
+from stateguard.worker.tasks import Task
+
+MANAGER_KINDS = ("none", "deterministic", "llm", "hybrid")
+_LISTED_FILES = 30
+
+__all__ = [
+    "MANAGER_KINDS",
+    "RunSession",
+    "RunSummary",
+    "TurnOutcome",
+    "check_manager",
+    "describe_data",
+    "make_supervisor",
+    "manager_kinds",
+    "run_task",
+    "write_report_if_available",
+]
+
+
+def _supervisor_builder() -> Callable[..., Supervisor] | None:
+    """``stateguard.manager.build_supervisor`` when the manager implementations exist."""
+    try:
+        from stateguard.manager import build_supervisor  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return build_supervisor
+
+
+def manager_kinds() -> tuple[str, ...]:
+    """`MANAGER_KINDS` plus any further kinds the installed manager package offers."""
+    try:
+        from stateguard.manager import SUPERVISOR_KINDS  # type: ignore[attr-defined]
+    except ImportError:
+        return MANAGER_KINDS
+    return tuple(dict.fromkeys([*MANAGER_KINDS, *SUPERVISOR_KINDS]))
+
+
+def check_manager(kind: str) -> None:
+    """Raise `StateguardError` unless a supervisor of ``kind`` can be built here."""
+    kinds = manager_kinds()
+    if kind not in kinds:
+        raise StateguardError(f"unknown manager {kind!r}; choose one of {', '.join(kinds)}")
+    if kind != "none" and _supervisor_builder() is None:
+        raise StateguardError(
+            f"the {kind!r} manager is not available in this installation "
+            "(stateguard.manager.build_supervisor is missing); use --manager none"
+        )
+
+
+def make_supervisor(
+    kind: str, *, session: TrackedSession, run_dir: Path, model: ChatModel | None
+) -> Supervisor:
+    """The supervisor of ``kind`` via ``stateguard.manager.build_supervisor``.
+
+    Where the manager implementations are not installed, only ``none`` works
+    (plain ReAct, `NullSupervisor`); other kinds raise `StateguardError`.
+    """
+    check_manager(kind)
+    builder = _supervisor_builder()
+    if builder is None:
+        return NullSupervisor()
+    return builder(kind, session=session, run_dir=run_dir, model=model)
+
+
+def describe_data(data_dir: Path | None) -> str:
+    """The data listing shown in the system prompt (CSV files with their header line)."""
+    if data_dir is None:
+        return ""
+    files = sorted(p for p in data_dir.rglob("*") if p.is_file())
+    if not files:
+        return "The data directory is empty."
+    lines = ["Files:"]
+    for p in files[:_LISTED_FILES]:
+        rel = p.relative_to(data_dir).as_posix()
+        line = f"- data/{rel} ({p.stat().st_size / 1024:.1f} KB)"
+        if p.suffix.lower() in (".csv", ".tsv"):
+            with contextlib.suppress(OSError, UnicodeDecodeError), open(p, encoding="utf-8") as fh:
+                header = fh.readline().strip()
+                if header:
+                    line += f", header: {header[:300]}"
+        lines.append(line)
+    if len(files) > _LISTED_FILES:
+        lines.append(f"- … and {len(files) - _LISTED_FILES} more files")
+    return "\n".join(lines)
+
+
+def _stage_data(task: Task, scratch: Path) -> Path | None:
+    """The directory the kernel sees as ``data/``: a lone directory as is, else a copy."""
+    if not task.data:
+        return None
+    if len(task.data) == 1 and task.data[0].is_dir():
+        return task.data[0]
+    staged = scratch / "data"
+    staged.mkdir(parents=True)
+    for entry in task.data:
+        if entry.is_dir():
+            shutil.copytree(entry, staged / entry.name)
+        else:
+            shutil.copy2(entry, staged / entry.name)
+    return staged
+
+
+def write_report_if_available(run_dir: Path, module: str = "stateguard.report") -> Path | None:
+    """Call ``<module>.write_report(run_dir)`` when that module is installed; the report path."""
+    if importlib.util.find_spec(module) is None:
+        return None
+    try:
+        writer = importlib.import_module(module).write_report
+    except (ImportError, AttributeError):
+        return None
+    result = writer(run_dir)
+    path = Path(result) if isinstance(result, str | Path) else run_dir / "report.html"
+    return path if path.exists() else None
+
+
+class RunSession:
+    """One kernel, one supervisor and one worker for a task, writing the run directory.
+
+    Use as a context manager; `run_turn` may be called any number of times
+    (the interactive chat asks turn by turn). Closing writes ``answers.json``,
+    ``analysis.ipynb`` and the report and stops the kernel, also after an error.
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        model: ChatModel,
+        run_dir: Path,
+        *,
+        manager: str = "none",
+        manager_model: ChatModel | None = None,
+        max_steps_per_turn: int = 40,
+        cell_timeout: float = 120,
+        observation_chars: int = 4000,
+        context_chars: int = 16_000,
+        max_tokens: int | None = 1024,
+        limits: ResourceLimits = ResourceLimits(),
+    ) -> None:
+        """Prepare (nothing starts before `start`); ``manager_model`` defaults to ``model``."""
+        check_manager(manager)
+        self.task = task
+        self.model = model
+        self.run_dir = Path(run_dir).resolve()
+        self.manager = manager
+        self.manager_model = manager_model or model
+        self.worker_options: dict[str, Any] = {
+            "max_steps_per_turn": max_steps_per_turn,
+            "cell_timeout": cell_timeout,
+            "observation_chars": observation_chars,
+            "context_chars": context_chars,
+            "max_tokens": max_tokens,
+        }
+        self.limits = limits
+        self.events: list[TrajectoryEvent] = []
+        self.outcomes: list[TurnOutcome] = []
+        self.report: Path | None = None
+        self.error: str | None = None
+        self._started = time.monotonic()
+        self._ended: float | None = None
+        self._scratch: Path | None = None
+        self._session: TrackedSession | None = None
+        self._worker: Worker | None = None
+        self._supervisor: Supervisor | None = None
+        self._trajectory: Any = None
+
+    @property
+    def trajectory_path(self) -> Path:
+        """``run_dir/trajectory.jsonl``."""
+        return self.run_dir / "trajectory.jsonl"
+
+    def start(self) -> None:
+        """Create the run directory, stage the data, start the kernel and the supervisor."""
+        if self.trajectory_path.exists():
+            raise StateguardError(
+                f"{self.run_dir} already holds a run (trajectory.jsonl); choose another directory"
+            )
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._scratch = Path(tempfile.mkdtemp(prefix="stateguard-task-"))
+        data_dir = _stage_data(self.task, self._scratch)
+        kernel = KernelSession(
+            workdir=self.run_dir / "workdir",
+            data_dir=data_dir,
+            limits=self.limits,
+            default_timeout=self.worker_options["cell_timeout"],
+        )
+        self._session = TrackedSession(kernel)
+        self._trajectory = open(self.trajectory_path, "a", encoding="utf-8")  # noqa: SIM115
+        self._session.start()
+        self._supervisor = make_supervisor(
+            self.manager, session=self._session, run_dir=self.run_dir, model=self.manager_model
+        )
+        self._worker = Worker(
+            self.model,
+            self._session,
+            self._supervisor,
+            data_files=describe_data(data_dir),
+            **self.worker_options,
+        )
+        self._started = time.monotonic()
+
+    def _record(self, event: TrajectoryEvent) -> None:
+        self.events.append(event)
+        self._trajectory.write(dump_event(event) + "\n")
+        self._trajectory.flush()
+
+    def run_turn(
+        self,
+        question: str,
+        context: str = "",
+        gold: Any = None,
+        tolerance: float | None = None,
+    ) -> Iterator[TrajectoryEvent]:
+        """Run the next turn (numbered from 1); yields each event after recording it."""
+        if self._worker is None:
+            raise StateguardError("RunSession.run_turn called before start()")
+        number = len(self.outcomes) + 1
+        tally = TurnTally()
+        for event in self._worker.run_turn(number, question, context):
+            if isinstance(event, AnswerRecorded):
+                verdict = grade(event.answer, gold, tolerance)
+                event = event.model_copy(update={"gold": gold, "correct": verdict.correct})
+                self.outcomes.append(tally.outcome(question, context, event, verdict))
+            tally.add(event)
+            self._record(event)
+            yield event
+            if isinstance(event, AnswerRecorded):
+                self._write_outputs()
+
+    def summary(self) -> RunSummary:
+        """The run so far."""
+        return RunSummary(
+            task=self.task.name,
+            manager=self.manager,
+            model=self.model.name,
+            run_dir=self.run_dir,
+            turns=tuple(self.outcomes),
+            wall_time=(self._ended or time.monotonic()) - self._started,
+            report=self.report,
+            error=self.error,
+        )
+
+    def _write_outputs(self) -> None:
+        answers = self.run_dir / "answers.json"
+        tmp = answers.with_suffix(".json.tmp")
+        tmp.write_text(self.summary().model_dump_json(indent=2), encoding="utf-8")
+        tmp.replace(answers)
+        write_notebook(self.events, self.run_dir / "analysis.ipynb", title=self.task.name)
+
+    def close(self) -> RunSummary:
+        """Write the outputs and the report, stop the kernel, remove scratch files."""
+        if self._ended is None:
+            self._ended = time.monotonic()
+        try:
+            if self._trajectory is not None:
+                self._trajectory.close()
+                self._trajectory = None
+                self._write_outputs()
+                self.report = write_report_if_available(self.run_dir)
+                self._write_outputs()
+        finally:
+            close = getattr(self._supervisor, "close", None)
+            if callable(close):
+                close()
+            self._supervisor = None
+            if self._session is not None:
+                self._session.stop()
+                self._session = None
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
+            link = self.run_dir / "workdir" / "data"
+            if link.is_symlink() and not link.exists():
+                link.unlink()  # it pointed at the removed staged copy
+        return self.summary()
+
+    def __enter__(self) -> RunSession:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is not None:
+            self.error = f"{type(exc).__name__}: {exc}"
+        self.close()
+
+
+def run_task(
+    task: Task,
+    model: ChatModel,
+    supervisor_kind: str,
+    run_dir: Path,
+    *,
+    on_event: Callable[[TrajectoryEvent], None] | None = None,
+    **options: Any,
+) -> RunSummary:
+    """Run every turn of ``task`` and write ``run_dir``; ``options`` go to `RunSession`."""
+    with RunSession(task, model, run_dir, manager=supervisor_kind, **options) as run:
+        for turn in task.turns:
+            for event in run.run_turn(turn.question, turn.context, turn.answer, turn.tolerance):
+                if on_event is not None:
+                    on_event(event)
+    return run.summary()

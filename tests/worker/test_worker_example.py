@@ -1,0 +1,87 @@
+"""The shipped unit-economics example: data, gold answers, and a scripted end-to-end run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from types import ModuleType
+
+import nbformat
+import pytest
+
+from stateguard.llm import ChatMessage, ScriptedModel
+from stateguard.worker.run import run_task
+from stateguard.worker.tasks import load_task
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "unit_economics"
+
+
+def _module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"unit_economics_{name}", EXAMPLE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_data_is_regenerated_byte_for_byte(tmp_path: Path) -> None:
+    out = _module("make_data").write(tmp_path / "orders.csv")
+    shipped = EXAMPLE / "data" / "orders.csv"
+    assert out.read_bytes() == shipped.read_bytes()
+    assert shipped.stat().st_size < 1_000_000
+
+
+def test_gold_answers_match_the_reference_computation() -> None:
+    assert _module("reference").check() == []
+
+
+def test_revision_changes_the_later_answers() -> None:
+    """The turns after the revision would be wrong with the old rate (the point of the task)."""
+    task = load_task(EXAMPLE)
+    assert "42%" in task.turns[1].context and "47%" in task.turns[4].context
+    assert task.turns[1].answer != task.turns[4].answer
+    reference = _module("reference")
+    stale = list(reference.TURN_CODE)
+    stale[4] = "COGS_RATE = 0.47\nNone\n"  # the rate changes, the cost columns are not rebuilt
+    reference.TURN_CODE = tuple(stale)
+    answers = reference.compute_answers()
+    assert answers[5] != task.turns[5].answer
+    assert answers[8] != task.turns[8].answer
+    assert answers[9] != task.turns[9].answer
+
+
+def reference_player(turn_code: tuple[str, ...]):
+    """A scripted model: run the turn's reference cell, then answer with its result.
+
+    It answers only right after seeing a result; after anything else (a new
+    question, a rejected answer) it runs the turn's cell (again).
+    """
+
+    def reply(messages: list[ChatMessage]) -> str:
+        users = "\n".join(m.content for m in messages if m.role == "user")
+        turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))
+        last = messages[-1].content
+        if last.startswith("Result:\n"):
+            result = last.removeprefix("Result:\n").split("\n\n", 1)[0]
+            return f"<answer>{result}</answer>"
+        return f"I compute it.\n```python\n{turn_code[turn - 1]}```"
+
+    return reply
+
+
+@pytest.mark.kernel
+def test_example_end_to_end_with_the_reference_player(tmp_path: Path) -> None:
+    task = load_task(EXAMPLE)
+    model = ScriptedModel(fn=reference_player(_module("reference").TURN_CODE))
+    summary = run_task(task, model, "none", tmp_path / "run", max_steps_per_turn=4)
+    assert [t.correct for t in summary.turns] == [True] * len(task.turns), [
+        (t.turn, t.answer, t.gold) for t in summary.turns if not t.correct
+    ]
+    assert all(t.steps == 2 for t in summary.turns)
+    answers = json.loads((tmp_path / "run" / "answers.json").read_text())
+    assert len(answers["turns"]) == len(task.turns)
+    nb = nbformat.read(tmp_path / "run" / "analysis.ipynb", as_version=4)
+    nbformat.validate(nb)
+    assert sum(c.cell_type == "code" for c in nb.cells) == len(task.turns)

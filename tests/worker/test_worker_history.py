@@ -1,0 +1,98 @@
+"""The conversation stays within its character budget and keeps roles alternating."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from stateguard.llm import ChatMessage
+from stateguard.worker.history import Conversation, merge_roles
+
+
+def _roles_alternate(messages: list[ChatMessage]) -> bool:
+    roles = [m.role for m in messages]
+    return roles[0] == "system" and all(a != b for a, b in pairwise(roles[1:]))
+
+
+def _size(messages: list[ChatMessage]) -> int:
+    return sum(len(m.content) for m in messages)
+
+
+def _play_turn(conv: Conversation, index: int, steps: int, obs_chars: int) -> None:
+    conv.start_turn(index, f"question {index}?", f"Question (turn {index}):\nquestion {index}?")
+    for s in range(steps):
+        ex = conv.add_reply(
+            index * 100 + s,
+            f"step {s}\n```python\nv{index}_{s} = {s}\n```",
+            code=f"v{index}_{s} = {s}",
+        )
+        ex.outcome = "ok"
+        conv.add_user(f"obs {index}.{s} " + "x" * obs_chars)
+    conv.add_reply(index * 100 + steps, f"<answer>a{index}</answer>")
+    conv.finish_turn(f"a{index}")
+
+
+def test_small_history_is_sent_in_full() -> None:
+    conv = Conversation("SYSTEM", budget_chars=100_000)
+    _play_turn(conv, 1, 2, 10)
+    conv.start_turn(2, "q2", "Question (turn 2):\nq2")
+    msgs = conv.messages()
+    assert _roles_alternate(msgs)
+    text = "\n".join(m.content for m in msgs)
+    assert "obs 1.0" in text and "obs 1.1" in text and "<answer>a1</answer>" in text
+    assert msgs[-1].content.endswith("q2")
+
+
+def test_older_turns_collapse_to_summaries_within_budget() -> None:
+    conv = Conversation("S" * 1000, budget_chars=6000)
+    for t in range(1, 9):
+        _play_turn(conv, t, 3, 400)
+    conv.start_turn(9, "q9", "Question (turn 9):\nq9")
+    msgs = conv.messages()
+    assert _size(msgs) <= 6000
+    assert _roles_alternate(msgs)
+    text = "\n".join(m.content for m in msgs)
+    # The newest earlier turn is still present (in full or summarised) with its answer...
+    assert "<answer>a8</answer>" in text
+    # ...older ones as summaries: question, code first lines and answer, not observations.
+    assert "[Earlier question, turn" in text
+    assert "obs 1.0" not in text
+    assert "v5_0 = 0" in text or "omitted" in text
+
+
+def test_the_current_turn_collapses_its_oldest_steps() -> None:
+    conv = Conversation("SYSTEM", budget_chars=3000)
+    conv.start_turn(1, "q1", "Question (turn 1):\nq1")
+    for s in range(20):
+        conv.add_reply(s, f"step {s}\n```python\nx{s} = {s}\n```", code=f"x{s} = {s}")
+        conv.add_user(f"obs {s} " + "y" * 300)
+    msgs = conv.messages()
+    assert _size(msgs) <= 3000
+    assert _roles_alternate(msgs)
+    text = "\n".join(m.content for m in msgs)
+    assert "obs 19" in text  # the latest step is verbatim
+    assert "obs 0 " not in text  # the oldest only as a summary line
+    assert "- step 0: x0 = 0" in text
+    assert msgs[1].content.startswith("Question (turn 1):\nq1")
+
+
+def test_last_step_is_kept_even_if_huge() -> None:
+    conv = Conversation("SYSTEM", budget_chars=500)
+    conv.start_turn(1, "q1", "Question (turn 1):\nq1")
+    conv.add_reply(0, "a", code="a = 1")
+    conv.add_user("z" * 2000)
+    conv.add_reply(1, "b", code="b = 1")
+    conv.add_user("w" * 2000)
+    text = "\n".join(m.content for m in conv.messages())
+    assert "w" * 2000 in text and "z" * 2000 not in text
+
+
+def test_merge_roles_joins_consecutive_messages() -> None:
+    merged = merge_roles(
+        [
+            ChatMessage.user("a"),
+            ChatMessage.user("b"),
+            ChatMessage.assistant(""),
+            ChatMessage.assistant("c"),
+        ]
+    )
+    assert merged == [ChatMessage.user("a\n\nb"), ChatMessage.assistant("c")]

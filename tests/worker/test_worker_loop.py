@@ -1,0 +1,205 @@
+"""The worker loop against a real kernel with scripted models and supervisors."""
+
+from __future__ import annotations
+
+import pytest
+from worker_helpers import FakeSupervisor
+
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import Hint, NullSupervisor
+from stateguard.worker.events import (
+    AnswerRecorded,
+    HintDelivered,
+    ManagerLogged,
+    ModelMessage,
+    StepRecord,
+    TrajectoryEvent,
+    TurnStarted,
+)
+from stateguard.worker.loop import Worker
+
+pytestmark = pytest.mark.kernel
+
+F = "```"
+
+
+def code(src: str, thought: str = "Next step.") -> str:
+    return f"{thought}\n{F}python\n{src}\n{F}"
+
+
+def user_contents(model: ScriptedModel, call: int) -> list[str]:
+    return [m.content for m in model.requests[call].messages if m.role == "user"]
+
+
+def of_type(events: list[TrajectoryEvent], cls: type) -> list:
+    return [e for e in events if isinstance(e, cls)]
+
+
+def test_two_turns_share_the_kernel_and_the_history(tracked: TrackedSession) -> None:
+    model = ScriptedModel(
+        [
+            code("import pandas as pd\ndf = pd.read_csv('data/t.csv')\nint(df.a.sum())"),
+            "The output shows 6. <answer>6</answer>",
+            code("print(df.b.mean())"),  # df from turn 1 is still there
+            "<answer>20.0</answer>",
+        ]
+    )
+    worker = Worker(model, tracked, NullSupervisor(), data_files="- data/t.csv")
+    first = list(worker.run_turn(1, "Sum of a?"))
+    second = list(worker.run_turn(2, "Mean of b?", context="b is in cents."))
+
+    assert isinstance(first[0], TurnStarted) and isinstance(first[-1], AnswerRecorded)
+    assert first[-1].answer == "6" and first[-1].steps == 2
+    assert second[-1].answer == "20.0" and second[-1].steps == 2
+    steps = of_type(first + second, StepRecord)
+    assert [s.step for s in steps] == [0, 1, 2, 3]
+    assert steps[0].execution is not None and steps[0].execution.ok
+    assert steps[0].observation == "Result:\n6"
+    assert steps[0].cell is not None and any(v.startswith("df@") for v in steps[0].cell.created)
+    assert steps[2].observation == "Output:\n20.0"
+    assert steps[1].answer == "6" and steps[1].execution is None
+    system = [m for m in of_type(first + second, ModelMessage) if m.role == "system"]
+    assert len(system) == 1 and "data/t.csv" in system[0].content
+    # The second turn's first request carries turn 1 and the new context + question.
+    second_turn_request = user_contents(model, 2)
+    assert any("Sum of a?" in c for c in second_turn_request)
+    assert "b is in cents." in second_turn_request[-1] and "Mean of b?" in second_turn_request[-1]
+    assert any("<answer>6</answer>" in m.content for m in model.requests[2].messages)
+    assistant = [m for m in of_type(first, ModelMessage) if m.role == "assistant"]
+    assert all(m.prompt_tokens > 0 for m in assistant)
+
+
+def test_malformed_replies_get_corrective_messages_and_run_nothing(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        "",
+        "I would sum column a.",
+        f"{code('x = 1')}\n{code('y = 2')}",
+        f"{F}python\nz = 3",
+        "<answer>6</answer>",  # no code has run in this turn yet
+        code("import pandas as pd\nint(pd.read_csv('data/t.csv').a.sum())"),
+        "<answer>6</answer>",
+    ]
+    model = ScriptedModel(replies)
+    events = list(Worker(model, tracked, NullSupervisor()).run_turn(1, "Sum of a?"))
+    steps = of_type(events, StepRecord)
+    assert [s.problem for s in steps] == [
+        "empty",
+        "no_action",
+        "multiple_code_blocks",
+        "unterminated_code",
+        "answer_without_code",
+        None,
+        None,
+    ]
+    assert all(s.execution is None for s in steps[:5])
+    probe = tracked.kernel.execute("print(sorted(k for k in ('x','y','z') if k in globals()))")
+    assert probe.stdout.strip() == "[]"
+    # Each corrective message is the last user content of the following request.
+    for i in range(5):
+        assert user_contents(model, i + 1)[-1].endswith(steps[i].observation)
+    assert "Verify it by computation first" in steps[4].observation
+    assert events[-1].answer == "6" and events[-1].steps == 7
+
+
+def test_supervisor_hints_are_injected_verbatim(tracked: TrackedSession) -> None:
+    begin = Hint(kind="state", text="S1 holds df@v1 loaded from data/t.csv.", state_ids=("S1",))
+    after = Hint(kind="state", text="df@v1 is current; nothing is stale.")
+    supervisor = FakeSupervisor(begin={1: [begin]}, after={0: [after]})
+    model = ScriptedModel(
+        [code("import pandas as pd\ndf = pd.read_csv('data/t.csv')\nlen(df)"), "<answer>3</answer>"]
+    )
+    events = list(Worker(model, tracked, supervisor).run_turn(1, "How many rows?"))
+    hints = of_type(events, HintDelivered)
+    assert [(h.hint, h.step) for h in hints] == [(begin, None), (after, 0)]
+    assert any(begin.text in c for c in user_contents(model, 0))
+    assert after.text in user_contents(model, 1)[-1]
+    assert "Result:\n3" in user_contents(model, 1)[-1]
+    assert [e.event.type for e in of_type(events, ManagerLogged)] == ["activate"]
+    views = [v for name, v in supervisor.calls if name == "after_step"]
+    assert len(views) == 1 and views[0].code is not None and views[0].cell is not None
+    assert supervisor.calls[-1] == ("end_turn", (1, "3"))
+
+
+def test_rejected_answer_injects_repairs_and_the_loop_continues(tracked: TrackedSession) -> None:
+    repair = Hint(kind="repair", text="cost@v1 is stale: rate was revised in cell 3.")
+    supervisor = FakeSupervisor(reject=1, repair=repair, llm_calls_per_review=2)
+    model = ScriptedModel(
+        [
+            code("rate = 0.47\ncost = 100 * rate\ncost"),
+            "<answer>42</answer>",
+            code("cost = 100 * rate\ncost"),
+            "<answer>47</answer>",
+        ]
+    )
+    events = list(Worker(model, tracked, supervisor).run_turn(1, "Cost?"))
+    final = events[-1]
+    assert isinstance(final, AnswerRecorded)
+    assert final.answer == "47" and final.steps == 4
+    assert final.manager_llm_calls == 4
+    assert [h.hint for h in of_type(events, HintDelivered)] == [repair]
+    request_after_rejection = user_contents(model, 2)[-1]
+    assert repair.text in request_after_rejection
+    assert "not accepted" in request_after_rejection
+    reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
+    assert reviews == ["42", "47"]
+    assert [e.event.type for e in of_type(events, ManagerLogged)] == ["activate", "repair"]
+
+
+def test_step_budget_exhaustion_records_no_answer(tracked: TrackedSession) -> None:
+    model = ScriptedModel(fn=lambda messages: code("x = 1"))
+    supervisor = FakeSupervisor()
+    events = list(
+        Worker(model, tracked, supervisor, max_steps_per_turn=3).run_turn(1, "Never answered?")
+    )
+    final = events[-1]
+    assert isinstance(final, AnswerRecorded)
+    assert final.answer is None and final.steps == 3
+    assert len(model.requests) == 3
+    assert "last step" in user_contents(model, 2)[-1]
+    assert supervisor.calls[-1] == ("end_turn", (1, None))
+
+
+def test_code_and_answer_together_defers_the_answer(tracked: TrackedSession) -> None:
+    supervisor = FakeSupervisor()
+    model = ScriptedModel([f"{code('print(2 + 2)')}\n<answer>5</answer>", "<answer>4</answer>"])
+    events = list(Worker(model, tracked, supervisor).run_turn(1, "2 + 2?"))
+    assert events[-1].answer == "4"
+    reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
+    assert reviews == ["4"]
+    assert "set aside" in user_contents(model, 1)[-1]
+
+
+def test_long_output_is_truncated_and_errors_are_observed(tracked: TrackedSession) -> None:
+    model = ScriptedModel(
+        [
+            code("for i in range(3000):\n    print('row', i)"),
+            code("undefined_name + 1"),
+            "<answer>done</answer>",
+        ]
+    )
+    worker = Worker(model, tracked, NullSupervisor(), observation_chars=500)
+    steps = of_type(list(worker.run_turn(1, "Print rows")), StepRecord)
+    assert "row 0" in steps[0].observation and "row 2999" in steps[0].observation
+    assert "characters omitted" in steps[0].observation
+    assert len(steps[0].observation) < 600
+    assert steps[1].execution is not None and steps[1].execution.status == "error"
+    assert "NameError" in steps[1].observation
+
+
+def test_kernel_death_restarts_and_tells_the_model(tracked: TrackedSession) -> None:
+    model = ScriptedModel(
+        [
+            code("keep = 1\nimport os\nos._exit(1)"),
+            code("'keep' in globals()"),
+            "<answer>restarted</answer>",
+        ]
+    )
+    events = list(Worker(model, tracked, NullSupervisor()).run_turn(1, "Crash?"))
+    steps = of_type(events, StepRecord)
+    assert steps[0].execution is not None and steps[0].execution.status == "dead"
+    assert "restarted" in user_contents(model, 1)[-1]
+    assert steps[1].execution is not None and steps[1].execution.result == "False"
+    assert events[-1].answer == "restarted"

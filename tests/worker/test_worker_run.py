@@ -1,0 +1,150 @@
+"""`run_task` writes a complete run directory: trajectory, answers, notebook."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from worker_helpers import write_mini_task
+
+from stateguard.errors import StateguardError
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
+from stateguard.worker import run as run_module
+from stateguard.worker.events import AnswerRecorded, dump_event, read_trajectory
+from stateguard.worker.run import (
+    RunSession,
+    check_manager,
+    make_supervisor,
+    run_task,
+    write_report_if_available,
+)
+from stateguard.worker.tasks import load_task
+
+F = "```"
+
+REPLIES = [
+    # turn 1: a plot, an error, then the sum
+    f"Load and plot.\n{F}python\nimport pandas as pd\nimport matplotlib.pyplot as plt\n"
+    f"df = pd.read_csv('data/t.csv')\nplt.plot(df.a, df.b)\nplt.show()\n"
+    f"print('loaded', len(df))\n{F}",
+    f"{F}python\ndf.nope\n{F}",
+    f"{F}python\nint(df.a.sum())\n{F}",
+    "<answer>6</answer>",
+    # turn 2: malformed, then the (wrong) mean
+    "hmm",
+    f"{F}python\ndf.b.mean() + 1\n{F}",
+    "<answer>21.0</answer>",
+]
+
+
+@pytest.mark.kernel
+def test_run_directory(tmp_path: Path) -> None:
+    task = load_task(write_mini_task(tmp_path / "task"))
+    run_dir = tmp_path / "run"
+    seen = []
+    summary = run_task(task, ScriptedModel(REPLIES), "none", run_dir, on_event=seen.append)
+
+    # answers.json
+    answers = json.loads((run_dir / "answers.json").read_text())
+    assert answers["task"] == "mini" and answers["manager"] == "none"
+    t1, t2 = answers["turns"]
+    assert (t1["turn"], t1["answer"], t1["gold"], t1["correct"]) == (1, "6", 6, True)
+    assert (t2["turn"], t2["answer"], t2["gold"], t2["correct"]) == (2, "21.0", 20, False)
+    assert (t1["steps"], t1["cells"], t1["invalid_steps"]) == (4, 3, 0)
+    assert (t2["steps"], t2["cells"], t2["invalid_steps"]) == (3, 1, 1)
+    for key in ("hints", "repairs", "rejected_answers", "manager_llm_calls"):
+        assert t1[key] == 0
+    assert t1["wall_time"] > 0 and t1["prompt_tokens"] > 0 and t1["completion_tokens"] > 0
+    assert summary.correct == 1 and summary.graded == 2
+    assert summary.model_dump(mode="json") == answers
+
+    # trajectory.jsonl round-trips, event for event
+    events = list(read_trajectory(run_dir / "trajectory.jsonl"))
+    assert [dump_event(e) for e in events] == [dump_event(e) for e in seen]
+    recorded = [e for e in events if isinstance(e, AnswerRecorded)]
+    assert [(e.gold, e.correct) for e in recorded] == [(6, True), (20, False)]
+
+    # analysis.ipynb: valid, with every executed cell and its outputs
+    nb = nbformat.read(run_dir / "analysis.ipynb", as_version=4)
+    nbformat.validate(nb)
+    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.source.splitlines()[-1] for c in code_cells] == [
+        "print('loaded', len(df))",
+        "df.nope",
+        "int(df.a.sum())",
+        "df.b.mean() + 1",
+    ]
+    first = {o.output_type: o for o in code_cells[0].outputs}
+    assert first["stream"].text == "loaded 3\n"
+    assert "image/png" in first["display_data"].data
+    assert code_cells[1].outputs[-1].output_type == "error"
+    assert code_cells[1].outputs[-1].ename == "AttributeError"
+    result = code_cells[2].outputs[0]
+    assert result.output_type == "execute_result" and result.data["text/plain"] == "6"
+    assert result.execution_count == code_cells[2].execution_count
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "What is the mean of b?" in markdown and "**Answer:** 21.0" in markdown
+
+    # the kernel is gone and the data was exposed read-only under workdir/data
+    assert (run_dir / "workdir").is_dir()
+    with pytest.raises(StateguardError, match="already holds a run"):
+        RunSession(task, ScriptedModel([]), run_dir).start()
+
+
+def test_manager_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(StateguardError, match="unknown manager 'smart'"):
+        check_manager("smart")
+    monkeypatch.setattr(run_module, "_supervisor_builder", lambda: None)
+    check_manager("none")
+    with pytest.raises(StateguardError, match="'hybrid' manager is not available"):
+        check_manager("hybrid")
+    supervisor = make_supervisor("none", session=None, run_dir=Path("."), model=None)  # type: ignore[arg-type]
+    assert isinstance(supervisor, NullSupervisor)
+    calls = []
+
+    def builder(kind, **kwargs):
+        calls.append((kind, kwargs))
+        return NullSupervisor()
+
+    monkeypatch.setattr(run_module, "_supervisor_builder", lambda: builder)
+    make_supervisor("hybrid", session=None, run_dir=Path("r"), model=None)  # type: ignore[arg-type]
+    assert calls == [("hybrid", {"session": None, "run_dir": Path("r"), "model": None})]
+
+
+def test_report_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert write_report_if_available(tmp_path, module="no_such_report_module_xyz") is None
+    (tmp_path / "fake_report_mod.py").write_text(
+        "from pathlib import Path\n"
+        "def write_report(run_dir):\n"
+        "    p = Path(run_dir) / 'report.html'\n"
+        "    p.write_text('<html></html>')\n"
+        "    return p\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    assert write_report_if_available(run_dir, module="fake_report_mod") == run_dir / "report.html"
+
+
+def test_describe_data_lists_files_with_csv_headers(tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("x,y\n1,2\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "notes.txt").write_text("hello")
+    text = run_module.describe_data(tmp_path)
+    assert "- data/a.csv (0.0 KB), header: x,y" in text
+    assert "- data/sub/notes.txt" in text
+    assert run_module.describe_data(None) == ""
+
+
+def test_data_staging(tmp_path: Path) -> None:
+    single_dir = load_task(write_mini_task(tmp_path / "a", "yaml"))
+    assert run_module._stage_data(single_dir, tmp_path / "s1") == single_dir.data[0]
+    files = load_task(write_mini_task(tmp_path / "b", "json"))  # data: [data/t.csv]
+    staged = run_module._stage_data(files, tmp_path / "s2")
+    assert staged is not None and staged != files.data[0].parent
+    assert sorted(p.name for p in staged.iterdir()) == ["t.csv"]
+    assert (staged / "t.csv").read_text() == files.data[0].read_text()
+    assert not (staged / "task.json").exists()
