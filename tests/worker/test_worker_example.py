@@ -85,3 +85,67 @@ def test_example_end_to_end_with_the_reference_player(tmp_path: Path) -> None:
     nb = nbformat.read(tmp_path / "run" / "analysis.ipynb", as_version=4)
     nbformat.validate(nb)
     assert sum(c.cell_type == "code" for c in nb.cells) == len(task.turns)
+
+
+def stale_reusing_player(turn_code: tuple[str, ...]):
+    """Like the reference player, but at the revision (turn 5) it first reuses the old
+    cost columns; after a repair note it recomputes with the turn's reference cell.
+    Manager requests (state naming, ambiguity judging) get valid JSON replies."""
+    sloppy = 'COGS_RATE = 0.47\nround(float(orders["contribution"].sum()), 2)\n'
+
+    def reply(messages: list[ChatMessage]) -> str:
+        first = messages[0].content
+        if first.startswith("Name one step of a data analysis"):
+            return '{"issue": "contribution-margin step", "conclusions": []}'
+        if "deterministic check could not confirm" in first:
+            return '{"verdict": "supported", "reason": "printed"}'
+        users = "\n".join(m.content for m in messages if m.role == "user")
+        turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))
+        last = messages[-1].content
+        if last.startswith("Result:\n"):
+            result = last.removeprefix("Result:\n").split("\n\n", 1)[0]
+            return f"<answer>{result}</answer>"
+        if turn == 5 and "Manager note on your answer" not in users.split("Question (turn 5)")[-1]:
+            return f"Reuse the margin columns.\n```python\n{sloppy}```"
+        return f"I compute it.\n```python\n{turn_code[turn - 1]}```"
+
+    return reply
+
+
+@pytest.mark.kernel
+def test_example_with_hybrid_manager_catches_the_stale_revision(tmp_path: Path) -> None:
+    from stateguard.report import write_report
+    from stateguard.state import StateStore
+
+    task = load_task(EXAMPLE)
+    model = ScriptedModel(fn=stale_reusing_player(_module("reference").TURN_CODE))
+    run_dir = tmp_path / "run"
+    summary = run_task(task, model, "hybrid", run_dir, max_steps_per_turn=8)
+
+    assert [t.correct for t in summary.turns] == [True] * len(task.turns), [
+        (t.turn, t.answer, t.gold) for t in summary.turns if not t.correct
+    ]
+    # exactly one repair, at the revision, naming the stale columns and the new rate
+    assert [t.repairs for t in summary.turns] == [0, 0, 0, 0, 1, 0, 0, 0, 0, 0]
+    events = [json.loads(line) for line in (run_dir / "trajectory.jsonl").open()]
+    repair_hints = [
+        e["hint"] for e in events if e["type"] == "hint" and e["hint"]["kind"] == "repair"
+    ]
+    assert len(repair_hints) == 1
+    assert "COGS_RATE@v2" in repair_hints[0]["text"] and "orders@v" in repair_hints[0]["text"]
+    assert "99209" not in repair_hints[0]["text"]  # never the answer
+    # one committed state per turn; the recompute invalidates the margin states before it
+    with StateStore(run_dir / "states.sqlite") as store:
+        committed = store.committed()
+        assert len(committed) == len(task.turns)
+        revision = next(s for s in committed if s.turn == 5)
+        assert any(r.type == "invalidate" for r in revision.relations)
+        assert store.stale_states()
+    # state hints after the revision mark invalidated states
+    state_hints = [e for e in events if e["type"] == "hint" and e["hint"]["kind"] == "state"]
+    assert any("INVALIDATED" in e["hint"]["text"] for e in state_hints if e["turn"] == 6)
+    # hybrid: the LLM only named states (one call per committed state), no judging needed
+    assert sum(t.manager_llm_calls for t in summary.turns) >= len(task.turns)
+    nbformat.validate(nbformat.read(run_dir / "analysis.ipynb", as_version=4))
+    html = write_report(run_dir).read_text(encoding="utf-8")
+    assert html.count('class="state-node') == len(task.turns)
