@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from textwrap import indent
 from typing import Any
@@ -204,6 +205,25 @@ def _run_options(max_steps: int, cell_timeout: float, context_chars: int) -> dic
     }
 
 
+def _prepare(
+    err: Console,
+    manager: str,
+    load: Callable[[], Task],
+    overrides: dict[str, Any],
+    config: Path | None,
+) -> tuple[Task, ChatModel]:
+    """Validate the manager, load the task and build the model; exit 2 with a message."""
+    if manager not in manager_kinds():
+        err.print(f"[red]error:[/red] --manager must be one of {', '.join(manager_kinds())}")
+        raise typer.Exit(2)
+    try:
+        task = load()
+    except TaskFormatError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    return task, _build_model(err, overrides, config)
+
+
 def run_command(
     task_path: Path = typer.Argument(..., metavar="TASK", help="Task file or directory."),
     manager: str = typer.Option("hybrid", "--manager", help=_MANAGER_HELP),
@@ -222,14 +242,6 @@ def run_command(
     """Run every turn of a task with the agent and a manager; write the run directory."""
     err = Console(stderr=True)
     console = Console(highlight=False)
-    if manager not in manager_kinds():
-        err.print(f"[red]error:[/red] --manager must be one of {', '.join(manager_kinds())}")
-        raise typer.Exit(2)
-    try:
-        task = load_task(task_path)
-    except TaskFormatError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(2) from exc
     overrides = {
         "base_url": base_url,
         "model": model,
@@ -237,7 +249,7 @@ def run_command(
         "model_path": model_path,
         "backend": backend,
     }
-    chat_model = _build_model(err, overrides, config)
+    task, chat_model = _prepare(err, manager, lambda: load_task(task_path), overrides, config)
     out_dir = out or _default_out(task.name)
     options = _run_options(max_steps, cell_timeout, context_chars)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)
@@ -276,14 +288,6 @@ def chat_command(
     """Ask questions about DATA_DIR turn by turn (empty line or :q to quit)."""
     err = Console(stderr=True)
     console = Console(highlight=False)
-    if manager not in manager_kinds():
-        err.print(f"[red]error:[/red] --manager must be one of {', '.join(manager_kinds())}")
-        raise typer.Exit(2)
-    try:
-        task = task_from_data_dir(data_dir)
-    except TaskFormatError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")
-        raise typer.Exit(2) from exc
     overrides = {
         "base_url": base_url,
         "model": model,
@@ -291,7 +295,9 @@ def chat_command(
         "model_path": model_path,
         "backend": backend,
     }
-    chat_model = _build_model(err, overrides, config)
+    task, chat_model = _prepare(
+        err, manager, lambda: task_from_data_dir(data_dir), overrides, config
+    )
     out_dir = out or _default_out(f"chat-{task.name}")
     options = _run_options(max_steps, cell_timeout, context_chars)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)
