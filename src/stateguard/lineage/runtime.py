@@ -16,6 +16,7 @@ Nothing here ever changes the user's namespace.
 from __future__ import annotations
 
 import dis
+import itertools
 import re
 import sys
 import types
@@ -359,6 +360,7 @@ class LineageAgent:
 
 
 _MISSING = object()
+_SCALAR_TYPES = frozenset({int, float, complex, str, bytes, bool, type(None)})
 
 
 def _equal_scalars(a: Any, b: Any) -> bool:
@@ -406,6 +408,8 @@ def _member_ids(obj: Any, depth: int = 2) -> set[int]:
     if isinstance(obj, dict):
         items = obj.values()
     elif isinstance(obj, (list, tuple, set, frozenset)):
+        if _SCALAR_TYPES.issuperset(map(type, itertools.islice(obj, CONTAINER_CAP))):
+            return out  # only scalars inside: nothing another name could alias
         items = obj
     else:
         d = getattr(obj, "__dict__", None)
