@@ -306,7 +306,8 @@ class StateHarness:
             turn=self.turn if self.turn >= 0 else None,
         )
         self.store.save_draft(state)
-        self._draft = _Draft(state=state, step_start=len(self.steps))
+        # the draft covers the pending steps: since the turn started or the last commit
+        self._draft = _Draft(state=state, step_start=self._segment_start_step)
         return f"opened {state.id}"
 
     def _update(self, action: A.UpdateState) -> str:
