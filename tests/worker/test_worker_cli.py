@@ -150,3 +150,42 @@ def test_chat_turn_by_turn(tmp_path: Path) -> None:
     assert [(t["question"], t["answer"]) for t in answers["turns"]] == [
         ("How many rows?", "3 rows")
     ]
+
+
+@pytest.mark.kernel
+def test_readme_command_runs_the_example_against_an_endpoint(tmp_path: Path) -> None:
+    """`stateguard run examples/unit_economics` with only an OpenAI-compatible endpoint set."""
+    import importlib.util
+    import re
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "unit_economics"
+    spec = importlib.util.spec_from_file_location("ue_reference", example / "reference.py")
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+
+    def reply(request: dict) -> str:
+        messages = request["messages"]
+        first = messages[0]["content"]
+        if first.startswith("Name one step of a data analysis"):
+            return '{"issue": "unit economics step", "conclusions": []}'
+        if "deterministic check could not confirm" in first:
+            return '{"verdict": "supported"}'
+        users = "\n".join(m["content"] for m in messages if m["role"] == "user")
+        turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))
+        last = messages[-1]["content"]
+        if last.startswith("Result:\n"):
+            return "<answer>" + last.removeprefix("Result:\n").split("\n\n", 1)[0] + "</answer>"
+        return f"{F}python\n{reference.TURN_CODE[turn - 1]}{F}"
+
+    run_dir = tmp_path / "run"
+    with FakeOpenAIServer(reply) as server:
+        result = CliRunner().invoke(
+            app,
+            ["run", str(example), "--out", str(run_dir), "--max-steps", "4"],
+            env={"STATEGUARD_BASE_URL": server.base_url, "STATEGUARD_MODEL": "fake-model"},
+        )
+    assert result.exit_code == 0, result.output
+    assert "correct: 10/10" in result.output
+    answers = json.loads((run_dir / "answers.json").read_text())
+    assert answers["manager"] == "hybrid"
+    assert (run_dir / "report.html").is_file() and (run_dir / "states.sqlite").is_file()
