@@ -1,9 +1,10 @@
 """Deterministic def/use analysis, runtime mutation detection and versioned staleness.
 
-Layers (each imports only the ones above it): `static` (pure `ast`),
-`fingerprint` + `runtime` (inside the kernel), `report` (what crosses from the
-kernel), `graph` (versions and staleness; values only), `session` (a kernel
-session with tracking), `cases` (scoring staleness case files).
+Layers (each imports only the ones above it): `facts` (what the static pass
+produces), `_scopes` + `_visitor` + `static` (pure `ast`), `fingerprint` +
+`objects` + `runtime` (inside the kernel), `report` (what crosses from the
+kernel), `placement` + `graph` (versions and staleness; values only),
+`session` (a kernel session with tracking), `cases` (scoring staleness case files).
 """
 
 from stateguard.lineage.graph import (

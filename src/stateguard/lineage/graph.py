@@ -28,12 +28,17 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.lineage.placement import (
+    mutation_keys,
+    mutation_reads,
+    place_changes,
+    statement_reads,
+)
 from stateguard.lineage.report import CellReport
-from stateguard.lineage.static import StatementInfo
 
 
 class _Frozen(BaseModel):
@@ -299,7 +304,7 @@ class LineageGraph:
             self._cells.append(rec)
             return rec
         stmts = analysis.statements[: report.executed_statements]
-        placement = _place_changes(report, stmts)
+        placement = place_changes(report, stmts)
         writes_at: dict[int, list[str]] = {}
         for name, idx in placement.items():
             writes_at.setdefault(idx, []).append(name)
@@ -307,10 +312,10 @@ class LineageGraph:
         pending: dict[str, _Provisional] = {}
         reads: list[ReadRecord] = []
         created: list[str] = []
-        mutation_reads = _mutation_reads(report, stmts)
+        extra_reads_of = mutation_reads(report, stmts)
         for st in stmts:
             resolved: dict[str, None] = {}
-            for name in _statement_reads(st, report):
+            for name in statement_reads(st, report):
                 if name in pending:
                     resolved.update(dict.fromkeys(pending[name].parents))
                     continue
@@ -342,7 +347,7 @@ class LineageGraph:
                 pending.pop(name, None)
                 created.append(
                     self._new_version(
-                        name, cell, st.index, report, parents, mutation_reads.get(name, ())
+                        name, cell, st.index, report, parents, extra_reads_of.get(name, ())
                     )
                 )
             # a statement that reads a stale version to re-derive that same variable (the
@@ -404,7 +409,7 @@ class LineageGraph:
             kind="mutate" if mutated else "bind",
             parents=tuple(all_parents),
             summary=(report.mutated if mutated else report.rebound).get(name, ""),
-            keys=_mutation_keys(report, name) if mutated else None,
+            keys=mutation_keys(report, name) if mutated else None,
             shared_with=tuple(sorted(same_object)),
         )
         key = version.key
@@ -418,98 +423,3 @@ class LineageGraph:
         self._by_name.setdefault(name, []).append(key)
         self._live.add(name)
         return key
-
-
-def _statement_reads(st: StatementInfo, report: CellReport) -> tuple[str, ...]:
-    """Names a statement reads, including globals read by functions it uses."""
-    names: dict[str, None] = dict.fromkeys(st.reads)
-    for n in (*st.reads, *st.calls):
-        for g in report.function_globals.get(n, ()):
-            names.setdefault(g)
-    return tuple(names)
-
-
-def _references(st: StatementInfo, name: str, report: CellReport) -> bool:
-    group = (name, *report.aliases.get(name, ()))
-    if any(n in st.mutates or n in st.inplace_calls or n in st.method_receivers for n in group):
-        return True
-    used = _statement_reads(st, report)
-    return any(n in used for n in group)
-
-
-def _place_changes(report: CellReport, stmts: Sequence[StatementInfo]) -> dict[str, int]:
-    """Statement index at which each changed name gets its new version."""
-    if not stmts:
-        return {}
-    last = stmts[-1].index
-    placement: dict[str, int] = {}
-    last_writer: dict[str, int] = {}
-    for st in stmts:
-        for n in st.writes:
-            last_writer[n] = st.index
-        for n in (*st.mutates, *st.inplace_calls):
-            if n in last_writer:  # built, then filled in place later in the cell
-                last_writer[n] = st.index
-    for name in report.rebound:
-        if name in last_writer:
-            placement[name] = last_writer[name]
-            continue
-        callers = [
-            st.index
-            for st in stmts
-            if st.star_import or any(name in report.function_globals.get(c, ()) for c in st.calls)
-        ]
-        placement[name] = callers[-1] if callers else last
-    for name in report.mutated:
-        if name in placement:
-            continue
-        strong = [
-            st.index
-            for st in stmts
-            if any(
-                n in st.mutates or n in st.inplace_calls
-                for n in (name, *report.aliases.get(name, ()))
-            )
-        ]
-        if strong:
-            placement[name] = strong[0]
-            continue
-        refs = [st.index for st in stmts if _references(st, name, report)]
-        if refs:
-            placement[name] = refs[0]
-            continue
-        callers = [st.index for st in stmts if st.calls]
-        placement[name] = callers[0] if callers else last
-    return placement
-
-
-def _mutation_reads(
-    report: CellReport, stmts: Sequence[StatementInfo]
-) -> dict[str, tuple[str, ...]]:
-    """For mutated names: reads of every statement that syntactically changes them."""
-    out: dict[str, tuple[str, ...]] = {}
-    for name in report.mutated:
-        group = (name, *report.aliases.get(name, ()))
-        names: dict[str, None] = {}
-        for st in stmts:
-            if any(n in st.mutates or n in st.inplace_calls for n in group):
-                names.update(dict.fromkeys(_statement_reads(st, report)))
-        names.pop(name, None)
-        out[name] = tuple(names)
-    return out
-
-
-def _mutation_keys(report: CellReport, name: str) -> tuple[str, ...] | None:
-    """Constant keys the cell stored into `name` in place, or None if unknown."""
-    keys: dict[str, None] = {}
-    group = (name, *report.aliases.get(name, ()))
-    stmts = report.analysis.statements[: report.executed_statements]
-    for st in stmts:
-        if any(n in st.inplace_calls for n in group):
-            return None
-        for root, key in st.store_keys:
-            if root in group:
-                if key is None:
-                    return None
-                keys.setdefault(key)
-    return tuple(keys) or None

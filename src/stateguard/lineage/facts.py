@@ -1,0 +1,125 @@
+"""Def/use facts of a cell: what the static pass produces (pure data)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+INPLACE_METHODS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "update",
+        "sort",
+        "reverse",
+        "setdefault",
+        "popitem",
+        "add",
+        "discard",
+        "difference_update",
+        "intersection_update",
+        "symmetric_difference_update",
+        "__setitem__",
+        "__delitem__",
+        "fill",
+        "resize",
+        "put",
+        "itemset",
+        "setflags",
+    }
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class FunctionInfo(_Frozen):
+    """What calling a function (or instantiating a class) defined in a cell touches."""
+
+    name: str
+    global_reads: tuple[str, ...] = ()
+    """Module-level names the body (and nested bodies) read when it runs."""
+    global_writes: tuple[str, ...] = ()
+    """Module-level names the body rebinds through ``global`` declarations."""
+
+
+class StatementInfo(_Frozen):
+    """Def/use facts of one top-level statement of a cell."""
+
+    index: int
+    lineno: int
+    end_lineno: int
+    reads: tuple[str, ...] = ()
+    """Global names read from outside the statement, in first-use order."""
+    writes: tuple[str, ...] = ()
+    """Global names (re)bound by the statement, in order."""
+    deletes: tuple[str, ...] = ()
+    mutates: tuple[str, ...] = ()
+    """Roots of subscript/attribute stores, ``del x[..]`` and augmented stores."""
+    method_receivers: tuple[str, ...] = ()
+    """Roots ``x`` of calls ``x.m(...)`` (possible in-place mutation)."""
+    inplace_calls: tuple[str, ...] = ()
+    """Roots of calls that are in-place by convention (``inplace=True``, ``list.append``…)."""
+    store_keys: tuple[tuple[str, str | None], ...] = ()
+    """(root, key) for each in-place store: ``df['cost'] = ..`` gives ("df", "['cost']");
+    the key is None when not a constant (``df.loc[mask, 'x']``, ``x[i]``)."""
+    calls: tuple[str, ...] = ()
+    """Global names called directly, ``f(...)``."""
+    method_calls: tuple[tuple[str, str], ...] = ()
+    """(receiver, method) for calls ``x.m(...)`` on a global name."""
+    functions: tuple[FunctionInfo, ...] = ()
+    """Functions, lambdas bound to a name, and classes defined by this statement."""
+    star_import: bool = False
+
+
+class CellAnalysis(_Frozen):
+    """Static def/use facts of a whole cell."""
+
+    statements: tuple[StatementInfo, ...] = ()
+    syntax_error: str | None = None
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """Names the cell reads from the namespace it started with, in order."""
+        bound: set[str] = set()
+        out: dict[str, None] = {}
+        for st in self.statements:
+            for n in st.reads:
+                if n not in bound:
+                    out.setdefault(n)
+            bound.update(st.writes)
+        return tuple(out)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        """Names the cell binds, in order."""
+        return _ordered(n for st in self.statements for n in st.writes)
+
+    @property
+    def mutates(self) -> tuple[str, ...]:
+        """Names the cell syntactically mutates in place."""
+        return _ordered(n for st in self.statements for n in st.mutates)
+
+    @property
+    def calls(self) -> tuple[str, ...]:
+        """Global names the cell calls."""
+        return _ordered(n for st in self.statements for n in st.calls)
+
+    def function(self, name: str) -> FunctionInfo | None:
+        """The last definition of `name` in this cell, if any."""
+        found = None
+        for st in self.statements:
+            for f in st.functions:
+                if f.name == name:
+                    found = f
+        return found
+
+
+def _ordered(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
