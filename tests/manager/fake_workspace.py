@@ -34,6 +34,6 @@ class FakeWorkspace:
         self.checkpoints.append(checkpoint_id)
         return list(names)
 
-    def restore(self, checkpoint_id: str) -> list[str]:
+    def restore(self, checkpoint_id: str, names: list[str]) -> list[str]:
         self.restored.append(checkpoint_id)
-        return ["x"]
+        return list(names)

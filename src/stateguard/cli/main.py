@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from stateguard.cli.bench import bench_app
 from stateguard.cli.lineage import lineage_app
 from stateguard.cli.report import report
 from stateguard.cli.run import chat_command, run_command
@@ -15,6 +16,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(lineage_app, name="lineage")
+app.add_typer(bench_app, name="bench")
 app.command("run")(run_command)
 app.command("chat")(chat_command)
 app.command("report")(report)

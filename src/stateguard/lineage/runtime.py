@@ -83,7 +83,9 @@ class LineageAgent:
         return {
             k: v
             for k, v in self.shell.user_ns.items()
-            if k not in hidden and not _IPY_NAME.match(k)
+            if k not in hidden
+            and not _IPY_NAME.match(k)
+            and not (k.startswith("__") and k.endswith("__"))  # __warningregistry__ etc.
         }
 
     def pre_run_cell(self, info: Any) -> None:

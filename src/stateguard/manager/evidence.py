@@ -53,8 +53,9 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
             names_after |= {k.split("@")[0] for k in cell.created}
     for i, step in enumerate(steps):
         cell = step.cell
-        if cell is None or step.execution is None or not step.execution.ok:
+        if cell is None:
             continue
+        # a failed step still read what its statements before the error read
         for read in cell.stale_reads:
             if read.stale is None or read.refresh or read.version in seen:
                 continue

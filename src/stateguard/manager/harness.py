@@ -96,6 +96,8 @@ class _Draft(BaseModel):
     relations_final: bool = False
     repairs: int = 0
     step_start: int
+    external_reads: tuple[str, ...] = ()
+    """Versions the span read from before it (bound at UPDATE_STATE)."""
 
 
 class StateHarness:
@@ -120,6 +122,7 @@ class StateHarness:
         self.question = ""
         self.steps: list[StepView] = []
         self._turn_start_step = 0
+        self._review_start_step = 0
         self._segment_start_step = 0
         self._draft: _Draft | None = None
         self._events: list[ManagerEvent] = []
@@ -144,6 +147,7 @@ class StateHarness:
         """Activation at turn start (turn lifecycle: OPEN_STATE with proposed relations)."""
         self.turn, self.question = turn, question
         self._turn_start_step = self._segment_start_step = len(self.steps)
+        self._review_start_step = len(self.steps)
         self._pending_hints = []
         if self.config.lifecycle == "turn":
             self._activation("turn_start")
@@ -235,7 +239,8 @@ class StateHarness:
             workspace=self.workspace,
             store=self.store,
             steps=tuple(self.steps),
-            turn_steps=tuple(self.steps[self._turn_start_step :]),
+            # after a repair, the worker's new attempt is what is reviewed
+            turn_steps=tuple(self.steps[self._review_start_step :]),
             pending_steps=tuple(self.steps[self._segment_start_step :]),
             question=self.question,
             answer=self._answer,
@@ -335,6 +340,7 @@ class StateHarness:
             keys, names = [*external, *created], []
         used = bind_variables(self.workspace.graph, keys, names)
         interval = (span[0].step, span[-1].step) if span else (None, None)
+        d.external_reads = tuple(external)
         d.state = d.state.with_changes(
             issue=action.issue or d.state.issue,
             used_variables=used,
@@ -404,7 +410,10 @@ class StateHarness:
         assert self._draft is not None
         out: list[Evidence] = []
         graph = self.workspace.graph
+        inputs = set(self._draft.external_reads)
         for ref in self._draft.state.used_variables:
+            if ref.key not in inputs:
+                continue  # versions the span created itself (e.g. a backup copy) are its output
             try:
                 why = graph.why_stale(ref.key)
             except KeyError:
@@ -449,8 +458,16 @@ class StateHarness:
             removed = self.workspace.delete_variables(suspects)
         state_id = d.state.id
         if mode == "rollback":
+            touched = sorted(
+                {
+                    k.split("@")[0]
+                    for s in self.steps[d.step_start :]
+                    if s.cell is not None
+                    for k in s.cell.created
+                }
+            )
             if self._last_checkpoint is not None:
-                restored = self.workspace.restore(self._last_checkpoint)
+                restored = self.workspace.restore(self._last_checkpoint, touched)
             self._abandon(f"repair budget spent after {d.repairs} attempts")
         hint = repair_hint(
             evidence,
@@ -462,6 +479,11 @@ class StateHarness:
             checkpoint=self._last_checkpoint,
         )
         self._pending_hints.append(hint)
+        # the worker's next attempt is reviewed on its own steps, and forms the state
+        self._review_start_step = len(self.steps)
+        if self._draft is not None:
+            self._draft.step_start = len(self.steps)
+            self._draft.updated = False
         if event == "review":
             self._answer_rejected = True
         self._log(

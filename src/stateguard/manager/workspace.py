@@ -35,8 +35,8 @@ class Workspace(Protocol):
         """Save the current values of `names`; returns the names saved."""
         ...
 
-    def restore(self, checkpoint_id: str) -> list[str]:
-        """Restore a checkpoint's values; returns the names restored."""
+    def restore(self, checkpoint_id: str, names: list[str]) -> list[str]:
+        """Restore the checkpointed values of `names` (others stay); returns those restored."""
         ...
 
 
@@ -66,7 +66,8 @@ _RESTORE = """
 import pickle as _sg_pickle
 with open({path!r}, "rb") as _sg_fh:
     for _sg_n, _sg_b in _sg_pickle.load(_sg_fh).items():
-        globals()[_sg_n] = _sg_pickle.loads(_sg_b)
+        if _sg_n in {names!r}:
+            globals()[_sg_n] = _sg_pickle.loads(_sg_b)
 del _sg_pickle, _sg_fh, _sg_n, _sg_b
 """
 
@@ -107,12 +108,12 @@ class KernelWorkspace:
         )
         return json.loads(res.stdout.strip() or "[]") if res.ok else []
 
-    def restore(self, checkpoint_id: str) -> list[str]:
+    def restore(self, checkpoint_id: str, names: list[str]) -> list[str]:
         """Restore through a *tracked* cell so lineage records the new bindings."""
         path = self.checkpoint_dir / f"{checkpoint_id}.pkl"
-        if not path.exists():
+        if not path.exists() or not names:
             return []
-        res = self.session.execute(_RESTORE.format(path=str(path)))
+        res = self.session.execute(_RESTORE.format(path=str(path), names=sorted(names)))
         if res.cell is None or not res.execution.ok:
             return []
         return sorted({k.split("@")[0] for k in res.cell.created})

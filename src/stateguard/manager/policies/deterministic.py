@@ -111,6 +111,9 @@ class DeterministicPolicy:
                 return A.ResumeWorker()
             issue, conclusions = self.name_state(obs, ctx)
             return A.UpdateState(issue=issue, conclusions=conclusions)
+        if (obs.last_action_result or "").startswith("error: COMMIT_STATE"):
+            # the harness refused the commit (its own verification): do not retry blindly
+            return A.AbandonState(reason=obs.last_action_result or "")
         if not obs.relations_final:
             external, _ = span_versions(steps)
             rels = infer_relations(obs.draft.used_variables, external, ctx.store.committed())

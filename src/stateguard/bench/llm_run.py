@@ -1,0 +1,187 @@
+"""``--worker llm``: the real agent (`stateguard.worker.loop.Worker`) on benchmark tasks.
+
+Per task: one tracked kernel with the task's inputs, the chosen supervisor, one
+`Worker`. Per turn: DSEval setup code (context cells) runs first, as DSEval runs it
+without the agent; then ``Worker.run_turn``. Judging: DSEval compares the value of
+the last expression of the turn's last successful code step and the checked
+variables with gold (the clean reference run); LongDS and InfiAgent judge the
+answer text. ``flagged`` = a repair hint was delivered; ``repaired`` = code ran after
+it; ``first_correct`` (text suites) judges the first proposed answer.
+Trajectories are written to ``trajectories/<task>.jsonl``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from stateguard.bench.gold import load_or_run_gold
+from stateguard.bench.observe import (
+    capture,
+    checked_names,
+    judge,
+    judge_reason,
+    namespace_diff,
+    observation,
+    open_session,
+)
+from stateguard.bench.records import RunConfig, TurnResult
+from stateguard.bench.tasks import BenchTask
+from stateguard.errors import StateguardError
+
+_LISTED = 30
+
+
+def describe_inputs(task: BenchTask) -> str:
+    """The input listing for the worker's system prompt, with the paths the code must use."""
+    if task.data_dir is None:
+        return ""
+    prefix = "inputs" if task.suite == "dseval" else "data"
+    files = sorted(p for p in task.data_dir.rglob("*") if p.is_file())
+    lines = ["Files:"] + [
+        f"- {prefix}/{p.relative_to(task.data_dir).as_posix()} ({p.stat().st_size / 1024:.1f} KB)"
+        for p in files[:_LISTED]
+    ]
+    if len(files) > _LISTED:
+        lines.append(f"- … and {len(files) - _LISTED} more files")
+    return "\n".join(lines)
+
+
+def _worker_class() -> Any:
+    try:
+        from stateguard.worker.loop import Worker
+    except ImportError as exc:
+        raise StateguardError(
+            "--worker llm needs the agent (stateguard.worker.loop.Worker), which is not "
+            f"available in this installation: {exc}"
+        ) from exc
+    return Worker
+
+
+def run_llm_task(
+    task: BenchTask,
+    config: RunConfig,
+    run_dir: Path,
+    skip: set[int],
+    emit: Any,
+    model: Any,
+) -> None:
+    """Run the agent over every turn of ``task`` and emit one `TurnResult` per turn."""
+    from stateguard.bench.runner import Event
+    from stateguard.manager import build_supervisor
+    from stateguard.worker.events import (
+        AnswerRecorded,
+        HintDelivered,
+        ModelMessage,
+        StepRecord,
+        dump_event,
+    )
+
+    worker_cls = _worker_class()
+    if model is None:
+        raise StateguardError("--worker llm needs a chat model (--model-config / --base-url)")
+    work = run_dir / "work"
+    gold = None
+    if task.suite == "dseval":
+        gold = load_or_run_gold(
+            task, run_dir / "gold", work / f"{task.task_id}-gold", config.cell_timeout
+        )
+    manager_dir = run_dir / "manager" / task.task_id
+    shutil.rmtree(manager_dir, ignore_errors=True)
+    traj_dir = run_dir / "trajectories"
+    traj_dir.mkdir(parents=True, exist_ok=True)
+    session = open_session(task, work / task.task_id, cell_timeout=config.cell_timeout)
+    try:
+        supervisor = build_supervisor(
+            config.manager, session=session, run_dir=manager_dir, model=model
+        )
+        worker = worker_cls(
+            model,
+            session,
+            supervisor,
+            max_steps_per_turn=config.max_steps_per_turn,
+            cell_timeout=config.cell_timeout,
+            data_files=describe_inputs(task),
+        )
+        with open(traj_dir / f"{task.task_id}.jsonl", "w", encoding="utf-8") as traj:
+            for turn in task.turns:
+                started = time.monotonic()
+                setup = turn.meta.get("setup_code")
+                if setup:
+                    session.execute(setup, timeout=config.cell_timeout)
+                events = []
+                for ev in worker.run_turn(turn.turn_id, turn.question, turn.context):
+                    traj.write(dump_event(ev) + "\n")
+                    events.append(ev)
+                traj.flush()
+                steps = [e for e in events if isinstance(e, StepRecord)]
+                code_steps = [s for s in steps if s.execution is not None]
+                repair_at = [
+                    i
+                    for i, e in enumerate(events)
+                    if isinstance(e, HintDelivered) and e.hint.kind == "repair"
+                ]
+                answer_ev = next(e for e in events if isinstance(e, AnswerRecorded))
+                answer = answer_ev.answer
+                sub = None
+                if task.suite == "dseval":
+                    ok_steps = [s for s in code_steps if s.execution.ok]
+                    last = ok_steps[-1] if ok_steps else (code_steps[-1] if code_steps else None)
+                    if last is not None:
+                        captured = capture(
+                            session,
+                            last.execution,
+                            checked_names(task, turn),
+                            f"llm-{turn.turn_id}",
+                        )
+                        cells = [s.cell for s in code_steps if s.cell is not None]
+                        diff = (
+                            namespace_diff(session.graph, cells, cells[0].cell) if cells else None
+                        )
+                        sub = observation(last.execution, captured, diff)
+                g = gold.turn(turn.turn_id) if gold else None
+                verdict = judge(task, turn, g.observation if g else None, sub, answer)
+                first_correct = None
+                proposals = [s.answer for s in steps if s.answer is not None and s.problem is None]
+                if task.suite != "dseval" and proposals:
+                    first = judge(task, turn, None, None, proposals[0])
+                    first_correct = None if first.excluded else first.correct
+                correct = None if verdict.excluded else verdict.correct
+                repaired = bool(repair_at) and any(
+                    isinstance(e, StepRecord) and e.execution is not None
+                    for e in events[repair_at[0] :]
+                )
+                skipped_reason = g.skipped_reason if g else None
+                result = TurnResult(
+                    task_id=task.task_id,
+                    turn_id=turn.turn_id,
+                    n_turns=len(task.turns),
+                    domain=task.domain,
+                    suite=task.suite,
+                    correct=correct,
+                    skipped=skipped_reason is not None,
+                    skipped_reason=skipped_reason,
+                    depends_on=g.depends_on if g else turn.depends_on,
+                    flagged=bool(repair_at),
+                    repaired=repaired,
+                    fixed_by_repair=repaired and first_correct is False and correct is True,
+                    llm_calls=answer_ev.manager_llm_calls,
+                    answer=answer,
+                    score=None if verdict.excluded else verdict.score,
+                    judge_reason=judge_reason(verdict),
+                    first_correct=first_correct,
+                    accepted=answer is not None,
+                    attempts=len(proposals),
+                    repair_hints=len(repair_at),
+                    worker_llm_calls=sum(
+                        1 for e in events if isinstance(e, ModelMessage) and e.role == "assistant"
+                    ),
+                    wall_time=time.monotonic() - started,
+                )
+                if turn.turn_id not in skip:
+                    emit(Event(kind="turn", task_id=task.task_id, payload=result.model_dump()))
+    finally:
+        session.stop()
+        shutil.rmtree(work / task.task_id, ignore_errors=True)

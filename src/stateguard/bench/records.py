@@ -1,0 +1,262 @@
+"""What a benchmark run writes into its run directory, and how a run is resumed.
+
+Run directory layout:
+
+* ``run.json`` — the `RunConfig` (a resumed run must use the same settings);
+* ``turns.jsonl`` — one `TurnResult` per finished turn, appended as turns finish;
+* ``injections.jsonl`` — one `InjectionRecord` per injected turn;
+* ``errors.jsonl`` — unexpected runner errors (the task's unfinished turns are
+  then recorded as skipped with the error as reason);
+* ``gold/``, ``plans/`` — per-task caches of the clean reference run and of the
+  injection plan; ``manager/<task>/`` — what each task's supervisor wrote;
+  ``trajectories/<task>.jsonl`` — the agent's events (``--worker llm``); ``work/`` —
+  kernel working folders while tasks run;
+* ``metrics.json``, ``report/`` — written by ``stateguard bench report``.
+
+Resume rule: a task whose turns are all in ``turns.jsonl`` is finished and not run
+again. Any other task is re-run from scratch (a kernel's state cannot be resumed),
+and only the turns missing from ``turns.jsonl`` are appended: a turn is never
+recorded twice. A line cut short by a kill is dropped when the file is reopened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stateguard.bench.metrics import TurnRecord
+from stateguard.errors import StateguardError
+
+RUN_FILE = "run.json"
+TURNS_FILE = "turns.jsonl"
+INJECTIONS_FILE = "injections.jsonl"
+ERRORS_FILE = "errors.jsonl"
+
+WorkerKind = Literal["replay", "llm"]
+InjectKind = Literal["stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change"]
+INJECT_KINDS: tuple[str, ...] = (
+    "stale-reuse",
+    "dropped-constraint",
+    "flipped-comparison",
+    "scope-change",
+)
+_RESUME_KEYS = ("suite", "path", "worker", "inject", "manager", "seed", "max_injections")
+
+
+class RunConfig(BaseModel):
+    """Settings of one benchmark run (saved as ``run.json``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    suite: Literal["dseval", "longds", "infiagent"]
+    path: str
+    worker: WorkerKind = "replay"
+    manager: str = "none"
+    inject: InjectKind | None = None
+    seed: int = 0
+    limit: int | None = Field(default=None, ge=1)
+    """Run only the first N tasks (in loader order)."""
+    max_injections: int = Field(default=1, ge=1)
+    """Injected turns per task at most."""
+    max_repairs: int = Field(default=3, ge=0)
+    """Re-runs the obedient replay worker makes after repair hints in one turn."""
+    cell_timeout: float = Field(default=120.0, gt=0)
+    llm_overrides: dict[str, Any] = Field(default_factory=dict)
+    """Chat model settings for ``--worker llm`` and model-based managers."""
+    llm_config_file: str | None = None
+    max_steps_per_turn: int = Field(default=20, ge=1)
+
+
+class TurnResult(TurnRecord):
+    """One line of ``turns.jsonl``: a `TurnRecord` plus what explains it.
+
+    ``flagged`` means the manager issued a repair hint during the turn; ``repaired``
+    that the worker acted on one (re-ran the turn); ``first_correct`` is the verdict
+    on the answer before any repair, ``correct`` the verdict on the final one.
+    """
+
+    suite: str = ""
+    skipped_reason: str | None = None
+    answer: str | None = None
+    score: float | None = None
+    judge_reason: str | None = None
+    first_correct: bool | None = None
+    accepted: bool = True
+    """Whether the manager accepted the final answer (False when the repair budget ran out)."""
+    attempts: int = 1
+    repair_hints: int = 0
+    injection_kind: str | None = None
+    fault_effective: bool | None = None
+    """For injected turns: whether the fault changed the judged result of the first answer."""
+    worker_llm_calls: int = 0
+    wall_time: float = 0.0
+
+    def as_record(self) -> TurnRecord:
+        """The plain metrics record."""
+        return TurnRecord.model_validate(self.model_dump(include=set(TurnRecord.model_fields)))
+
+
+class InjectionRecord(BaseModel):
+    """Exactly what was corrupted, where, and whether it mattered."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    turn_id: int
+    kind: str
+    variable: str | None = None
+    """stale-reuse: the variable whose pre-revision value the turn used."""
+    alias: str | None = None
+    """stale-reuse: the name holding the pre-revision copy."""
+    read_version: str | None = None
+    pre_version: str | None = None
+    revision_turn: int | None = None
+    node: dict[str, Any] | None = None
+    """AST kinds: line, column, original and replacement source of the changed node."""
+    after_revision: bool = True
+    faulty_code: str = ""
+    predicted_effective: bool | None = None
+    """Whether a dry run on the clean state changed the judged result (planning)."""
+    predicted_outcome: str | None = None
+    """The dry run's result: "silent" (wrong, no error), "crash" or "none" (unchanged)."""
+    candidates_total: int = 0
+    candidates_effective: int = 0
+    fault_effective: bool | None = None
+    """Whether it changed the judged result of the worker's first answer in the run."""
+
+
+class RunStore:
+    """Reads and appends the files of one run directory (single writer: the runner)."""
+
+    def __init__(self, run_dir: Path | str) -> None:
+        self.run_dir = Path(run_dir)
+
+    @property
+    def turns_path(self) -> Path:
+        """``turns.jsonl``."""
+        return self.run_dir / TURNS_FILE
+
+    def prepare(self, config: RunConfig) -> None:
+        """Create the run directory, or check that an existing run has the same settings."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        path = self.run_dir / RUN_FILE
+        if path.exists():
+            old = json.loads(path.read_text(encoding="utf-8"))
+            new = config.model_dump(mode="json")
+            diff = [k for k in _RESUME_KEYS if old.get(k) != new.get(k)]
+            if diff:
+                raise StateguardError(
+                    f"{self.run_dir} holds a run with other settings ({', '.join(diff)}: "
+                    f"{[old.get(k) for k in diff]} != {[new.get(k) for k in diff]}); "
+                    "use another --out or the same settings to resume"
+                )
+        _atomic_write(path, config.model_dump_json(indent=2))
+        for name in (TURNS_FILE, INJECTIONS_FILE):
+            _drop_torn_line(self.run_dir / name)
+
+    def config(self) -> RunConfig:
+        """The saved settings; `StateguardError` when this is not a run directory."""
+        path = self.run_dir / RUN_FILE
+        if not path.exists():
+            raise StateguardError(
+                f"{self.run_dir} is not a benchmark run directory (no {RUN_FILE})"
+            )
+        return RunConfig.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def results(self) -> list[TurnResult]:
+        """Every recorded turn, first record kept per ``(task, turn)``."""
+        seen: dict[tuple[str, int], TurnResult] = {}
+        for obj in _read_jsonl(self.turns_path):
+            r = TurnResult.model_validate(obj)
+            seen.setdefault((r.task_id, r.turn_id), r)
+        return list(seen.values())
+
+    def records(self) -> list[TurnRecord]:
+        """The metrics records of every recorded turn."""
+        return [r.as_record() for r in self.results()]
+
+    def done_turns(self) -> dict[str, set[int]]:
+        """Recorded turn ids per task."""
+        out: dict[str, set[int]] = {}
+        for r in self.results():
+            out.setdefault(r.task_id, set()).add(r.turn_id)
+        return out
+
+    def injections(self) -> list[InjectionRecord]:
+        """Every injection, one per ``(task, turn)``."""
+        seen: dict[tuple[str, int], InjectionRecord] = {}
+        for obj in _read_jsonl(self.run_dir / INJECTIONS_FILE):
+            rec = InjectionRecord.model_validate(obj)
+            seen.setdefault((rec.task_id, rec.turn_id), rec)
+        return list(seen.values())
+
+    def append_turn(self, result: TurnResult) -> bool:
+        """Append a turn unless it is already recorded; returns whether it was written."""
+        return self._append_unique(TURNS_FILE, result, (result.task_id, result.turn_id))
+
+    def append_injection(self, record: InjectionRecord) -> bool:
+        """Append an injection unless one is recorded for that turn."""
+        return self._append_unique(INJECTIONS_FILE, record, (record.task_id, record.turn_id))
+
+    def append_error(self, task_id: str, error: str) -> None:
+        """Log an unexpected runner error."""
+        _append_line(self.run_dir / ERRORS_FILE, json.dumps({"task_id": task_id, "error": error}))
+
+    def _append_unique(self, name: str, model: BaseModel, key: tuple[str, int]) -> bool:
+        path = self.run_dir / name
+        keys = {(o.get("task_id"), o.get("turn_id")) for o in _read_jsonl(path)}
+        if key in keys:
+            return False
+        _append_line(path, model.model_dump_json())
+        return True
+
+
+def _read_jsonl(path: Path) -> Iterable[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line torn by a kill; `_drop_torn_line` removes it on reopen
+    return out
+
+
+def _drop_torn_line(path: Path) -> None:
+    """Remove a trailing partial line (no newline, or not JSON) left by a killed writer."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if not data:
+        return
+    lines = data.split(b"\n")
+    tail = lines[-1]
+    keep = lines[:-1]
+    if tail.strip():
+        try:
+            json.loads(tail)
+            keep.append(tail)
+        except json.JSONDecodeError:
+            pass
+    text = b"\n".join(x for x in keep if x.strip())
+    _atomic_write(path, (text + b"\n").decode("utf-8") if text else "")
+
+
+def _append_line(path: Path, line: str) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

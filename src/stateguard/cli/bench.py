@@ -1,0 +1,199 @@
+"""`stateguard bench run` and `stateguard bench report`: benchmark runs and their reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from stateguard.errors import StateguardError
+
+bench_app = typer.Typer(
+    help="Benchmarks: replayed or agent runs over DSEval, LongDS and InfiAgent tasks.",
+    no_args_is_help=True,
+)
+
+_SUITES = ("dseval", "longds", "infiagent")
+_WORKERS = ("replay", "llm")
+_MANAGERS = ("none", "window", "freeform", "deterministic", "llm", "hybrid")
+_INJECT = ("stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change")
+
+
+def _check(value: str | None, allowed: tuple[str, ...], option: str) -> None:
+    if value is not None and value not in allowed:
+        raise typer.BadParameter(
+            f"{value!r}; choose one of {', '.join(allowed)}", param_hint=option
+        )
+
+
+class _Live:
+    """Rich progress over turns, fed by runner events."""
+
+    def __init__(self, progress: Progress, console: Console) -> None:
+        self.progress = progress
+        self.console = console
+        self.bar = progress.add_task("turns", total=None)
+        self.correct = 0
+        self.scored = 0
+
+    def __call__(self, event: Any) -> None:
+        p = event.payload
+        if event.kind == "task_start" and event.task_id == "*":
+            self.progress.update(self.bar, total=p["turns_total"], completed=p["turns_done"])
+            self.console.print(
+                f"{p['tasks']} tasks, {p['turns_total']} turns ({p['turns_done']} already done)"
+            )
+        elif event.kind == "turn":
+            self.progress.advance(self.bar)
+            if not p.get("skipped") and p.get("correct") is not None:
+                self.scored += 1
+                self.correct += bool(p["correct"])
+            acc = f"{self.correct}/{self.scored} correct" if self.scored else ""
+            self.progress.update(self.bar, description=f"{event.task_id[:40]} {acc}")
+        elif event.kind == "error":
+            self.console.print(f"[red]error in {escape(event.task_id)}:[/red] {escape(p['error'])}")
+
+
+def _headline_table(title: str, metrics: dict[str, dict[str, Any]]) -> Table:
+    from stateguard.bench.report import HEADLINE
+
+    table = Table(title=title)
+    table.add_column("metric")
+    for label in metrics:
+        table.add_column(label, justify="right")
+    for key in HEADLINE:
+        cells = []
+        for m in metrics.values():
+            v = m.get(key)
+            cells.append("n/a" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v))
+        table.add_row(key, *cells)
+    return table
+
+
+@bench_app.command("run")
+def run(
+    suite: str = typer.Option(..., help="dseval | longds | infiagent."),
+    path: Path = typer.Option(..., exists=True, help="Suite folder (or one LongDS task folder)."),
+    out: Path = typer.Option(..., "--out", help="Run directory (resumed when it exists)."),
+    worker: str = typer.Option("replay", help="replay (reference code) | llm (the agent)."),
+    manager: str = typer.Option("none", help="none|window|freeform|deterministic|llm|hybrid."),
+    inject: str | None = typer.Option(
+        None,
+        help="Plant faults (replay only): "
+        "stale-reuse|dropped-constraint|flipped-comparison|scope-change.",
+    ),
+    jobs: int = typer.Option(1, min=1, help="Tasks run in parallel (process pool)."),
+    backend: str = typer.Option("local", help="local | ray (tasks as Ray tasks)."),
+    ray_address: str | None = typer.Option(None, help="Ray cluster address (default: auto)."),
+    seed: int = typer.Option(0, help="Seed of the fault choice."),
+    limit: int | None = typer.Option(None, min=1, help="Only the first N tasks."),
+    max_injections: int = typer.Option(1, min=1, help="Injected turns per task at most."),
+    max_repairs: int = typer.Option(3, min=0, help="Replay re-runs after repair hints per turn."),
+    cell_timeout: float = typer.Option(120.0, help="Seconds per executed cell."),
+    model_config: Path | None = typer.Option(
+        None, help="Chat model config file (llm worker/manager)."
+    ),
+    base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint."),
+    model: str | None = typer.Option(None, help="Model name at the endpoint."),
+) -> None:
+    """Run (or resume) a benchmark and print its headline metrics."""
+    from stateguard.bench.records import RunConfig
+    from stateguard.bench.report import write_metrics
+    from stateguard.bench.runner import run_benchmark
+
+    _check(suite, _SUITES, "--suite")
+    _check(worker, _WORKERS, "--worker")
+    _check(manager, _MANAGERS, "--manager")
+    _check(inject, _INJECT, "--inject")
+    _check(backend, ("local", "ray"), "--backend")
+    console = Console()
+    overrides = {k: v for k, v in {"base_url": base_url, "model": model}.items() if v}
+    try:
+        config = RunConfig(
+            suite=suite,  # type: ignore[arg-type]
+            path=str(path.resolve()),
+            worker=worker,  # type: ignore[arg-type]
+            manager=manager,
+            inject=inject,  # type: ignore[arg-type]
+            seed=seed,
+            limit=limit,
+            max_injections=max_injections,
+            max_repairs=max_repairs,
+            cell_timeout=cell_timeout,
+            llm_overrides=overrides,
+            llm_config_file=str(model_config) if model_config else None,
+        )
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=console) as progress:
+            outcome = run_benchmark(
+                config,
+                out,
+                jobs=jobs,
+                backend=backend,  # type: ignore[arg-type]
+                progress=_Live(progress, console),
+                ray_address=ray_address,
+            )
+        metrics = write_metrics(out)
+    except StateguardError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    console.print(_headline_table(f"{out}", {"run": metrics}))
+    console.print(
+        f"{outcome.tasks_run} task(s) run, {outcome.turns_recorded} turn(s) recorded, "
+        f"{outcome.errors} runner error(s); metrics in {out / 'metrics.json'}"
+    )
+
+
+@bench_app.command("report")
+def report(
+    run_dir: Path = typer.Argument(..., exists=True, file_okay=False, help="Run A."),
+    run_dir_b: Path | None = typer.Argument(None, exists=True, file_okay=False, help="Run B."),
+    out: Path | None = typer.Option(None, help="Report folder (default RUN_DIR/report)."),
+    resamples: int = typer.Option(10_000, min=1, help="Bootstrap resamples."),
+    seed: int = typer.Option(0, help="Bootstrap seed."),
+) -> None:
+    """metrics.json per run; with RUN_DIR_B the paired bootstrap of B − A; plots and HTML."""
+    from stateguard.bench.report import build_report
+
+    console = Console()
+    try:
+        summary = build_report(run_dir, run_dir_b, out, n_resamples=resamples, seed=seed)
+    except StateguardError as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    labels = {"A": summary["metrics"]["A"]}
+    if "B" in summary["metrics"]:
+        labels["B"] = summary["metrics"]["B"]
+    console.print(
+        _headline_table(
+            "A = " + str(run_dir) + ("" if run_dir_b is None else f", B = {run_dir_b}"), labels
+        )
+    )
+    comparison = summary["comparison"]
+    if comparison is not None:
+        table = Table(title=f"B − A, paired cluster bootstrap ({resamples} resamples, seed {seed})")
+        for col in ("metric", "difference", "95 % interval", "tasks", "turns"):
+            table.add_column(col)
+        for metric, p in comparison["paired"].items():
+            if "mean_diff" in p:
+                table.add_row(
+                    metric,
+                    f"{p['mean_diff']:+.3f}",
+                    f"[{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]",
+                    str(p["n_tasks"]),
+                    str(p["n_turns"]),
+                )
+            else:
+                table.add_row(metric, "n/a", p["error"], "", "")
+        console.print(table)
+    console.print(f"report: {summary['html']}")

@@ -1,0 +1,117 @@
+"""The replay runner on real kernels: ceiling, skipped turns, lineage dependencies, faults."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_bench_runner_support import read_turns, real_dseval_suite, tiny_dseval_suite
+
+from stateguard.bench.metrics import compute_metrics
+from stateguard.bench.records import RunConfig, RunStore
+from stateguard.bench.runner import run_benchmark
+
+pytestmark = pytest.mark.kernel
+
+
+def _run(path: Path, out: Path, suite: str = "dseval", **kw) -> dict[int, dict]:
+    run_benchmark(RunConfig(suite=suite, path=str(path), **kw), out)
+    turns = read_turns(out)
+    assert len({(t["task_id"], t["turn_id"]) for t in turns}) == len(turns)  # no duplicates
+    return {t["turn_id"]: t for t in turns}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    return tiny_dseval_suite(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.fixture(scope="module")
+def gold_cache(tiny, tmp_path_factory) -> Path:
+    """A clean replay of the tiny suite; its gold cache is reused by later runs."""
+    out = tmp_path_factory.mktemp("clean") / "run"
+    _run(tiny, out)
+    return out
+
+
+def _with_gold(gold_cache: Path, out: Path) -> Path:
+    out.mkdir(parents=True)
+    shutil.copytree(gold_cache / "gold", out / "gold")
+    return out
+
+
+def test_replay_ceiling_skips_failing_reference_and_records_lineage_dependencies(
+    gold_cache,
+) -> None:
+    turns = {t["turn_id"]: t for t in read_turns(gold_cache)}
+    assert [turns[i]["correct"] for i in range(1, 6)] == [True] * 5
+    assert turns[6]["skipped"] and turns[6]["correct"] is None
+    assert "AttributeError" in turns[6]["skipped_reason"]
+    assert turns[2]["depends_on"] == [1]
+    assert turns[3]["depends_on"] == [2]  # reads the revised orders, created at turn 2
+    assert turns[5]["depends_on"] == [2]
+    assert not any(t["flagged"] or t["injected"] for t in turns.values())
+    m = compute_metrics(RunStore(gold_cache).records())
+    assert m["turn_accuracy"] == 1.0 and m["turns_skipped"] == 1 and m["turns_total"] == 6
+
+
+def test_real_dseval_session_replays_correctly(dseval_root, tmp_path) -> None:
+    suite = real_dseval_suite(tmp_path / "suite", dseval_root, "02-filtering-sorting-chipotle")
+    turns = _run(suite, tmp_path / "run")
+    assert len(turns) == 7
+    assert all(t["correct"] is True and not t["skipped"] for t in turns.values())
+    assert turns[3]["depends_on"] == [2]  # chipo was cleaned at turn 2
+
+
+def test_stale_reuse_without_manager_goes_unnoticed(tiny, gold_cache, tmp_path) -> None:
+    out = _with_gold(gold_cache, tmp_path / "none")
+    turns = _run(tiny, out, inject="stale-reuse", manager="none")
+    (inj,) = RunStore(out).injections()
+    assert (inj.turn_id, inj.variable, inj.alias) == (3, "orders", "orders_orig")
+    assert (inj.pre_version, inj.read_version, inj.revision_turn) == ("orders@v1", "orders@v2", 2)
+    assert inj.predicted_outcome == "silent" and inj.fault_effective is True
+    assert "orders_orig" in inj.faulty_code
+    t3 = turns[3]
+    assert t3["injected"] and t3["correct"] is False and not t3["flagged"]
+    assert [t["injected"] for t in turns.values()].count(True) == 1
+
+
+def test_deterministic_manager_catches_and_repairs_stale_reuse(tiny, gold_cache, tmp_path) -> None:
+    out = _with_gold(gold_cache, tmp_path / "det")
+    turns = _run(tiny, out, inject="stale-reuse", manager="deterministic")
+    t3 = turns[3]
+    assert t3["injected"] and t3["flagged"] and t3["repaired"]
+    assert t3["first_correct"] is False and t3["correct"] is True and t3["fixed_by_repair"]
+    clean = [t for i, t in turns.items() if i != 3 and not t["skipped"]]
+    assert clean and not any(t["flagged"] for t in clean)
+    assert all(t["correct"] for t in clean)
+    m = compute_metrics(RunStore(out).records())
+    assert m["fault_recall"] == 1.0 and m["false_alarm_rate"] == 0.0
+    assert m["llm_calls_per_turn"] == 0.0 and m["repairs_fixed"] == 1
+    events = (out / "manager" / "dseval-01-tiny-orders" / "manager_events.jsonl").read_text()
+    assert "orders_orig@v1" in events
+
+
+@pytest.mark.parametrize("kind", ["flipped-comparison", "scope-change", "dropped-constraint"])
+def test_ast_injection_end_to_end(kind, tiny, gold_cache, tmp_path) -> None:
+    out = _with_gold(gold_cache, tmp_path / kind)
+    turns = _run(tiny, out, inject=kind, seed=7)
+    (inj,) = RunStore(out).injections()
+    assert inj.kind == kind and inj.turn_id in (3, 4, 5) and inj.node is not None
+    assert inj.node["original"] in (tiny / "01-tiny-orders.py").read_text()
+    t = turns[inj.turn_id]
+    assert t["injected"] and t["injection_kind"] == kind
+    assert t["fault_effective"] is (t["first_correct"] is False)
+    if inj.predicted_outcome == "silent":
+        assert t["correct"] is False  # no manager: the planted fault stands
+    log = [json.loads(x) for x in (out / "injections.jsonl").read_text().splitlines()]
+    assert log[0]["faulty_code"] != log[0]["node"]["original"]
+
+
+def test_longds_fixture_replays_with_comment_dependencies(longds_toy, tmp_path) -> None:
+    turns = _run(longds_toy, tmp_path / "run", suite="longds", manager="deterministic")
+    assert all(t["correct"] is True for t in turns.values())
+    assert turns[5]["depends_on"] == [2, 4]
+    assert not any(t["flagged"] for t in turns.values())
