@@ -96,3 +96,18 @@ def test_merge_roles_joins_consecutive_messages() -> None:
         ]
     )
     assert merged == [ChatMessage.user("a\n\nb"), ChatMessage.assistant("c")]
+
+
+def test_collapsed_turns_are_notes_never_model_replies() -> None:
+    """A small model imitates its own past replies: summaries must not be assistant turns."""
+    conv = Conversation("SYSTEM", budget_chars=3_000)
+    for i in range(1, 6):
+        _play_turn(conv, i, 3, 400)
+    conv.start_turn(6, "q6", "Question (turn 6):\nq6")
+    msgs = conv.messages()
+    assert _roles_alternate(msgs)
+    notes = [m for m in msgs if "[Earlier question, turn" in m.content]
+    assert notes, "older turns should be collapsed under this budget"
+    assert all(m.role == "user" for m in notes)
+    assert not any("cells run" in m.content for m in msgs if m.role == "assistant")
+    assert "answer given: a" in "\n".join(m.content for m in notes)

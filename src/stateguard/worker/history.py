@@ -137,14 +137,15 @@ class Conversation:
         lines = [f"- {first_code_line(c)}" for c in cells[:_MAX_SUMMARY_CELLS]]
         if len(cells) > _MAX_SUMMARY_CELLS:
             lines.append(f"- … and {len(cells) - _MAX_SUMMARY_CELLS} more cells")
-        ran = "Cells I ran (first lines):\n" + "\n".join(lines) if lines else "I ran no code."
-        if turn.answer is not None:
-            result = f"<answer>{turn.answer}</answer>"
-        else:
-            result = "(no answer: the step budget ran out)"
+        ran = "cells run (first lines):\n" + "\n".join(lines) if lines else "no code was run"
+        answer = turn.answer if turn.answer is not None else "none (the step budget ran out)"
+        # One user-role note, never an assistant message: a small model imitates its own
+        # past replies, and a summary in that role teaches it to reply with summaries.
         return [
-            ChatMessage.user(f"[Earlier question, turn {turn.index}] {question}"),
-            ChatMessage.assistant(f"{ran}\n{result}"),
+            ChatMessage.user(
+                f"[Earlier question, turn {turn.index}] {question}\n{ran}\n"
+                f"answer given: {answer}"
+            )
         ]
 
     def _current(self, turn: TurnLog, cap: int) -> list[ChatMessage]:
