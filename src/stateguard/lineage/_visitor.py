@@ -74,6 +74,9 @@ class _StatementVisitor(ast.NodeVisitor):
             self.reads.setdefault(name)
 
     def _store(self, name: str) -> None:
+        if len(self.scopes) == 1:  # module level, the common case
+            self.writes.setdefault(name)
+            return
         inner = next((sc for sc in reversed(self.scopes) if sc.kind != "comp"), None)
         if inner is not None and inner.kind == "class":
             # class bodies bind as they run: a read before this line is a global read

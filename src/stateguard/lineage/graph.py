@@ -32,12 +32,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from stateguard.lineage.placement import (
-    mutation_keys,
-    mutation_reads,
-    place_changes,
-    statement_reads,
-)
+from stateguard.lineage.placement import CellIndex
 from stateguard.lineage.report import CellReport
 
 
@@ -304,7 +299,8 @@ class LineageGraph:
             self._cells.append(rec)
             return rec
         stmts = analysis.statements[: report.executed_statements]
-        placement = place_changes(report, stmts)
+        index = CellIndex(report, stmts)
+        placement = index.place_changes()
         writes_at: dict[int, list[str]] = {}
         for name, idx in placement.items():
             writes_at.setdefault(idx, []).append(name)
@@ -312,10 +308,11 @@ class LineageGraph:
         pending: dict[str, _Provisional] = {}
         reads: list[ReadRecord] = []
         created: list[str] = []
-        extra_reads_of = mutation_reads(report, stmts)
+        extra_reads_of = index.mutation_reads()
         for st in stmts:
             resolved: dict[str, None] = {}
-            for name in statement_reads(st, report):
+            first_read = len(reads)  # this statement's reads are reads[first_read:]
+            for name in index.reads[st.index]:
                 if name in pending:
                     resolved.update(dict.fromkeys(pending[name].parents))
                     continue
@@ -347,17 +344,14 @@ class LineageGraph:
                 pending.pop(name, None)
                 created.append(
                     self._new_version(
-                        name, cell, st.index, report, parents, extra_reads_of.get(name, ())
+                        name, cell, st.index, index, parents, extra_reads_of.get(name, ())
                     )
                 )
             # a statement that reads a stale version to re-derive that same variable (the
             # recompute after a revision) still read it, but only to refresh it
-            for i, r in enumerate(reads):
-                if (
-                    r.statement == st.index
-                    and r.stale is not None
-                    and r.name in writes_at.get(st.index, ())
-                ):
+            for i in range(first_read, len(reads)):
+                r = reads[i]
+                if r.stale is not None and r.name in writes_at.get(st.index, ()):
                     new = self.latest(r.name)
                     if new is not None and self.why_stale(new.key) is None:
                         reads[i] = r.model_copy(update={"refresh": True})
@@ -380,10 +374,11 @@ class LineageGraph:
         name: str,
         cell: int,
         statement: int,
-        report: CellReport,
+        index: CellIndex,
         parents: tuple[str, ...],
         extra_reads: tuple[str, ...],
     ) -> str:
+        report = index.report
         mutated = name in report.mutated and name not in report.rebound
         prev = self.latest(name)
         same_object = {
@@ -409,7 +404,7 @@ class LineageGraph:
             kind="mutate" if mutated else "bind",
             parents=tuple(all_parents),
             summary=(report.mutated if mutated else report.rebound).get(name, ""),
-            keys=mutation_keys(report, name) if mutated else None,
+            keys=index.mutation_keys(name) if mutated else None,
             shared_with=tuple(sorted(same_object)),
         )
         key = version.key

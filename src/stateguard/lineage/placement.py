@@ -1,6 +1,8 @@
 """Where in a cell each changed name gets its new version, and from which reads.
 
-Pure functions over a `CellReport`; used by the lineage graph.
+`CellIndex` indexes one cell's executed statements once (who reads, rebinds,
+mutates or references which name), so placement stays linear in the cell size.
+Pure data over a `CellReport`; used by the lineage graph.
 """
 
 from __future__ import annotations
@@ -20,87 +22,95 @@ def statement_reads(st: StatementInfo, report: CellReport) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _references(st: StatementInfo, name: str, report: CellReport) -> bool:
-    group = (name, *report.aliases.get(name, ()))
-    if any(n in st.mutates or n in st.inplace_calls or n in st.method_receivers for n in group):
-        return True
-    used = statement_reads(st, report)
-    return any(n in used for n in group)
+class CellIndex:
+    """Per-name statement indexes of one cell's executed statements."""
 
-
-def place_changes(report: CellReport, stmts: Sequence[StatementInfo]) -> dict[str, int]:
-    """Statement index at which each changed name gets its new version."""
-    if not stmts:
-        return {}
-    last = stmts[-1].index
-    placement: dict[str, int] = {}
-    last_writer: dict[str, int] = {}
-    for st in stmts:
-        for n in st.writes:
-            last_writer[n] = st.index
-        for n in (*st.mutates, *st.inplace_calls):
-            if n in last_writer:  # built, then filled in place later in the cell
-                last_writer[n] = st.index
-    for name in report.rebound:
-        if name in last_writer:
-            placement[name] = last_writer[name]
-            continue
-        callers = [
-            st.index
-            for st in stmts
-            if st.star_import or any(name in report.function_globals.get(c, ()) for c in st.calls)
-        ]
-        placement[name] = callers[-1] if callers else last
-    for name in report.mutated:
-        if name in placement:
-            continue
-        strong = [
-            st.index
-            for st in stmts
-            if any(
-                n in st.mutates or n in st.inplace_calls
-                for n in (name, *report.aliases.get(name, ()))
-            )
-        ]
-        if strong:
-            placement[name] = strong[0]
-            continue
-        refs = [st.index for st in stmts if _references(st, name, report)]
-        if refs:
-            placement[name] = refs[0]
-            continue
-        callers = [st.index for st in stmts if st.calls]
-        placement[name] = callers[0] if callers else last
-    return placement
-
-
-def mutation_reads(
-    report: CellReport, stmts: Sequence[StatementInfo]
-) -> dict[str, tuple[str, ...]]:
-    """For mutated names: reads of every statement that syntactically changes them."""
-    out: dict[str, tuple[str, ...]] = {}
-    for name in report.mutated:
-        group = (name, *report.aliases.get(name, ()))
-        names: dict[str, None] = {}
+    def __init__(self, report: CellReport, stmts: Sequence[StatementInfo]) -> None:
+        self.report = report
+        self.stmts = stmts
+        self.reads = {st.index: statement_reads(st, report) for st in stmts}
+        self.strong: dict[str, list[int]] = {}  # x[..] = .., x.m(inplace=True), x.append
+        self.refs: dict[str, list[int]] = {}  # any mention, as a receiver or a read
+        self.inplace: set[str] = set()
+        self.keys: dict[str, list[str | None]] = {}
         for st in stmts:
-            if any(n in st.mutates or n in st.inplace_calls for n in group):
-                names.update(dict.fromkeys(statement_reads(st, report)))
-        names.pop(name, None)
-        out[name] = tuple(names)
-    return out
+            for n in dict.fromkeys((*st.mutates, *st.inplace_calls)):
+                self.strong.setdefault(n, []).append(st.index)
+            for n in dict.fromkeys(
+                (*st.mutates, *st.inplace_calls, *st.method_receivers, *self.reads[st.index])
+            ):
+                self.refs.setdefault(n, []).append(st.index)
+            self.inplace.update(st.inplace_calls)
+            for root, key in st.store_keys:
+                self.keys.setdefault(root, []).append(key)
 
+    def group(self, name: str) -> tuple[str, ...]:
+        """The name and the names sharing its object."""
+        return (name, *self.report.aliases.get(name, ()))
 
-def mutation_keys(report: CellReport, name: str) -> tuple[str, ...] | None:
-    """Constant keys the cell stored into `name` in place, or None if unknown."""
-    keys: dict[str, None] = {}
-    group = (name, *report.aliases.get(name, ()))
-    stmts = report.analysis.statements[: report.executed_statements]
-    for st in stmts:
-        if any(n in st.inplace_calls for n in group):
+    def first(self, table: dict[str, list[int]], name: str) -> int | None:
+        """First statement of `table` mentioning the name or an alias."""
+        found = [table[n][0] for n in self.group(name) if n in table]
+        return min(found) if found else None
+
+    def place_changes(self) -> dict[str, int]:
+        """Statement index at which each changed name gets its new version."""
+        stmts, report = self.stmts, self.report
+        if not stmts:
+            return {}
+        last = stmts[-1].index
+        placement: dict[str, int] = {}
+        last_writer: dict[str, int] = {}
+        for st in stmts:
+            for n in st.writes:
+                last_writer[n] = st.index
+            for n in (*st.mutates, *st.inplace_calls):
+                if n in last_writer:  # built, then filled in place later in the cell
+                    last_writer[n] = st.index
+        for name in report.rebound:
+            if name in last_writer:
+                placement[name] = last_writer[name]
+                continue
+            callers = [
+                st.index
+                for st in stmts
+                if st.star_import
+                or any(name in report.function_globals.get(c, ()) for c in st.calls)
+            ]
+            placement[name] = callers[-1] if callers else last
+        first_call = next((st.index for st in stmts if st.calls), last)
+        for name in report.mutated:
+            if name in placement:
+                continue
+            # in place: at the first statement that could have done it
+            strong = self.first(self.strong, name)
+            ref = self.first(self.refs, name)
+            placement[name] = (
+                strong if strong is not None else (ref if ref is not None else first_call)
+            )
+        return placement
+
+    def mutation_reads(self) -> dict[str, tuple[str, ...]]:
+        """For mutated names: reads of every statement that syntactically changes them."""
+        out: dict[str, tuple[str, ...]] = {}
+        for name in self.report.mutated:
+            names: dict[str, None] = {}
+            for n in self.group(name):
+                for idx in self.strong.get(n, ()):
+                    names.update(dict.fromkeys(self.reads[idx]))
+            names.pop(name, None)
+            out[name] = tuple(names)
+        return out
+
+    def mutation_keys(self, name: str) -> tuple[str, ...] | None:
+        """Constant keys the cell stored into `name` in place, or None if unknown."""
+        group = self.group(name)
+        if any(n in self.inplace for n in group):
             return None
-        for root, key in st.store_keys:
-            if root in group:
+        keys: dict[str, None] = {}
+        for n in group:
+            for key in self.keys.get(n, ()):
                 if key is None:
                     return None
                 keys.setdefault(key)
-    return tuple(keys) or None
+        return tuple(keys) or None

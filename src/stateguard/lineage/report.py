@@ -36,6 +36,8 @@ class CellReport(BaseModel):
     """For names the cell read that are functions/classes: globals their bodies read,
     transitively through the functions they call."""
     aliases: dict[str, tuple[str, ...]] = {}
+    hook_seconds: float = 0.0
+    """Time the runtime pass spent inside the kernel for this cell (both hooks)."""
     """For each changed name, other names sharing (part of) its object."""
 
     @property

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dis
 import re
+import time
 import types
 from typing import Any
 
@@ -52,6 +53,7 @@ class LineageAgent:
         self._members: dict[str, tuple[int, frozenset[int]]] = {}
         self._pending: tuple[CellAnalysis, str, dict[str, Any], set[str]] | None = None
         self.enabled = True
+        self._pre_seconds = 0.0
 
     # -- hooks ---------------------------------------------------------------
 
@@ -92,6 +94,7 @@ class LineageAgent:
         """Snapshot identities and fingerprint candidates before the cell runs."""
         if not self.enabled:
             return
+        started = time.perf_counter()
         source = self.shell.transform_cell(info.raw_cell or "")
         analysis = analyze_cell(source)
         before = self.user_names()
@@ -103,11 +106,13 @@ class LineageAgent:
                 self._cache[name] = (id(obj), fingerprint(obj))
         # strong references keep ids from being reused while the cell runs
         self._pending = (analysis, source, before, candidates)
+        self._pre_seconds = time.perf_counter() - started
 
     def post_run_cell(self, result: Any) -> None:
         """Diff the namespace and publish the cell's report."""
         if not self.enabled or self._pending is None:
             return
+        started = time.perf_counter()
         analysis, source, before, candidates = self._pending
         self._pending = None
         try:
@@ -119,7 +124,9 @@ class LineageAgent:
             )
         from IPython.display import publish_display_data
 
-        publish_display_data({REPORT_MIME: report.model_dump(mode="json")})
+        payload = report.model_dump(mode="json")
+        payload["hook_seconds"] = self._pre_seconds + time.perf_counter() - started
+        publish_display_data({REPORT_MIME: payload})
 
     # -- the diff -------------------------------------------------------------
 

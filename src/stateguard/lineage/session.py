@@ -6,6 +6,7 @@ kernel, executes cells, and feeds each cell's report into a `LineageGraph`.
 
 from __future__ import annotations
 
+import time
 from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict
@@ -30,6 +31,10 @@ class TrackedResult(BaseModel):
     execution: ExecutionResult
     cell: CellRecord | None = None
     """None when tracking is off or the kernel died before reporting."""
+    kernel_seconds: float = 0.0
+    """Time the runtime pass spent in the kernel on this cell."""
+    host_seconds: float = 0.0
+    """Time spent on the host decoding the report and updating the graph."""
 
 
 class TrackedSession:
@@ -90,8 +95,15 @@ class TrackedSession:
         payload = next((p.get("data") for p in res.private if p.get("mime") == REPORT_MIME), None)
         if payload is None:
             return TrackedResult(execution=res)
+        started = time.perf_counter()
         report = CellReport.model_validate(payload)
-        return TrackedResult(execution=res, cell=self.graph.record_cell(report))
+        cell = self.graph.record_cell(report)
+        return TrackedResult(
+            execution=res,
+            cell=cell,
+            kernel_seconds=report.hook_seconds,
+            host_seconds=time.perf_counter() - started,
+        )
 
     def __enter__(self) -> TrackedSession:
         self.start()
