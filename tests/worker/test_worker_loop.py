@@ -203,3 +203,19 @@ def test_kernel_death_restarts_and_tells_the_model(tracked: TrackedSession) -> N
     assert "restarted" in user_contents(model, 1)[-1]
     assert steps[1].execution is not None and steps[1].execution.result == "False"
     assert events[-1].answer == "restarted"
+
+
+@pytest.mark.kernel
+def test_resent_failing_code_is_not_run_again(tracked: TrackedSession) -> None:
+    """Greedy small models resend a failing cell; the loop says so instead of re-running it."""
+    bad = "```python\nx = 1 / 0\n```"
+    model = ScriptedModel([bad, bad, "```python\nx = 1\nx\n```", "<answer>1</answer>"])
+    worker = Worker(model, tracked, NullSupervisor(), max_steps_per_turn=6)
+    events = list(worker.run_turn(1, "What is x?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert [s.problem for s in steps] == [None, "repeated_failure", None, None]
+    assert steps[0].execution is not None and steps[0].execution.status == "error"
+    assert steps[1].execution is None  # not executed again
+    assert "ZeroDivisionError" in steps[1].observation
+    assert "ZeroDivisionError" in model.requests[2].messages[-1].content
+    assert events[-1].answer == "1"

@@ -143,8 +143,7 @@ class Conversation:
         # past replies, and a summary in that role teaches it to reply with summaries.
         return [
             ChatMessage.user(
-                f"[Earlier question, turn {turn.index}] {question}\n{ran}\n"
-                f"answer given: {answer}"
+                f"[Earlier question, turn {turn.index}] {question}\n{ran}\nanswer given: {answer}"
             )
         ]
 

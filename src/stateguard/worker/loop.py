@@ -207,6 +207,9 @@ class Worker:
         answer: str | None = None
         code_ran = False
         steps = 0
+        # code that already failed in this turn -> its error; greedy decoding tends to
+        # resend the same failing cell, which would only burn the step budget
+        failed: dict[str, str] = {}
         while steps < self.max_steps_per_turn:
             if steps > 0 and steps == self.max_steps_per_turn - 1:
                 yield self._user(turn_index, self.steps_taken, self._note("last_step"))
@@ -242,9 +245,31 @@ class Worker:
                     problem=parsed.problem,
                 )
                 yield self._user(turn_index, step, note)
+            elif parsed.code is not None and parsed.code.strip() in failed:
+                exchange.outcome = "invalid: repeated_failure"
+                note = render(
+                    self._corrective["repeated_failure"], error=failed[parsed.code.strip()]
+                )
+                yield StepRecord(
+                    turn=turn_index,
+                    step=step,
+                    thought=parsed.thought,
+                    code=parsed.code,
+                    observation=note,
+                    problem="repeated_failure",
+                )
+                yield self._user(turn_index, step, note)
             elif parsed.code is not None:
                 code_ran = True
-                yield from self._code_step(turn_index, step, parsed, exchange)
+                for event in self._code_step(turn_index, step, parsed, exchange):
+                    if (
+                        isinstance(event, StepRecord)
+                        and event.execution is not None
+                        and (event.execution.error is not None)
+                    ):
+                        err = event.execution.error
+                        failed[parsed.code.strip()] = f"{err.ename}: {err.evalue}"[:300]
+                    yield event
             elif (yield from self._answer_step(turn_index, step, parsed, exchange)):
                 answer = parsed.answer
                 break
