@@ -219,3 +219,11 @@ def test_resent_failing_code_is_not_run_again(tracked: TrackedSession) -> None:
     assert "ZeroDivisionError" in steps[1].observation
     assert "ZeroDivisionError" in model.requests[2].messages[-1].content
     assert events[-1].answer == "1"
+
+
+def test_after_a_resent_failure_the_next_call_samples(tracked: TrackedSession) -> None:
+    bad = "```python\nx = 1 / 0\n```"
+    model = ScriptedModel([bad, bad, "```python\nx = 1\nx\n```", "<answer>1</answer>"])
+    worker = Worker(model, tracked, NullSupervisor(), max_steps_per_turn=6)
+    list(worker.run_turn(1, "What is x?"))
+    assert [r.temperature for r in model.requests] == [0.0, 0.0, 0.7, 0.0]

@@ -70,13 +70,15 @@ class Worker:
         context_chars: int = 16_000,
         max_tokens: int | None = 1024,
         temperature: float = 0.0,
+        retry_temperature: float = 0.7,
         data_files: str = "",
         system: str | None = None,
     ) -> None:
         """``context_chars`` bounds the prompt sent per call (see `Conversation`).
 
         ``data_files`` describes the input files for the system prompt; ``system``
-        replaces the whole system prompt.
+        replaces the whole system prompt. After a resent failing cell the next call
+        samples at ``retry_temperature`` (greedy decoding would resend it again).
         """
         if max_steps_per_turn < 1:
             raise ValueError(f"max_steps_per_turn must be >= 1, got {max_steps_per_turn}")
@@ -88,6 +90,7 @@ class Worker:
         self.cell_timeout = cell_timeout
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.retry_temperature = retry_temperature
         prompt = system if system is not None else system_prompt(data_files, max_steps_per_turn)
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self.steps_taken = 0
@@ -210,14 +213,16 @@ class Worker:
         # code that already failed in this turn -> its error; greedy decoding tends to
         # resend the same failing cell, which would only burn the step budget
         failed: dict[str, str] = {}
+        temperature = self.temperature
         while steps < self.max_steps_per_turn:
             if steps > 0 and steps == self.max_steps_per_turn - 1:
                 yield self._user(turn_index, self.steps_taken, self._note("last_step"))
             response = self.model.complete(
                 self.conversation.messages(),
                 max_tokens=self.max_tokens,
-                temperature=self.temperature,
+                temperature=temperature,
             )
+            temperature = self.temperature
             step = self.steps_taken
             self.steps_taken += 1
             steps += 1
@@ -259,6 +264,7 @@ class Worker:
                     problem="repeated_failure",
                 )
                 yield self._user(turn_index, step, note)
+                temperature = max(self.temperature, self.retry_temperature)
             elif parsed.code is not None:
                 code_ran = True
                 for event in self._code_step(turn_index, step, parsed, exchange):
