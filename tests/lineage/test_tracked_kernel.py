@@ -276,6 +276,21 @@ def test_large_frame_mutated_by_function_outside_sample(ts: TrackedSession) -> N
     assert stale_after(ts, "print(m)")
 
 
+def test_large_frame_changed_by_function_after_a_syntactic_mutation(ts: TrackedSession) -> None:
+    """The cheap (sampled) fingerprint taken after `big['y'] = ..` must not hide a later
+    change of an unsampled row by a called function."""
+    run(
+        ts,
+        "import pandas as pd\nimport numpy as np",
+        "big = pd.DataFrame({'x': np.arange(300_000)})",
+        "def fix(d):\n    d.loc[7, 'x'] = -1",
+        "big['y'] = big['x'] * 2",
+    )
+    (res,) = run(ts, "fix(big)")  # right after the cheap fingerprint
+    assert res.cell is not None
+    assert res.cell.created == ("big@v3",)
+
+
 LOAN = (
     "class Loan:\n    def __init__(self, p):\n        self.p = p\n"
     "    def interest(self):\n        return self.p * RATE"

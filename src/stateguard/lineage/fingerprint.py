@@ -31,10 +31,28 @@ _SCALARS = (int, float, complex, str, bytes, bool, type(None))
 
 
 class Fingerprint(NamedTuple):
-    """A content fingerprint and whether it covers the whole value."""
+    """A content fingerprint and whether it covers the whole value.
+
+    `full` (large pandas objects, thorough mode only) holds per-column sums over
+    every value; `exact` is then true when every column is numeric.
+    """
 
     value: Any
     exact: bool
+    full: Any = None
+
+
+def compare(old: Fingerprint, new: Fingerprint) -> tuple[bool, bool]:
+    """(changed, certain): a difference is always certain; sameness only when both cover
+    the whole value (fingerprints taken in different modes compare on what they share)."""
+    if old.value != new.value:
+        return True, True
+    if old.full is not None and new.full is not None:
+        if old.full != new.full:
+            return True, True
+        return False, old.exact and new.exact
+    certain = old.exact and new.exact and old.full is None and new.full is None
+    return False, certain
 
 
 def is_immutable_scalar(obj: Any) -> bool:
@@ -44,10 +62,25 @@ def is_immutable_scalar(obj: Any) -> bool:
     return type(obj) is tuple and all(is_immutable_scalar(x) for x in obj)
 
 
-def fingerprint(obj: Any) -> Fingerprint | None:
-    """Fingerprint `obj`, or None if its content cannot be inspected."""
+def fingerprint(obj: Any, *, thorough: bool = True) -> Fingerprint | None:
+    """Fingerprint `obj`, or None if its content cannot be inspected.
+
+    `thorough` adds, for a large pandas object, a pass over every numeric value (about
+    1 ms per million values); skip it when static evidence already decides.
+    """
     try:
-        return _fp(obj, 0)
+        fp = _fp(obj, 0)
+        pd = sys.modules.get("pandas")
+        if (
+            thorough
+            and fp is not None
+            and not fp.exact
+            and pd is not None
+            and isinstance(obj, (pd.DataFrame, pd.Series))
+        ):
+            sums, all_numeric = _numeric_bit_sums(obj)
+            return Fingerprint(fp.value, all_numeric, sums)
+        return fp
     except Exception:  # a user object whose __eq__/__len__/... raises: unknown
         return None
 
@@ -202,23 +235,20 @@ def _hash_rows(obj: Any, hash_obj: Any, *, index: bool) -> tuple[Any, bool]:
     if n == 0:
         return 0, True
     exact = cells <= PANDAS_EXACT_CELLS
-    full_sums: tuple[Any, ...] = ()
     if not exact:
-        # numeric columns: a wrapped sum of raw bits over every row catches any changed value
-        full_sums, all_numeric = _numeric_bit_sums(obj)
         step = max(1, n // SAMPLE_ROWS)
         obj = obj.iloc[::step]
-        exact = all_numeric
     try:
         hashed = hash_obj(obj, index=index)
     except TypeError:  # unhashable cells (lists, dicts): fall back to their repr
         hashed = hash_obj(obj.astype(str), index=index)
     values = hashed.to_numpy()
-    return (zlib.crc32(memoryview(values.copy(order="C")).cast("B")), full_sums), exact
+    return zlib.crc32(memoryview(values.copy(order="C")).cast("B")), exact
 
 
 def _numeric_bit_sums(obj: Any) -> tuple[tuple[Any, ...], bool]:
-    """Per numeric column, the wrapping uint64 sum of its values' bit patterns."""
+    """Per numeric column, the wrapping uint64 sum of its values' bit patterns: any
+    changed value changes it (barring exact compensation)."""
     np = sys.modules["numpy"]
     cols = [obj] if obj.ndim == 1 else [obj.iloc[:, i] for i in range(obj.shape[1])]
     sums: list[Any] = []

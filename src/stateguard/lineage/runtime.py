@@ -23,6 +23,7 @@ from typing import Any
 
 from stateguard.lineage.fingerprint import (
     Fingerprint,
+    compare,
     fingerprint,
     is_immutable_scalar,
 )
@@ -37,6 +38,12 @@ from stateguard.lineage.objects import (
 )
 from stateguard.lineage.report import REPORT_MIME, CellReport
 from stateguard.lineage.static import CellAnalysis, analyze_cell
+
+
+def _static_evidence(analysis: CellAnalysis) -> set[str]:
+    """Names the cell syntactically mutates (stores into, inplace calls, list.append…)."""
+    return set(analysis.mutates) | {n for st in analysis.statements for n in st.inplace_calls}
+
 
 _IPY_NAME = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
 
@@ -99,10 +106,19 @@ class LineageAgent:
         analysis = analyze_cell(source)
         before = self.user_names()
         candidates = self._candidates(analysis, before)
+        evidence = _static_evidence(analysis)
         for name in candidates:
             obj = before[name]
             cached = self._cache.get(name)
-            if cached is None or cached[0] != id(obj):
+            stale_mode = (
+                cached is not None
+                and cached[1] is not None
+                and cached[1].full is None
+                and not cached[1].exact
+                and name not in evidence
+            )
+            if cached is None or cached[0] != id(obj) or stale_mode:
+                # no static evidence this time: the comparison needs the thorough form
                 self._cache[name] = (id(obj), fingerprint(obj))
         # strong references keep ids from being reused while the cell runs
         self._pending = (analysis, source, before, candidates)
@@ -165,9 +181,7 @@ class LineageAgent:
         for n in deleted:
             self._cache.pop(n, None)
 
-        evidence = set(analysis.mutates) | {
-            n for st in analysis.statements for n in st.inplace_calls
-        }
+        evidence = _static_evidence(analysis)
         alias_groups = self._alias_groups(candidates, after)
         mutated: dict[str, str] = {}
         for name in candidates:
@@ -175,16 +189,17 @@ class LineageAgent:
                 continue
             obj = after[name]
             old_fp = self._cache.get(name, (None, None))[1]
-            new_fp = fingerprint(obj)
-            self._cache[name] = (id(obj), new_fp)
             group = {name, *alias_groups.get(name, ())}
             static_says = bool(group & evidence)
+            # with static evidence an approximate "same" still counts as a change, so the
+            # full pass over a large frame would not change the verdict
+            new_fp = fingerprint(obj, thorough=not static_says)
+            self._cache[name] = (id(obj), new_fp)
             if old_fp is None or new_fp is None:
                 changed = static_says
-            elif old_fp.value != new_fp.value:
-                changed = True
             else:
-                changed = static_says and not (old_fp.exact and new_fp.exact)
+                differs, certain = compare(old_fp, new_fp)
+                changed = differs or (static_says and not certain)
             if changed:
                 mutated[name] = summarize(obj)
 
