@@ -25,6 +25,7 @@ from collections.abc import Generator, Iterator
 from stateguard.lineage import TrackedResult, TrackedSession
 from stateguard.llm import ChatModel
 from stateguard.manager import Hint, StepView, Supervisor
+from stateguard.worker.error_context import error_context
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -71,6 +72,7 @@ class Worker:
         max_tokens: int | None = 1024,
         temperature: float = 0.0,
         retry_temperature: float = 0.7,
+        error_context: bool = True,
         data_files: str = "",
         system: str | None = None,
     ) -> None:
@@ -91,6 +93,7 @@ class Worker:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.retry_temperature = retry_temperature
+        self.error_context = error_context
         prompt = system if system is not None else system_prompt(data_files, max_steps_per_turn)
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self.steps_taken = 0
@@ -135,6 +138,10 @@ class Worker:
         if execution.error is not None:
             exchange.outcome += f": {execution.error.ename}"
         observation = format_observation(execution, self.observation_chars)
+        if execution.status == "error" and self.error_context:
+            context = error_context(self.session.kernel, parsed.code, execution)
+            if context:
+                observation = f"{observation}\n\n{context}"
         yield StepRecord(
             turn=turn,
             step=step,

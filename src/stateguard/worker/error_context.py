@@ -1,0 +1,74 @@
+"""After a failing cell: the failing line and what the names on it hold.
+
+A debugger's first look, given to the model as part of the observation: the line
+the error points at, and the type and shape of every variable on that line, read
+through a copy-on-write probe so the worker's namespace is never touched.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+from stateguard.kernel import ExecutionResult, KernelSession
+
+_CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+_MAX_NAMES = 8
+
+_PROBE = """
+import json as _j
+def _d(v):
+    t = type(v).__name__
+    s = getattr(v, "shape", None)
+    if s is not None:
+        return f"{t} shape={tuple(s)}" + (f" dtype={v.dtype}" if hasattr(v, "dtype") else "")
+    if isinstance(v, (list, tuple, dict, set)):
+        return f"{t} len={len(v)}"
+    r = repr(v)
+    return f"{t} {r[:60]}"
+_ns = get_ipython().user_ns
+print(_j.dumps({n: _d(_ns[n]) for n in NAMES if n in _ns}))
+"""
+
+
+def failing_line(code: str, execution: ExecutionResult) -> tuple[int, str] | None:
+    """(line number, source line) of the cell line the traceback points at, if any."""
+    if execution.error is None:
+        return None
+    found = [int(m) for t in execution.error.traceback for m in _CELL_LINE.findall(t)]
+    lines = code.splitlines()
+    if not found or not 1 <= found[-1] <= len(lines):
+        return None
+    return found[-1], lines[found[-1] - 1]
+
+
+def line_names(line: str) -> list[str]:
+    """Plain names loaded on one line of code (empty if it does not parse alone)."""
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return []
+    loads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    names = [n.id for n in sorted(loads, key=lambda n: (n.lineno, n.col_offset))]
+    return list(dict.fromkeys(names))[:_MAX_NAMES]
+
+
+def error_context(kernel: KernelSession, code: str, execution: ExecutionResult) -> str:
+    """A short note on the failing line and its variables, or "" when there is nothing."""
+    where = failing_line(code, execution)
+    if where is None:
+        return ""
+    lineno, line = where
+    note = f"The error is raised at line {lineno}: {line.strip()}"
+    names = line_names(line)
+    if not names:
+        return note
+    try:
+        probe = kernel.run_probe(_PROBE.replace("NAMES", repr(names)), timeout=10)
+        described = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
+    except Exception:  # a probe is a courtesy; never fail the step because of it
+        described = {}
+    if described:
+        note += "\nOn that line: " + "; ".join(f"{k} is {v}" for k, v in described.items())
+    return note
