@@ -480,7 +480,7 @@ class StateHarness:
         )
         self._pending_hints.append(hint)
         # the worker's next attempt is reviewed on its own steps, and forms the state
-        self._review_start_step = len(self.steps)
+        self._review_start_step = self._segment_start_step = len(self.steps)
         if self._draft is not None:
             self._draft.step_start = len(self.steps)
             self._draft.updated = False
