@@ -21,6 +21,18 @@ CASES = [
         ("df.a.sum()", None, None),
     ),
     ("py label", f"{FENCE}py\nx = 1\n{FENCE}", False, ("x = 1", None, None)),
+    (
+        "answer inside a code fence",
+        f"{FENCE}python\n<answer>count: 10</answer>\n{FENCE}",
+        True,
+        (None, "count: 10", None),
+    ),
+    (
+        "answer inside a code fence, nothing run yet",
+        f"{FENCE}python\n<answer>10</answer>\n{FENCE}",
+        False,
+        (None, "10", "answer_without_code"),
+    ),
     ("bare fence", f"{FENCE}\nx = 2\n{FENCE}", False, ("x = 2", None, None)),
     (
         "text block ignored",

@@ -128,7 +128,12 @@ def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
         code = _dedent_body(block.body)
         if not code.strip():
             return ParsedReply(thought=thought, problem="empty_code")
-        return ParsedReply(thought=thought, code=code, answer=answer or None)
+        fenced = _ANSWER.fullmatch(code.strip())
+        if fenced is not None and answer is None:
+            # an answer wrapped in a code fence is an answer, not Python to run
+            answer = fenced.group(1).strip()
+        else:
+            return ParsedReply(thought=thought, code=code, answer=answer or None)
     if answer is None:
         return ParsedReply(thought=thought, problem="no_action")
     if not answer:
