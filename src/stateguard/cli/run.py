@@ -205,6 +205,23 @@ def _run_options(max_steps: int, cell_timeout: float, context_chars: int) -> dic
     }
 
 
+def _overrides(
+    base_url: str | None,
+    model: str | None,
+    api_key: str | None,
+    model_path: Path | None,
+    backend: str | None,
+) -> dict[str, Any]:
+    """The model flags as configuration overrides (None = not given)."""
+    return {
+        "base_url": base_url,
+        "model": model,
+        "api_key": api_key,
+        "model_path": model_path,
+        "backend": backend,
+    }
+
+
 def _prepare(
     err: Console,
     manager: str,
@@ -242,13 +259,7 @@ def run_command(
     """Run every turn of a task with the agent and a manager; write the run directory."""
     err = Console(stderr=True)
     console = Console(highlight=False)
-    overrides = {
-        "base_url": base_url,
-        "model": model,
-        "api_key": api_key,
-        "model_path": model_path,
-        "backend": backend,
-    }
+    overrides = _overrides(base_url, model, api_key, model_path, backend)
     task, chat_model = _prepare(err, manager, lambda: load_task(task_path), overrides, config)
     out_dir = out or _default_out(task.name)
     options = _run_options(max_steps, cell_timeout, context_chars)
@@ -288,13 +299,7 @@ def chat_command(
     """Ask questions about DATA_DIR turn by turn (empty line or :q to quit)."""
     err = Console(stderr=True)
     console = Console(highlight=False)
-    overrides = {
-        "base_url": base_url,
-        "model": model,
-        "api_key": api_key,
-        "model_path": model_path,
-        "backend": backend,
-    }
+    overrides = _overrides(base_url, model, api_key, model_path, backend)
     task, chat_model = _prepare(
         err, manager, lambda: task_from_data_dir(data_dir), overrides, config
     )
