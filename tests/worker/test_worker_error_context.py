@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
 from stateguard.manager import NullSupervisor
@@ -26,7 +27,7 @@ def test_error_observation_names_the_line_and_its_variables(tracked: TrackedSess
         "answer = f'{total:.2f}'"
     )
     model = ScriptedModel([f"```python\n{code}\n```", "<answer>x</answer>"])
-    worker = Worker(model, tracked, NullSupervisor(), max_steps_per_turn=2)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=2)
     events = list(worker.run_turn(1, "Total?"))
     step = next(e for e in events if isinstance(e, StepRecord) and e.code)
     assert "line 4: answer = f'{total:.2f}'" in step.observation

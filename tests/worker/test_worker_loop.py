@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from worker_helpers import FakeSupervisor
 
+from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
 from stateguard.manager import Hint, NullSupervisor
@@ -45,7 +46,9 @@ def test_two_turns_share_the_kernel_and_the_history(tracked: TrackedSession) -> 
             "<answer>20.0</answer>",
         ]
     )
-    worker = Worker(model, tracked, NullSupervisor(), data_files="- data/t.csv")
+    worker = Worker(
+        model, GuardedSession(tracked, manager=NullSupervisor()), data_files="- data/t.csv"
+    )
     first = list(worker.run_turn(1, "Sum of a?"))
     second = list(worker.run_turn(2, "Mean of b?", context="b is in cents."))
 
@@ -83,7 +86,9 @@ def test_malformed_replies_get_corrective_messages_and_run_nothing(
         "<answer>6</answer>",
     ]
     model = ScriptedModel(replies)
-    events = list(Worker(model, tracked, NullSupervisor()).run_turn(1, "Sum of a?"))
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Sum of a?")
+    )
     steps = of_type(events, StepRecord)
     assert [s.problem for s in steps] == [
         "empty",
@@ -111,7 +116,9 @@ def test_supervisor_hints_are_injected_verbatim(tracked: TrackedSession) -> None
     model = ScriptedModel(
         [code("import pandas as pd\ndf = pd.read_csv('data/t.csv')\nlen(df)"), "<answer>3</answer>"]
     )
-    events = list(Worker(model, tracked, supervisor).run_turn(1, "How many rows?"))
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=supervisor)).run_turn(1, "How many rows?")
+    )
     hints = of_type(events, HintDelivered)
     assert [(h.hint, h.step) for h in hints] == [(begin, None), (after, 0)]
     assert any(begin.text in c for c in user_contents(model, 0))
@@ -134,7 +141,7 @@ def test_rejected_answer_injects_repairs_and_the_loop_continues(tracked: Tracked
             "<answer>47</answer>",
         ]
     )
-    events = list(Worker(model, tracked, supervisor).run_turn(1, "Cost?"))
+    events = list(Worker(model, GuardedSession(tracked, manager=supervisor)).run_turn(1, "Cost?"))
     final = events[-1]
     assert isinstance(final, AnswerRecorded)
     assert final.answer == "47" and final.steps == 4
@@ -152,7 +159,9 @@ def test_step_budget_exhaustion_records_no_answer(tracked: TrackedSession) -> No
     model = ScriptedModel(fn=lambda messages: code("x = 1"))
     supervisor = FakeSupervisor()
     events = list(
-        Worker(model, tracked, supervisor, max_steps_per_turn=3).run_turn(1, "Never answered?")
+        Worker(model, GuardedSession(tracked, manager=supervisor), max_steps_per_turn=3).run_turn(
+            1, "Never answered?"
+        )
     )
     final = events[-1]
     assert isinstance(final, AnswerRecorded)
@@ -165,7 +174,7 @@ def test_step_budget_exhaustion_records_no_answer(tracked: TrackedSession) -> No
 def test_code_and_answer_together_defers_the_answer(tracked: TrackedSession) -> None:
     supervisor = FakeSupervisor()
     model = ScriptedModel([f"{code('print(2 + 2)')}\n<answer>5</answer>", "<answer>4</answer>"])
-    events = list(Worker(model, tracked, supervisor).run_turn(1, "2 + 2?"))
+    events = list(Worker(model, GuardedSession(tracked, manager=supervisor)).run_turn(1, "2 + 2?"))
     assert events[-1].answer == "4"
     reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
     assert reviews == ["4"]
@@ -180,7 +189,7 @@ def test_long_output_is_truncated_and_errors_are_observed(tracked: TrackedSessio
             "<answer>done</answer>",
         ]
     )
-    worker = Worker(model, tracked, NullSupervisor(), observation_chars=500)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), observation_chars=500)
     steps = of_type(list(worker.run_turn(1, "Print rows")), StepRecord)
     assert "row 0" in steps[0].observation and "row 2999" in steps[0].observation
     assert "characters omitted" in steps[0].observation
@@ -197,7 +206,9 @@ def test_kernel_death_restarts_and_tells_the_model(tracked: TrackedSession) -> N
             "<answer>restarted</answer>",
         ]
     )
-    events = list(Worker(model, tracked, NullSupervisor()).run_turn(1, "Crash?"))
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Crash?")
+    )
     steps = of_type(events, StepRecord)
     assert steps[0].execution is not None and steps[0].execution.status == "dead"
     assert "restarted" in user_contents(model, 1)[-1]
@@ -210,7 +221,7 @@ def test_resent_failing_code_is_not_run_again(tracked: TrackedSession) -> None:
     """Greedy small models resend a failing cell; the loop says so instead of re-running it."""
     bad = "```python\nx = 1 / 0\n```"
     model = ScriptedModel([bad, bad, "```python\nx = 1\nx\n```", "<answer>1</answer>"])
-    worker = Worker(model, tracked, NullSupervisor(), max_steps_per_turn=6)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=6)
     events = list(worker.run_turn(1, "What is x?"))
     steps = [e for e in events if isinstance(e, StepRecord)]
     assert [s.problem for s in steps] == [None, "repeated_failure", None, None]
@@ -224,6 +235,6 @@ def test_resent_failing_code_is_not_run_again(tracked: TrackedSession) -> None:
 def test_after_a_resent_failure_the_next_call_samples(tracked: TrackedSession) -> None:
     bad = "```python\nx = 1 / 0\n```"
     model = ScriptedModel([bad, bad, "```python\nx = 1\nx\n```", "<answer>1</answer>"])
-    worker = Worker(model, tracked, NullSupervisor(), max_steps_per_turn=6)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=6)
     list(worker.run_turn(1, "What is x?"))
     assert [r.temperature for r in model.requests] == [0.0, 0.0, 0.7, 0.0]

@@ -11,13 +11,12 @@ from worker_helpers import write_mini_task
 
 from stateguard.errors import StateguardError
 from stateguard.llm import ScriptedModel
-from stateguard.manager import NullSupervisor
 from stateguard.worker import run as run_module
 from stateguard.worker.events import AnswerRecorded, dump_event, read_trajectory
 from stateguard.worker.run import (
     RunSession,
     check_manager,
-    make_supervisor,
+    manager_kinds,
     run_task,
     write_report_if_available,
 )
@@ -94,24 +93,12 @@ def test_run_directory(tmp_path: Path) -> None:
         RunSession(task, ScriptedModel([]), run_dir).start()
 
 
-def test_manager_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_manager_kinds() -> None:
     with pytest.raises(StateguardError, match="unknown manager 'smart'"):
         check_manager("smart")
-    monkeypatch.setattr(run_module, "_supervisor_builder", lambda: None)
-    check_manager("none")
-    with pytest.raises(StateguardError, match="'hybrid' manager is not available"):
-        check_manager("hybrid")
-    supervisor = make_supervisor("none", session=None, run_dir=Path("."), model=None)  # type: ignore[arg-type]
-    assert isinstance(supervisor, NullSupervisor)
-    calls = []
-
-    def builder(kind, **kwargs):
-        calls.append((kind, kwargs))
-        return NullSupervisor()
-
-    monkeypatch.setattr(run_module, "_supervisor_builder", lambda: builder)
-    make_supervisor("hybrid", session=None, run_dir=Path("r"), model=None)  # type: ignore[arg-type]
-    assert calls == [("hybrid", {"session": None, "run_dir": Path("r"), "model": None})]
+    for kind in ("none", "deterministic", "llm", "hybrid", "window", "freeform"):
+        check_manager(kind)
+    assert manager_kinds()[:4] == ("none", "deterministic", "llm", "hybrid")
 
 
 def test_report_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,7 @@
 """A persistent, resource-limited IPython kernel session (jupyter_client + ipykernel).
 
-Public API: `KernelSession`, `ResourceLimits`, and the result models
+Public API: `KernelSession`, the `Executor` protocol it implements, `ResourceLimits`,
+and the result models
 `ExecutionResult`, `ProbeResult`, `ErrorInfo`, `DisplayData`.
 
 The names are imported lazily: the kernel process itself imports modules of this
@@ -13,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from stateguard.kernel.executor import Executor
     from stateguard.kernel.limits import ResourceLimits
     from stateguard.kernel.results import DisplayData, ErrorInfo, ExecutionResult, ProbeResult
     from stateguard.kernel.session import KernelSession
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "DisplayData": "stateguard.kernel.results",
     "ErrorInfo": "stateguard.kernel.results",
+    "Executor": "stateguard.kernel.executor",
     "ExecutionResult": "stateguard.kernel.results",
     "ProbeResult": "stateguard.kernel.results",
     "ResourceLimits": "stateguard.kernel.limits",
@@ -30,6 +33,7 @@ __all__ = [
     "DisplayData",
     "ErrorInfo",
     "ExecutionResult",
+    "Executor",
     "KernelSession",
     "ProbeResult",
     "ResourceLimits",

@@ -27,8 +27,14 @@ def build_supervisor(
     model: ChatModel | None = None,
     config: HarnessConfig | None = None,
     workspace: Workspace | None = None,
+    store: StateStore | None = None,
+    events_file: bool = True,
 ) -> Supervisor:
-    """A supervisor writing ``states.sqlite`` and ``manager_events.jsonl`` into `run_dir`."""
+    """A supervisor writing ``states.sqlite`` and ``manager_events.jsonl`` into `run_dir`.
+
+    ``store`` replaces ``run_dir/states.sqlite`` (e.g. an in-memory store);
+    ``events_file=False`` leaves the events to whoever drains them.
+    """
     if kind not in SUPERVISOR_KINDS:
         raise PolicyError(f"unknown manager {kind!r}; choose one of {', '.join(SUPERVISOR_KINDS)}")
     if kind == "none":
@@ -56,7 +62,7 @@ def build_supervisor(
     return StateHarness(
         policy,
         workspace,
-        StateStore(run_dir / "states.sqlite"),
+        store if store is not None else StateStore(run_dir / "states.sqlite"),
         config=config,
-        events_path=run_dir / "manager_events.jsonl",
+        events_path=run_dir / "manager_events.jsonl" if events_file else None,
     )

@@ -11,7 +11,7 @@ import ast
 import json
 import re
 
-from stateguard.kernel import ExecutionResult, KernelSession
+from stateguard.kernel import ExecutionResult, Executor
 
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _MAX_NAMES = 8
@@ -54,7 +54,7 @@ def line_names(line: str) -> list[str]:
     return list(dict.fromkeys(names))[:_MAX_NAMES]
 
 
-def error_context(kernel: KernelSession, code: str, execution: ExecutionResult) -> str:
+def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> str:
     """A short note on the failing line and its variables, or "" when there is nothing."""
     where = failing_line(code, execution)
     if where is None:

@@ -1,4 +1,4 @@
-"""The ReAct data-analysis worker: one model, one tracked kernel, one supervisor.
+"""The ReAct data-analysis worker: one model and one `GuardedSession`.
 
 `Worker.run_turn` is a generator of `TrajectoryEvent`s. Per turn:
 
@@ -14,7 +14,8 @@
    supervisor call; finally `AnswerRecorded` (answer None if the step budget ran out).
 
 Every model call counts as a step, malformed ones included. Step indices are
-global across the task; one worker (and one kernel) serves all turns of a task.
+global across the task (the guarded session keeps the counter); one worker (and
+one kernel) serves all turns of a task.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from __future__ import annotations
 import time
 from collections.abc import Generator, Iterator
 
-from stateguard.lineage import TrackedResult, TrackedSession
+from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
-from stateguard.manager import Hint, StepView, Supervisor
+from stateguard.manager import Hint
 from stateguard.worker.error_context import error_context
 from stateguard.worker.events import (
     AnswerRecorded,
@@ -57,13 +58,12 @@ def _opener(turn: int, question: str, context: str) -> str:
 
 
 class Worker:
-    """Answers the turns of one task with a chat model and a persistent tracked kernel."""
+    """Answers the turns of one task with a chat model and a guarded kernel session."""
 
     def __init__(
         self,
         model: ChatModel,
-        session: TrackedSession,
-        supervisor: Supervisor,
+        guard: GuardedSession,
         *,
         max_steps_per_turn: int = 40,
         observation_chars: int = 4000,
@@ -85,8 +85,7 @@ class Worker:
         if max_steps_per_turn < 1:
             raise ValueError(f"max_steps_per_turn must be >= 1, got {max_steps_per_turn}")
         self.model = model
-        self.session = session
-        self.supervisor = supervisor
+        self.guard = guard
         self.max_steps_per_turn = max_steps_per_turn
         self.observation_chars = observation_chars
         self.cell_timeout = cell_timeout
@@ -96,10 +95,13 @@ class Worker:
         self.error_context = error_context
         prompt = system if system is not None else system_prompt(data_files, max_steps_per_turn)
         self.conversation = Conversation(prompt, budget_chars=context_chars)
-        self.steps_taken = 0
-        """Global step counter: the index the next step gets."""
         self._system_sent = False
         self._corrective = corrective_messages()
+
+    @property
+    def steps_taken(self) -> int:
+        """Global step counter: the index the next step gets."""
+        return self.guard.step
 
     # ------------------------------------------------------------------ helpers
     def _note(self, key: str) -> str:
@@ -111,7 +113,7 @@ class Worker:
         return ModelMessage(turn=turn, step=step, role="user", content=text)
 
     def _drain(self, turn: int) -> Iterator[ManagerLogged]:
-        for event in self.supervisor.drain_events():
+        for event in self.guard.drain_events():
             yield ManagerLogged(turn=turn, event=event)
 
     def _deliver(self, turn: int, step: int | None, hints: list[Hint]) -> Iterator[TrajectoryEvent]:
@@ -119,27 +121,21 @@ class Worker:
             yield HintDelivered(turn=turn, step=step, hint=hint)
             yield self._user(turn, self.steps_taken if step is None else step, format_hint(hint))
 
-    def _execute(self, code: str) -> tuple[TrackedResult, bool]:
-        """Run a cell; a dead kernel is restarted (the bool says so)."""
-        result = self.session.execute(code, timeout=self.cell_timeout)
-        if result.execution.status == "dead":
-            self.session.restart()
-            return result, True
-        return result, False
-
     def _code_step(
         self, turn: int, step: int, parsed: ParsedReply, exchange: Exchange
     ) -> Iterator[TrajectoryEvent]:
         """Execute the cell, show the observation, then the supervisor's hints."""
         assert parsed.code is not None
-        tracked, restarted = self._execute(parsed.code)
-        execution = tracked.execution
+        outcome = self.guard.run_cell(
+            parsed.code, thought=parsed.thought, timeout=self.cell_timeout
+        )
+        execution = outcome.execution
         exchange.outcome = execution.status
         if execution.error is not None:
             exchange.outcome += f": {execution.error.ename}"
         observation = format_observation(execution, self.observation_chars)
         if execution.status == "error" and self.error_context:
-            context = error_context(self.session.kernel, parsed.code, execution)
+            context = error_context(self.guard.executor, parsed.code, execution)
             if context:
                 observation = f"{observation}\n\n{context}"
         yield StepRecord(
@@ -149,25 +145,16 @@ class Worker:
             code=parsed.code,
             observation=observation,
             execution=execution,
-            cell=tracked.cell,
+            cell=outcome.cell,
         )
         feedback = [observation]
-        if restarted:
+        if outcome.restarted:
             feedback.append(self._note("kernel_restarted"))
         if parsed.answer is not None:
             feedback.append(self._note("answer_deferred"))
         yield self._user(turn, step, "\n\n".join(feedback))
-        view = StepView(
-            turn=turn,
-            step=step,
-            thought=parsed.thought,
-            code=parsed.code,
-            execution=execution,
-            cell=tracked.cell,
-        )
-        hints = self.supervisor.after_step(view)
         yield from self._drain(turn)
-        yield from self._deliver(turn, step, hints)
+        yield from self._deliver(turn, step, list(outcome.notes))
 
     def _answer_step(
         self, turn: int, step: int, parsed: ParsedReply, exchange: Exchange
@@ -176,14 +163,12 @@ class Worker:
         assert parsed.answer is not None
         exchange.outcome = "answer"
         yield StepRecord(turn=turn, step=step, thought=parsed.thought, answer=parsed.answer)
-        review = self.supervisor.review_answer(
-            StepView(turn=turn, step=step, thought=parsed.thought, answer=parsed.answer)
-        )
+        review = self.guard.propose_answer(parsed.answer, thought=parsed.thought)
         yield from self._drain(turn)
         if review.accepted:
             return True
         exchange.outcome = "answer rejected"
-        yield from self._deliver(turn, step, list(review.hints))
+        yield from self._deliver(turn, step, list(review.notes))
         yield self._user(turn, step, self._note("answer_rejected"))
         return False
 
@@ -193,7 +178,7 @@ class Worker:
     ) -> Iterator[TrajectoryEvent]:
         """Answer one question; yields every event as it happens (see module docstring)."""
         started = time.monotonic()
-        calls_before = self.supervisor.llm_calls
+        calls_before = self.guard.llm_calls
         yield TurnStarted(turn=turn_index, question=question, context=context)
         if not self._system_sent:
             self._system_sent = True
@@ -210,7 +195,7 @@ class Worker:
             role="user",
             content=self.conversation.current.opener,
         )
-        hints = self.supervisor.begin_turn(turn_index, question)
+        hints = self.guard.begin_turn(question, turn=turn_index)
         yield from self._drain(turn_index)
         yield from self._deliver(turn_index, None, hints)
 
@@ -231,7 +216,6 @@ class Worker:
             )
             temperature = self.temperature
             step = self.steps_taken
-            self.steps_taken += 1
             steps += 1
             reply = response.content
             yield ModelMessage(
@@ -246,6 +230,7 @@ class Worker:
             exchange = self.conversation.add_reply(step, reply, parsed.code)
 
             if parsed.problem is not None:
+                self.guard.take_step()
                 exchange.outcome = f"invalid: {parsed.problem}"
                 note = self._note(parsed.problem)
                 yield StepRecord(
@@ -258,6 +243,7 @@ class Worker:
                 )
                 yield self._user(turn_index, step, note)
             elif parsed.code is not None and parsed.code.strip() in failed:
+                self.guard.take_step()
                 exchange.outcome = "invalid: repeated_failure"
                 note = render(
                     self._corrective["repeated_failure"], error=failed[parsed.code.strip()]
@@ -288,12 +274,12 @@ class Worker:
                 break
 
         self.conversation.finish_turn(answer)
-        self.supervisor.end_turn(turn_index, answer)
+        self.guard.end_turn(answer)
         yield from self._drain(turn_index)
         yield AnswerRecorded(
             turn=turn_index,
             answer=answer,
             steps=steps,
             wall_time=time.monotonic() - started,
-            manager_llm_calls=self.supervisor.llm_calls - calls_before,
+            manager_llm_calls=self.guard.llm_calls - calls_before,
         )

@@ -7,7 +7,8 @@ Run directory layout (paths relative to ``run_dir``):
   question, answer, gold, correct, steps, hints, repairs, wall time, tokens,
   manager LLM calls), rewritten after every turn;
 * ``analysis.ipynb`` — every executed cell with its outputs, rewritten after every turn;
-* ``states.sqlite`` — written by the supervisor, which gets ``run_dir``;
+* ``states.sqlite`` and ``manager_events.jsonl`` — the guarded session's store and
+  event sink;
 * ``workdir/`` — the kernel's working directory (``workdir/data`` is the read-only data);
 * ``report.html`` — written by ``stateguard.report.write_report`` when that module exists.
 """
@@ -26,10 +27,10 @@ from types import TracebackType
 from typing import Any
 
 from stateguard.errors import StateguardError
+from stateguard.guard import GuardedSession, JsonlEventSink
 from stateguard.kernel import KernelSession, ResourceLimits
-from stateguard.lineage import TrackedSession
 from stateguard.llm import ChatModel
-from stateguard.manager import NullSupervisor, Supervisor
+from stateguard.manager import SUPERVISOR_KINDS
 from stateguard.worker.events import AnswerRecorded, TrajectoryEvent, dump_event
 from stateguard.worker.grading import grade
 from stateguard.worker.loop import Worker
@@ -47,56 +48,22 @@ __all__ = [
     "TurnOutcome",
     "check_manager",
     "describe_data",
-    "make_supervisor",
     "manager_kinds",
     "run_task",
     "write_report_if_available",
 ]
 
 
-def _supervisor_builder() -> Callable[..., Supervisor] | None:
-    """``stateguard.manager.build_supervisor`` when the manager implementations exist."""
-    try:
-        from stateguard.manager import build_supervisor  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return build_supervisor
-
-
 def manager_kinds() -> tuple[str, ...]:
-    """`MANAGER_KINDS` plus any further kinds the installed manager package offers."""
-    try:
-        from stateguard.manager import SUPERVISOR_KINDS  # type: ignore[attr-defined]
-    except ImportError:
-        return MANAGER_KINDS
+    """The manager kinds a run accepts."""
     return tuple(dict.fromkeys([*MANAGER_KINDS, *SUPERVISOR_KINDS]))
 
 
 def check_manager(kind: str) -> None:
-    """Raise `StateguardError` unless a supervisor of ``kind`` can be built here."""
+    """Raise `StateguardError` unless ``kind`` names a manager."""
     kinds = manager_kinds()
     if kind not in kinds:
         raise StateguardError(f"unknown manager {kind!r}; choose one of {', '.join(kinds)}")
-    if kind != "none" and _supervisor_builder() is None:
-        raise StateguardError(
-            f"the {kind!r} manager is not available in this installation "
-            "(stateguard.manager.build_supervisor is missing); use --manager none"
-        )
-
-
-def make_supervisor(
-    kind: str, *, session: TrackedSession, run_dir: Path, model: ChatModel | None
-) -> Supervisor:
-    """The supervisor of ``kind`` via ``stateguard.manager.build_supervisor``.
-
-    Where the manager implementations are not installed, only ``none`` works
-    (plain ReAct, `NullSupervisor`); other kinds raise `StateguardError`.
-    """
-    check_manager(kind)
-    builder = _supervisor_builder()
-    if builder is None:
-        return NullSupervisor()
-    return builder(kind, session=session, run_dir=run_dir, model=model)
 
 
 def describe_data(data_dir: Path | None) -> str:
@@ -195,9 +162,8 @@ class RunSession:
         self._started = time.monotonic()
         self._ended: float | None = None
         self._scratch: Path | None = None
-        self._session: TrackedSession | None = None
+        self._guard: GuardedSession | None = None
         self._worker: Worker | None = None
-        self._supervisor: Supervisor | None = None
         self._trajectory: Any = None
 
     @property
@@ -220,18 +186,17 @@ class RunSession:
             limits=self.limits,
             default_timeout=self.worker_options["cell_timeout"],
         )
-        self._session = TrackedSession(kernel)
-        self._trajectory = open(self.trajectory_path, "a", encoding="utf-8")  # noqa: SIM115
-        self._session.start()
-        self._supervisor = make_supervisor(
-            self.manager, session=self._session, run_dir=self.run_dir, model=self.manager_model
+        self._guard = GuardedSession(
+            kernel,
+            manager=self.manager,
+            model=self.manager_model,
+            run_dir=self.run_dir,
+            sinks=[JsonlEventSink(self.run_dir / "manager_events.jsonl")],
         )
+        self._trajectory = open(self.trajectory_path, "a", encoding="utf-8")  # noqa: SIM115
+        self._guard.start()
         self._worker = Worker(
-            self.model,
-            self._session,
-            self._supervisor,
-            data_files=describe_data(data_dir),
-            **self.worker_options,
+            self.model, self._guard, data_files=describe_data(data_dir), **self.worker_options
         )
         self._started = time.monotonic()
 
@@ -295,13 +260,9 @@ class RunSession:
                 self.report = write_report_if_available(self.run_dir)
                 self._write_outputs()
         finally:
-            close = getattr(self._supervisor, "close", None)
-            if callable(close):
-                close()
-            self._supervisor = None
-            if self._session is not None:
-                self._session.stop()
-                self._session = None
+            if self._guard is not None:
+                self._guard.close()
+                self._guard = None
             if self._scratch is not None:
                 shutil.rmtree(self._scratch, ignore_errors=True)
                 self._scratch = None

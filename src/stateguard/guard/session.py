@@ -1,0 +1,393 @@
+"""`GuardedSession`: the one place that assembles executor, lineage, store and manager.
+
+Guarding an agent takes a turn-shaped loop::
+
+    with GuardedSession(manager="deterministic") as guard:
+        notes = guard.begin_turn(question)
+        outcome = guard.run_cell(code)          # execution, lineage, notes
+        review = guard.propose_answer(answer)   # accepted or not, plus notes
+        guard.end_turn()
+
+The session owns the global step counter, restarts a dead backend, drains manager
+events into the injected sinks, and closes everything it started. Any backend that
+implements `stateguard.kernel.Executor` can be guarded; without one an ipykernel
+`KernelSession` is started.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Literal
+
+from stateguard.errors import StateguardError
+from stateguard.guard.outcomes import CellOutcome, Lineage, Review, StaleValue
+from stateguard.guard.sinks import EventSink
+from stateguard.kernel import Executor, KernelSession
+from stateguard.lineage import LineageGraph, TrackedSession
+from stateguard.llm import ChatModel
+from stateguard.manager import (
+    HarnessConfig,
+    Hint,
+    ManagerEvent,
+    NullSupervisor,
+    StateHarness,
+    StepView,
+    Supervisor,
+    build_supervisor,
+)
+from stateguard.state import AnalyticalState, StateStore
+
+StoreKind = Literal["memory", "file"]
+
+
+class GuardError(StateguardError):
+    """A guarded session was used out of order (e.g. after `close`)."""
+
+
+class GuardedSession:
+    """An executor with lineage and a manager beside it; see the module docstring."""
+
+    def __init__(
+        self,
+        executor: Executor | TrackedSession | None = None,
+        *,
+        manager: str | Supervisor = "deterministic",
+        model: ChatModel | None = None,
+        run_dir: Path | str | None = None,
+        store: StoreKind | None = None,
+        sinks: Sequence[EventSink] = (),
+        cell_timeout: float | None = None,
+        track: bool = True,
+        setup_code: str = "",
+        config: HarnessConfig | None = None,
+    ) -> None:
+        """Prepare; nothing starts before `start` (or the first call that needs it).
+
+        ``manager`` is a kind (``none``, ``deterministic``, ``hybrid``, ``llm``,
+        ``window``, ``freeform``; ``model`` serves the kinds that call an LLM) or a
+        ready `Supervisor`. ``store`` is ``"file"`` (``run_dir/states.sqlite``, the
+        default when ``run_dir`` is given) or ``"memory"``. ``sinks`` receive every
+        manager event as it is drained. A `TrackedSession` may be passed instead of
+        an executor to reuse its lineage graph.
+        """
+        if store == "file" and run_dir is None:
+            raise GuardError("store='file' needs a run_dir")
+        self.run_dir = None if run_dir is None else Path(run_dir).resolve()
+        if isinstance(executor, TrackedSession):
+            self.tracked = executor
+        else:
+            backend: Executor = executor if executor is not None else KernelSession()
+            self.tracked = TrackedSession(backend, track=track, setup_code=setup_code)  # type: ignore[arg-type]
+        self._manager = manager
+        self._model = model
+        self._store_kind: StoreKind = store or ("file" if run_dir is not None else "memory")
+        self._config = config
+        self.sinks = list(sinks)
+        self.cell_timeout = cell_timeout
+        self.supervisor: Supervisor | None = manager if not isinstance(manager, str) else None
+        self.store: StateStore | None = None
+        self._scratch: Path | None = None
+        self._started_backend = False
+        self._closed = False
+        self._events: list[ManagerEvent] = []
+        self._next_step = 0
+        self._turn = 0
+        self._in_turn = False
+        self._answer: str | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+    @property
+    def executor(self) -> Executor:
+        """The backend running the code."""
+        return self.tracked.kernel  # type: ignore[return-value]
+
+    @property
+    def graph(self) -> LineageGraph:
+        """The lineage graph of every cell run so far."""
+        return self.tracked.graph
+
+    @property
+    def started(self) -> bool:
+        """`start` has run (and `close` has not)."""
+        return self.supervisor is not None and not self._closed
+
+    def start(self) -> None:
+        """Start the backend (unless it already runs) and build the manager."""
+        if self._closed:
+            raise GuardError("this guarded session is closed")
+        if self.run_dir is not None:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+        if not self.executor.is_alive():
+            self._start_backend()
+        if self.supervisor is None:
+            self.supervisor = self._build_supervisor()
+
+    def _start_backend(self) -> None:
+        self.tracked.start()
+        self._started_backend = True
+
+    def _build_supervisor(self) -> Supervisor:
+        kind = self._manager
+        if not isinstance(kind, str):
+            return kind
+        if kind == "none":
+            return NullSupervisor()
+        if self._store_kind == "file":
+            assert self.run_dir is not None
+            root = self.run_dir
+            self.store = StateStore(root / "states.sqlite")
+        else:
+            self._scratch = Path(tempfile.mkdtemp(prefix="stateguard-guard-"))
+            root = self.run_dir or self._scratch
+            self.store = StateStore(":memory:")
+        try:
+            return build_supervisor(
+                kind,
+                session=self.tracked,
+                run_dir=root,
+                model=self._model,
+                config=self._config,
+                store=self.store,
+                events_file=False,
+            )
+        except BaseException:
+            self.store.close()
+            self.store = None
+            raise
+
+    def close(self) -> None:
+        """End an open turn, close the manager and store, stop a backend this session started."""
+        if self._closed:
+            return
+        try:
+            if self._in_turn and self.supervisor is not None:
+                self.end_turn()
+        finally:
+            self._closed = True
+            close = getattr(self.supervisor, "close", None)
+            if callable(close):
+                close()
+            if self.store is not None:
+                self.store.close()
+            if self._started_backend:
+                self.tracked.stop()
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
+
+    def __enter__(self) -> GuardedSession:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _sup(self) -> Supervisor:
+        if self._closed:
+            raise GuardError("this guarded session is closed")
+        if self.supervisor is None:
+            self.start()
+        assert self.supervisor is not None
+        return self.supervisor
+
+    # --------------------------------------------------------------------- turns
+    @property
+    def step(self) -> int:
+        """The global index the next step gets (steps count across turns)."""
+        return self._next_step
+
+    @property
+    def turn(self) -> int:
+        """The current (or last) turn number; 0 before the first turn."""
+        return self._turn
+
+    @property
+    def llm_calls(self) -> int:
+        """Model calls the manager has made so far."""
+        return self.supervisor.llm_calls if self.supervisor is not None else 0
+
+    def take_step(self) -> int:
+        """Count a step that runs nothing (e.g. a malformed model reply); its index."""
+        step = self._next_step
+        self._next_step += 1
+        return step
+
+    def begin_turn(self, question: str, turn: int | None = None) -> list[Hint]:
+        """Start a user turn (numbered from 1 unless ``turn`` is given); the manager's notes."""
+        sup = self._sup()
+        if self._in_turn:
+            self.end_turn()
+        self._turn = self._turn + 1 if turn is None else turn
+        self._in_turn = True
+        self._answer = None
+        notes = sup.begin_turn(self._turn, question)
+        self._drain()
+        return list(notes)
+
+    def run_cell(
+        self, code: str, *, thought: str = "", timeout: float | None = None
+    ) -> CellOutcome:
+        """Execute one cell, record its lineage, and let the manager review the step.
+
+        A dead backend is restarted after the cell (``restarted`` says so). Without
+        an open turn, one is opened with an empty question.
+        """
+        sup = self._sup()
+        if not self._in_turn:
+            self.begin_turn("")
+        result = self.tracked.execute(code, timeout=timeout or self.cell_timeout)
+        restarted = result.execution.status == "dead"
+        if restarted:
+            self.tracked.restart()
+        step = self.take_step()
+        view = StepView(
+            turn=self._turn,
+            step=step,
+            thought=thought,
+            code=code,
+            execution=result.execution,
+            cell=result.cell,
+        )
+        notes = sup.after_step(view)
+        return CellOutcome(
+            step=step,
+            execution=result.execution,
+            cell=result.cell,
+            notes=tuple(notes),
+            events=tuple(self._drain()),
+            restarted=restarted,
+        )
+
+    def run_setup(self, code: str, *, timeout: float | None = None) -> CellOutcome:
+        """Run a cell the agent did not write (e.g. a benchmark's context cells).
+
+        Lineage records it; the manager does not see it as a step of the agent.
+        """
+        self._sup()
+        result = self.tracked.execute(code, timeout=timeout or self.cell_timeout)
+        restarted = result.execution.status == "dead"
+        if restarted:
+            self.tracked.restart()
+        return CellOutcome(
+            step=self._next_step, execution=result.execution, cell=result.cell, restarted=restarted
+        )
+
+    def propose_answer(self, text: str, *, thought: str = "") -> Review:
+        """Submit the turn's answer; a rejection carries repair notes and the turn goes on."""
+        sup = self._sup()
+        if not self._in_turn:
+            self.begin_turn("")
+        step = self.take_step()
+        review = sup.review_answer(
+            StepView(turn=self._turn, step=step, thought=thought, answer=text)
+        )
+        if review.accepted:
+            self._answer = text
+        return Review(
+            step=step,
+            accepted=review.accepted,
+            notes=tuple(review.hints),
+            events=tuple(self._drain()),
+        )
+
+    def end_turn(self, answer: str | None = None) -> None:
+        """Close the turn; ``answer`` defaults to the last accepted proposal (or None)."""
+        sup = self._sup()
+        if not self._in_turn:
+            return
+        self._in_turn = False
+        sup.end_turn(self._turn, answer if answer is not None else self._answer)
+        self._drain()
+
+    # -------------------------------------------------------------------- events
+    def _drain(self) -> list[ManagerEvent]:
+        assert self.supervisor is not None
+        events = self.supervisor.drain_events()
+        for event in events:
+            for sink in self.sinks:
+                sink(event)
+        self._events.extend(events)
+        return events
+
+    def drain_events(self) -> list[ManagerEvent]:
+        """Manager events since the last call, oldest first (sinks got them already)."""
+        out, self._events = self._events, []
+        return out
+
+    # ------------------------------------------------------------------- queries
+    def stale_values(self) -> list[StaleValue]:
+        """Every live value that is stale, with the reason."""
+        out = []
+        for key, reason in sorted(self.graph.stale_live_versions().items()):
+            name = key.rsplit("@", 1)[0]
+            out.append(
+                StaleValue(name=name, version=key, reason=reason, explanation=reason.describe())
+            )
+        return out
+
+    def why_stale(self, name: str) -> StaleValue | None:
+        """Why the live value of ``name`` (or the version ``name@vN``) is stale; None if not."""
+        key = self._key(name)
+        reason = self.graph.why_stale(key)
+        if reason is None:
+            return None
+        return StaleValue(
+            name=key.rsplit("@", 1)[0], version=key, reason=reason, explanation=reason.describe()
+        )
+
+    def lineage_of(self, name: str) -> Lineage:
+        """The version of ``name`` (latest unless ``name@vN``), its parents and ancestors."""
+        key = self._key(name)
+        version = self.graph.version(key)
+        return Lineage(
+            name=version.name,
+            version=key,
+            cell=version.cell,
+            parents=tuple(self.graph.derived_from(key)),
+            ancestors=tuple(sorted(self.graph.ancestors(key))),
+            stale=self.graph.is_stale(key),
+        )
+
+    def _key(self, name: str) -> str:
+        if "@v" in name:
+            try:
+                self.graph.version(name)
+            except KeyError as exc:
+                raise GuardError(f"no version {name} in this session") from exc
+            return name
+        latest = self.graph.latest(name)
+        if latest is None:
+            raise GuardError(f"no live variable {name!r} in this session")
+        return latest.key
+
+    def states(self) -> list[AnalyticalState]:
+        """Committed analytical states, oldest first (empty without a state-keeping manager)."""
+        store = self._state_store()
+        return store.committed() if store is not None else []
+
+    def load_state(self, state_id: str) -> AnalyticalState:
+        """One analytical state by id."""
+        store = self._state_store()
+        if store is None:
+            raise GuardError("this session's manager keeps no analytical states")
+        return store.get(state_id)
+
+    def _state_store(self) -> StateStore | None:
+        if self.store is not None:
+            return self.store
+        if isinstance(self.supervisor, StateHarness):
+            return self.supervisor.store
+        return None
