@@ -107,11 +107,20 @@ def test_guard_resolves_dir_fd(layout: tuple[Path, Path]) -> None:
 
 
 def test_launcher_args_round_trip() -> None:
-    cmd = kernel_command(ResourceLimits(memory_bytes=123, cpu_seconds=None), ["--x"])
+    limits = ResourceLimits(memory_bytes=123, cpu_seconds=None, processes=7, file_size_bytes=9)
+    cmd = kernel_command(limits, ["--x"], drop_to=(65534, 65533))
     assert cmd[1:3] == ["-m", "stateguard.kernel._launch"]
-    memory, cpu, rest = parse_args(cmd[3:])
-    assert (memory, cpu) == (123, None)
+    parsed, drop_to, rest = parse_args(cmd[3:])
+    assert parsed == {
+        "memory_bytes": 123,
+        "cpu_seconds": None,
+        "processes": 7,
+        "file_size_bytes": 9,
+        "open_files": 1024,
+    }
+    assert drop_to == (65534, 65533)
     assert rest == ["-f", "{connection_file}", "--x"]
+    assert parse_args(kernel_command(limits)[3:])[1] is None
 
 
 def test_launcher_rejects_bad_limits() -> None:
@@ -119,3 +128,5 @@ def test_launcher_rejects_bad_limits() -> None:
         parse_args(["--memory-bytes", "lots", "--"])
     with pytest.raises(SystemExit, match="unknown"):
         parse_args(["--bogus", "--"])
+    with pytest.raises(SystemExit, match="UID:GID"):
+        parse_args(["--drop-to", "nobody", "--"])

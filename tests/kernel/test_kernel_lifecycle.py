@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,13 +58,16 @@ def test_given_workdir_env_and_cleanup_of_files_and_subprocesses(tmp_path: Path)
         assert session.execute("open('out.txt', 'w').write('x')").ok
         # A file left open (data still buffered) is flushed when the session stops.
         assert session.execute("left_open = open('buffered.txt', 'w')\nleft_open.write('y')").ok
+        # The child's pid as the host sees it (a sandbox has its own PID namespace).
+        marker = f"sg-orphan-{time.monotonic_ns()}"
         res = session.execute(
             "import subprocess, sys\n"
-            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-            "child.pid"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)',"
+            f" {marker!r}])"
         )
-        pid = int(res.result or "0")
-        assert _running(pid)
+        assert res.ok, res.error
+        pid = _find_process(marker)
+        assert pid is not None and _running(pid)
     assert (workdir / "out.txt").read_text() == "x"
     assert (workdir / "buffered.txt").read_text() == "y"
     # Subprocesses left by user code share the kernel's process group and die with it.
@@ -71,6 +75,23 @@ def test_given_workdir_env_and_cleanup_of_files_and_subprocesses(tmp_path: Path)
     while time.monotonic() < deadline and _running(pid):
         time.sleep(0.05)
     assert not _running(pid)
+
+
+def _find_process(marker: str, wait: float = 5.0) -> int | None:
+    """Host pid of the live process whose command line contains `marker`."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline and int(entry.name) != os.getpid():
+                return int(entry.name)
+        time.sleep(0.05)
+    return None
 
 
 def _running(pid: int) -> bool:

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
     from stateguard.kernel.executor import Executor
     from stateguard.kernel.limits import ResourceLimits
     from stateguard.kernel.results import DisplayData, ErrorInfo, ExecutionResult, ProbeResult
+    from stateguard.kernel.sandbox import Confinement, SandboxPolicy
     from stateguard.kernel.session import KernelSession
 
 _EXPORTS = {
+    "Confinement": "stateguard.kernel.sandbox",
+    "SandboxPolicy": "stateguard.kernel.sandbox",
     "DisplayData": "stateguard.kernel.results",
     "ErrorInfo": "stateguard.kernel.results",
     "Executor": "stateguard.kernel.executor",
@@ -30,6 +33,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "Confinement",
     "DisplayData",
     "ErrorInfo",
     "ExecutionResult",
@@ -37,6 +41,7 @@ __all__ = [
     "KernelSession",
     "ProbeResult",
     "ResourceLimits",
+    "SandboxPolicy",
 ]
 
 

@@ -17,6 +17,7 @@ from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import KernelManager
 
 from stateguard.errors import KernelError
+from stateguard.kernel.sandbox import Sandbox
 
 _LOG_TAIL_CHARS = 4000
 
@@ -25,11 +26,18 @@ class _Manager(KernelManager):
     """A KernelManager whose kernel spec is built in code rather than looked up on disk."""
 
     _stateguard_spec: KernelSpec | None = None
+    _stateguard_owner: tuple[int, int] | None = None
 
     @property
     def kernel_spec(self) -> KernelSpec | None:
         """The spec set right after construction."""
         return self._stateguard_spec
+
+    def write_connection_file(self, **kwargs: Any) -> None:
+        """Write it as usual, then hand it to the sandbox user (who must read it)."""
+        super().write_connection_file(**kwargs)
+        if self._stateguard_owner is not None:
+            os.chown(self.connection_file, *self._stateguard_owner)
 
 
 def drain(channel: Any) -> list[dict[str, Any]]:
@@ -60,17 +68,36 @@ class KernelProcess:
 
     Connection file and ipc sockets live in a private runtime dir: no TCP ports to race
     for, nothing reachable from outside the host, and absolute socket paths (the
-    kernel's cwd differs from ours).
+    kernel's cwd differs from ours). Unix sockets also cross the sandbox's network
+    namespace: with a `sandbox`, `argv` runs inside it and only the socket directory
+    (``runtime/ipc``) of the runtime dir is visible there.
     """
 
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        timeout: float,
+        *,
+        sandbox: Sandbox | None = None,
+        data_dir: Path | None = None,
+    ) -> None:
         self._runtime = Path(tempfile.mkdtemp(prefix="stateguard-rt-"))
         self._log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115  (closed in close())
+        self.sandbox = sandbox
+        ipc_dir = self._runtime / "ipc"
+        ipc_dir.mkdir(mode=0o700)
         km = _Manager(
             transport="ipc",
-            ip=str(self._runtime / "kernel-ipc"),
-            connection_file=str(self._runtime / "kernel.json"),
+            ip=str(ipc_dir / "kernel-ipc"),
+            connection_file=str(ipc_dir / "kernel.json"),
         )
+        if sandbox is not None:
+            etc = sandbox.prepare(self._runtime, ipc_dir, cwd)
+            argv = sandbox.wrap(argv, etc=etc, ipc_dir=ipc_dir, workdir=cwd, data_dir=data_dir)
+            env = sandbox.kernel_env(env)
+            km._stateguard_owner = sandbox.owner()
         km._stateguard_spec = KernelSpec(
             argv=argv, display_name="stateguard", language="python", interrupt_mode="signal"
         )
@@ -120,9 +147,15 @@ class KernelProcess:
         self.km.interrupt_kernel()
 
     def returncode(self) -> int | None:
-        """Exit status as Popen reports it (negative = killed by that signal), if exited."""
+        """Exit status as Popen reports it (negative = killed by that signal), if exited.
+
+        In the sandbox, bwrap's 128 + N for a kernel killed by signal N becomes -N.
+        """
         process = getattr(self.km.provisioner, "process", None)
-        return process.poll() if process is not None else None
+        code = process.poll() if process is not None else None
+        if self.sandbox is not None and (signum := self.sandbox.exit_signal(code)) is not None:
+            return -signum
+        return code
 
     def log_tail(self) -> str:
         """The end of what the kernel process wrote outside of cell executions."""

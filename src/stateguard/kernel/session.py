@@ -1,10 +1,13 @@
 """`KernelSession`: one persistent ipykernel process driven through jupyter_client.
 
 Following jupyter_client's split, a `KernelManager` owns the process and a blocking
-`KernelClient` (one per session) owns the messaging. The kernel runs in this
-interpreter's environment via ``python -m stateguard.kernel._launch``, which applies
-the `ResourceLimits` and the read-only guard of the data directory (see
-`stateguard.kernel.guard` for what that guard does and does not prevent).
+`KernelClient` (one per session) owns the messaging. The kernel runs this
+interpreter via ``python -m stateguard.kernel._launch``, which applies the
+`ResourceLimits` and the read-only guard of the data directory (see
+`stateguard.kernel.guard` for what that guard does and does not prevent). Where
+bubblewrap is available the kernel runs inside its sandbox
+(`stateguard.kernel.sandbox`); otherwise it runs unconfined and `confinement` says so.
+Its environment is allowlisted (`stateguard.kernel.env`): no API keys or tokens.
 
 User code failing, timing out or killing its kernel is an `ExecutionResult`, never an
 exception; exceptions are for misuse (e.g. executing on a dead kernel).
@@ -13,7 +16,6 @@ exception; exceptions are for misuse (e.g. executing on a dead kernel).
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import sys
@@ -29,10 +31,12 @@ import zmq
 from stateguard.errors import KernelDiedError, KernelError
 from stateguard.kernel._collect import Collector
 from stateguard.kernel._process import KernelProcess, drain
+from stateguard.kernel.env import allowed_environment
 from stateguard.kernel.guard import DATA_DIR_ENV
 from stateguard.kernel.limits import ResourceLimits, kernel_command
 from stateguard.kernel.probe import PROBE_MIME, probe_supported
 from stateguard.kernel.results import ErrorInfo, ExecutionResult, ProbeResult
+from stateguard.kernel.sandbox import Confinement, SandboxPolicy, resolve_sandbox
 
 # ipykernel options that shorten start-up and keep output machine-readable.
 _IPYKERNEL_ARGS = [
@@ -61,6 +65,10 @@ class KernelSession:
 
     The kernel's cwd is `workdir`; `data_dir` (if given) is reachable as
     ``workdir/"data"`` and through the ``STATEGUARD_DATA_DIR`` environment variable.
+    `env` is added to the allowlisted host environment. `sandbox` defaults to
+    `SandboxPolicy.from_env()` (sandboxed when bubblewrap is available); when the host
+    runs as root, a sandboxed kernel runs as an unprivileged user and `workdir` is
+    handed to that user.
     """
 
     def __init__(
@@ -71,6 +79,7 @@ class KernelSession:
         env: dict[str, str] | None = None,
         startup_code: str | None = None,
         default_timeout: float = 120.0,
+        sandbox: SandboxPolicy | None = None,
     ) -> None:
         if default_timeout <= 0:
             raise KernelError(f"default_timeout must be positive, got {default_timeout}")
@@ -85,6 +94,7 @@ class KernelSession:
         self._env = dict(env or {})
         self._startup_code = startup_code
         self._default_timeout = default_timeout
+        self._sandbox, self._confinement = resolve_sandbox(sandbox or SandboxPolicy.from_env())
         self._proc: KernelProcess | None = None
         self._workdir_finalizer: weakref.finalize | None = None
         self._dead_reason: str | None = None
@@ -107,6 +117,11 @@ class KernelSession:
     def execution_count(self) -> int:
         """Prompt number of the last non-silent, history-storing cell (0 after (re)start)."""
         return self._execution_count
+
+    @property
+    def confinement(self) -> Confinement:
+        """Whether (and how) the kernel is sandboxed; unconfined sessions say why."""
+        return self._confinement
 
     @property
     def limits(self) -> ResourceLimits:
@@ -180,7 +195,7 @@ class KernelSession:
         link.symlink_to(self._data_dir, target_is_directory=True)
 
     def _kernel_env(self) -> dict[str, str]:
-        env = os.environ.copy()
+        env = allowed_environment()
         env.update(self._env)
         env.pop(DATA_DIR_ENV, None)
         if self._data_dir is not None:
@@ -193,11 +208,14 @@ class KernelSession:
         started = time.monotonic()
         workdir = self._ensure_workdir()
         self._link_data(workdir)
+        drop_to = self._sandbox.drop_to if self._sandbox is not None else None
         self._proc = KernelProcess(
-            kernel_command(self._limits, _IPYKERNEL_ARGS),
+            kernel_command(self._limits, _IPYKERNEL_ARGS, drop_to=drop_to),
             cwd=workdir,
             env=self._kernel_env(),
             timeout=_START_TIMEOUT,
+            sandbox=self._sandbox,
+            data_dir=self._data_dir,
         )
         self._execution_count = 0
         if self._startup_code:
