@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,9 +16,10 @@ from stateguard.audit.diagnostics import JoinRecord
 from stateguard.audit.joinguard import JoinGuard, JoinRejectedError
 
 
-@pytest.fixture
-def guard() -> Iterator[JoinGuard]:
-    g = JoinGuard(None)
+@pytest.fixture(params=[True, False], ids=["indexers", "key-values"])
+def guard(request: pytest.FixtureRequest) -> Iterator[JoinGuard]:
+    """A guard outside IPython, on pandas' join indexers and on the exact key-value path."""
+    g = JoinGuard(None, use_indexers=request.param)
     g.install()
     try:
         yield g
@@ -133,12 +135,22 @@ def test_rule_flags_and_near_miss_passes(
     assert kind not in _kinds(_one(guard, near_miss))
 
 
-def test_clean_many_to_one_merge_has_no_finding(guard: JoinGuard) -> None:
-    rec = _one(guard, lambda: SALES.merge(TARGETS_ALL, on="year", how="left"))
-    assert rec.diagnostics == ()
-    assert (rec.left_unique, rec.right_unique) == (False, True)
-    assert (rec.left_unmatched, rec.right_unmatched) == (0, 0)
-    assert rec.output_rows == 12 and [i.rows for i in rec.inputs] == [12, 4]
+@pytest.mark.parametrize("use_indexers", [True, False], ids=["indexers", "key-values"])
+def test_clean_many_to_one_merge_has_no_finding(use_indexers: bool) -> None:
+    g = JoinGuard(None, use_indexers=use_indexers)
+    g.install()
+    try:
+        rec = _one(g, lambda: SALES.merge(TARGETS_ALL, on="year"))
+        assert rec.diagnostics == ()
+        assert (rec.left_unique, rec.right_unique) == (False, True)
+        assert (rec.left_unmatched, rec.right_unmatched) == (0, 0)
+        assert rec.output_rows == 12 and [i.rows for i in rec.inputs] == [12, 4]
+        assert rec.facts_from == ("indexers" if use_indexers else "key values")
+        left = _one(g, lambda: SALES.merge(TARGETS_ALL, on="year", how="left"))
+        assert left.diagnostics == () and left.right_unique is True
+        assert left.left_unmatched == 0
+    finally:
+        g.uninstall()
 
 
 def test_dropped_year_is_named_with_counts(guard: JoinGuard) -> None:
@@ -214,3 +226,29 @@ def test_internal_calls_are_recorded_once(guard: JoinGuard) -> None:
 def test_generator_input_to_concat_still_works(guard: JoinGuard) -> None:
     rec = _one(guard, lambda: pd.concat(f for f in (A, A)))
     assert rec.output_rows == 10
+
+
+@pytest.mark.parametrize("how", ["inner", "left", "right", "outer"])
+@pytest.mark.parametrize("seed", range(6))
+def test_indexer_facts_agree_with_key_value_facts(how: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    left = pd.DataFrame({"k": rng.integers(0, 12, 40), "a": rng.random(40)})
+    right = pd.DataFrame({"k": rng.integers(4, 16, int(rng.integers(5, 30))), "b": 1.0})
+    if seed % 2:  # unique right side: many-to-one
+        right = right.drop_duplicates("k")
+    found = []
+    for use in (True, False):
+        g = JoinGuard(None, use_indexers=use)
+        g.install()
+        try:
+            found.append(_one(g, lambda: left.merge(right, on="k", how=how)))
+        finally:
+            g.uninstall()
+    fast, exact = found
+    assert fast.facts_from == "indexers" and exact.facts_from == "key values"
+    assert [(d.kind, d.side, d.rows, d.keys) for d in fast.diagnostics] == [
+        (d.kind, d.side, d.rows, d.keys) for d in exact.diagnostics
+    ]
+    for field in ("left_unmatched", "right_unmatched", "left_unique", "right_unique"):
+        value = getattr(fast, field)
+        assert value is None or value == getattr(exact, field), field

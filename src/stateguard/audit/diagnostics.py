@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 #: MIME type under which the in-kernel join guard publishes a cell's `JoinCellReport`.
 JOIN_MIME = "application/vnd.stateguard.audit.join+json"
@@ -92,6 +92,8 @@ class JoinRecord(BaseModel):
     left_unmatched: int | None = None
     """Left rows whose key has no match on the right."""
     right_unmatched: int | None = None
+    facts_from: Literal["indexers", "key values"] | None = None
+    """Where the row facts came from: pandas' join indexers, or hashing the key values."""
     line: int | None = None
     """Line of the cell (or of the user function `where`) that made the call."""
     where: str | None = None
@@ -142,12 +144,3 @@ def join_report(private: Iterable[dict[str, Any]]) -> JoinCellReport | None:
         if payload.get("mime") == JOIN_MIME:
             return JoinCellReport.model_validate(payload.get("data"))
     return None
-
-
-class RejectedJoin(BaseModel):
-    """Details of a rejection, as carried by `JoinRejectedError` in the kernel."""
-
-    model_config = ConfigDict(frozen=True)
-
-    record: JoinRecord
-    reasons: tuple[str, ...] = Field(default_factory=tuple)

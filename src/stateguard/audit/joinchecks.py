@@ -4,9 +4,10 @@ Nothing here touches a kernel or a namespace; `joinguard` calls these functions
 inside the kernel after the real pandas call returned, and tests call them
 directly. Every function reads its inputs and never modifies them.
 
-Key facts are computed from value counts of the key on each side (NaN keys
-included, since pandas matches NaN with NaN): unmatched rows, uniqueness, and
-the key values that repeat on both sides (the source of a many-to-many fan-out).
+Row facts (unmatched rows, key uniqueness, many-to-many fan-out) come from
+`stateguard.audit.joinkeys`: from pandas' own join indexers when the guard
+captured them, else from the key values. Each rule is one small function from
+those facts to zero or more `JoinDiagnostic`s.
 """
 
 from __future__ import annotations
@@ -19,6 +20,14 @@ from typing import Any
 import pandas as pd
 
 from stateguard.audit.diagnostics import FrameRef, JoinDiagnostic, JoinRecord
+from stateguard.audit.joinkeys import (
+    INDEX,
+    Key,
+    MatchFacts,
+    facts_from_indexers,
+    facts_from_values,
+    key_of,
+)
 
 MAX_EXAMPLES = 5
 """Key values quoted in one diagnostic."""
@@ -26,7 +35,6 @@ MAX_EXAMPLES = 5
 LOW_OVERLAP = 0.2
 """Below this share of matched distinct keys (on the smaller side), keys barely overlap."""
 
-INDEX = "<index>"
 
 
 @dataclass(frozen=True)
@@ -86,67 +94,10 @@ def _as_list(x: Any) -> list[Any]:
     return [x]
 
 
-# -- keys -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Side:
-    names: tuple[str, ...]
-    """Key column names (or `INDEX`, or ``<array>``)."""
-    values: pd.Series
-    """One hashable value per row (tuples for multi-column keys)."""
-
-
-def _key_values(frame: pd.DataFrame, spec: list[Any], use_index: bool) -> _Side:
-    if use_index:
-        idx = frame.index
-        if isinstance(idx, pd.MultiIndex):
-            return _Side((INDEX,), pd.Series(list(idx), dtype=object))
-        return _Side((INDEX,), pd.Series(idx.to_numpy(), copy=False))
-    cols: list[pd.Series] = []
-    names: list[str] = []
-    for k in spec:
-        if isinstance(k, (pd.Series, pd.Index)) or hasattr(k, "__array__"):
-            cols.append(pd.Series(pd.Index(k).to_numpy(), copy=False))
-            names.append(str(getattr(k, "name", None) or "<array>"))
-        elif k in frame.columns:
-            cols.append(frame[k].reset_index(drop=True))
-            names.append(str(k))
-        else:  # an index level name
-            cols.append(pd.Series(frame.index.get_level_values(k).to_numpy(), copy=False))
-            names.append(str(k))
-    if len(cols) == 1:
-        return _Side(tuple(names), cols[0])
-    return _Side(tuple(names), pd.Series(list(zip(*cols, strict=True)), dtype=object))
-
-
-@dataclass(frozen=True)
-class _KeyFacts:
-    left_counts: pd.Series
-    right_counts: pd.Series
-    common: pd.Index
-
-    @property
-    def left_unmatched(self) -> int:
-        return int(self.left_counts.sum() - self.left_counts.loc[self.common].sum())
-
-    @property
-    def right_unmatched(self) -> int:
-        return int(self.right_counts.sum() - self.right_counts.loc[self.common].sum())
-
-    def missing(self, side: str) -> pd.Index:
-        counts = self.left_counts if side == "left" else self.right_counts
-        return counts.index.difference(self.common, sort=False)
-
-
-def _facts(left: _Side, right: _Side) -> _KeyFacts:
-    lc = left.values.value_counts(dropna=False, sort=False)
-    rc = right.values.value_counts(dropna=False, sort=False)
-    common = lc.index.intersection(rc.index, sort=False)
-    return _KeyFacts(lc, rc, common)
-
-
 # -- merge / join -----------------------------------------------------------------
+
+Indexers = tuple[Any, Any]
+"""pandas' (left, right) join indexers for the merge, as `joinguard` captured them."""
 
 
 def check_merge(
@@ -161,47 +112,72 @@ def check_merge(
     left_index: bool = False,
     right_index: bool = False,
     operation: str = "merge",
+    indexers: Indexers | None = None,
 ) -> JoinRecord:
-    """Check one merge (or `DataFrame.join`, given as the equivalent merge)."""
+    """Check one merge (or `DataFrame.join`, given as the equivalent merge).
+
+    With `indexers` the row facts come from pandas' own join indexers (cheap);
+    key values are hashed only when matches are so thin that the overlap rules
+    need distinct keys, or when no indexers are given.
+    """
     lframe, rframe = left.frame, right.frame
     if isinstance(rframe, pd.Series):
         rframe = rframe.to_frame()
-    inputs = (left.ref(), right.ref())
     out_rows = len(result)
     base: dict[str, Any] = {
         "operation": operation,
         "how": how,
-        "inputs": inputs,
+        "inputs": (left.ref(), right.ref()),
         "output_rows": out_rows,
     }
     if how == "cross":
         return JoinRecord(**base, diagnostics=_cross(left, right, out_rows))
-    lspec, rspec = _as_list(on or left_on), _as_list(on or right_on)
+    lspec, rspec = _as_list(on if on is not None else left_on), _as_list(
+        on if on is not None else right_on
+    )
     if not (lspec or rspec or left_index or right_index):
         common = [c for c in lframe.columns if c in set(rframe.columns)]
         lspec = rspec = common
-    lside = _key_values(lframe, lspec, left_index and not lspec)
-    rside = _key_values(rframe, rspec, right_index and not rspec)
-    facts = _facts(lside, rside)
-    lunique = bool(len(facts.left_counts) == len(lside.values))
-    runique = bool(len(facts.right_counts) == len(rside.values))
+    lkey = key_of(lframe, lspec, left_index and not lspec)
+    rkey = key_of(rframe, rspec, right_index and not rspec)
+    source = "key values"
+    if indexers is not None:
+        facts = facts_from_indexers(lkey, rkey, *indexers, how=how)
+        source = "indexers"
+        if _thin(facts, lkey, rkey):
+            facts, source = facts_from_values(lkey, rkey), "key values"
+    else:
+        facts = facts_from_values(lkey, rkey)
     found: list[JoinDiagnostic] = []
-    found += _positional(left, right, lframe, rframe, lside, rside)
-    found += _fan_out(left, right, lside, facts, out_rows)
-    overlap = _overlap(left, right, lside, rside, facts, how)
+    found += _positional(left, right, lframe, rframe, lkey, rkey)
+    found += _fan_out(left, right, lkey, facts, out_rows)
+    overlap = _overlap(left, right, lkey, rkey, facts, how)
     found += overlap
-    if not any(d.kind in ("key_mismatch", "key_format") for d in overlap):
-        found += _losses(left, right, lside, rside, facts, how)
+    if not overlap:
+        found += _losses(left, right, lkey, rkey, facts, how)
     return JoinRecord(
         **base,
-        left_keys=lside.names,
-        right_keys=rside.names,
-        left_unique=lunique,
-        right_unique=runique,
-        left_unmatched=facts.left_unmatched,
-        right_unmatched=facts.right_unmatched,
+        left_keys=lkey.names,
+        right_keys=rkey.names,
+        left_unique=facts.left_unique,
+        right_unique=facts.right_unique,
+        left_unmatched=None if facts.left is None else facts.left.rows,
+        right_unmatched=None if facts.right is None else facts.right.rows,
+        facts_from=source,
         diagnostics=tuple(found),
     )
+
+
+def _thin(facts: MatchFacts, lkey: Key, rkey: Key) -> bool:
+    """Too few matched rows on both sides for the row facts alone to judge the keys."""
+    if not lkey.rows or not rkey.rows:
+        return False
+    shares = [
+        1 - m.rows / n
+        for m, n in ((facts.left, lkey.rows), (facts.right, rkey.rows))
+        if m is not None
+    ]
+    return bool(shares) and min(shares) < LOW_OVERLAP
 
 
 def _cross(left: Named, right: Named, out_rows: int) -> tuple[JoinDiagnostic, ...]:
@@ -223,17 +199,18 @@ def _cross(left: Named, right: Named, out_rows: int) -> tuple[JoinDiagnostic, ..
 
 
 def _positional(
-    left: Named, right: Named, lframe: Any, rframe: Any, lside: _Side, rside: _Side
+    left: Named, right: Named, lframe: Any, rframe: Any, lkey: Key, rkey: Key
 ) -> list[JoinDiagnostic]:
     """Rows paired by position (two default indexes) although a shared column disagrees."""
-    if lside.names != (INDEX,) or rside.names != (INDEX,):
+    if lkey.names != (INDEX,) or rkey.names != (INDEX,):
         return []
-    return _disagreeing_pairing(left, right, lframe, rframe, "joined on their indexes")
+    return disagreeing_pairing(left, right, lframe, rframe, "joined on their indexes")
 
 
-def _disagreeing_pairing(
+def disagreeing_pairing(
     left: Named, right: Named, lframe: Any, rframe: Any, how_said: str
 ) -> list[JoinDiagnostic]:
+    """Two default (0..n-1) indexes paired row by row while a shared column disagrees."""
     if not (_default_index(lframe) and _default_index(rframe)):
         return []
     shared = [c for c in lframe.columns if c in set(rframe.columns)]
@@ -270,30 +247,26 @@ def _default_index(frame: Any) -> bool:
 
 
 def _fan_out(
-    left: Named, right: Named, lside: _Side, facts: _KeyFacts, out_rows: int
+    left: Named, right: Named, lkey: Key, facts: MatchFacts, out_rows: int
 ) -> list[JoinDiagnostic]:
-    lc = facts.left_counts.loc[facts.common]
-    rc = facts.right_counts.loc[facts.common]
-    both = (lc > 1) & (rc > 1)
-    if not bool(both.any()):
+    if not facts.fanout_rows:
         return []
-    bad = facts.common[both.to_numpy()]
-    produced = int((lc[both] * rc[both]).sum())
-    worst = (lc[both] * rc[both]).sort_values(ascending=False).index[:MAX_EXAMPLES]
-    detail = ", ".join(f"{_plain(k)!r}: {int(lc[k])}×{int(rc[k])} rows" for k in worst)
-    keys = _quote(lside.names)
+    shown = facts.fanout[:MAX_EXAMPLES]
+    detail = ", ".join(f"{_plain(k)!r}: {a}×{b} rows" for k, a, b in shown)
+    more = " …" if facts.fanout_keys > len(shown) else ""
+    keys = _quote(lkey.names)
     return [
         JoinDiagnostic(
             kind="many_to_many",
             severity="error",
             side="both",
-            rows=produced,
-            keys=_examples(list(bad)),
-            columns=lside.names,
+            rows=facts.fanout_rows,
+            keys=_examples([k for k, _, _ in shown]),
+            columns=lkey.names,
             message=(
                 f"key {keys} is unique in neither {_label(left)} nor {_label(right)}: "
-                f"{len(bad)} key value(s) repeat on both sides ({detail}) and fan out into "
-                f"{produced} of the {out_rows} result rows "
+                f"{facts.fanout_keys} key value(s) repeat on both sides ({detail}{more}) and "
+                f"fan out into {facts.fanout_rows} of the {out_rows} result rows "
                 f"(inputs: {len(left.frame)} and {len(right.frame)} rows)"
             ),
         )
@@ -301,27 +274,19 @@ def _fan_out(
 
 
 def _overlap(
-    left: Named,
-    right: Named,
-    lside: _Side,
-    rside: _Side,
-    facts: _KeyFacts,
-    how: str,
+    left: Named, right: Named, lkey: Key, rkey: Key, facts: MatchFacts, how: str
 ) -> list[JoinDiagnostic]:
     """Keys that barely match: different types, or the same values written differently."""
-    nl, nr = len(facts.left_counts), len(facts.right_counts)
-    if not nl or not nr:
+    if facts.distinct is None or facts.matched_share >= LOW_OVERLAP:
         return []
-    matched = len(facts.common)
-    if matched / min(nl, nr) >= LOW_OVERLAP:
-        return []
-    lkeys, rkeys = _quote(lside.names), _quote(rside.names)
-    ldtype, rdtype = str(lside.values.dtype), str(rside.values.dtype)
-    lex = _examples(list(facts.missing("left"))[: MAX_EXAMPLES * 4])
-    rex = _examples(list(facts.missing("right"))[: MAX_EXAMPLES * 4])
+    assert facts.left is not None and facts.right is not None  # the exact path sets both
+    nl, _, matched = facts.distinct
+    lnames, rnames = _quote(lkey.names), _quote(rkey.names)
+    lex = _examples(list(facts.left.examples))
+    rex = _examples(list(facts.right.examples))
     normalized = _normalized_matches(facts)
     base = (
-        f"{matched} of {nl} distinct {lkeys} values of {_label(left)} match {rkeys} of "
+        f"{matched} of {nl} distinct {lnames} values of {_label(left)} match {rnames} of "
         f"{_label(right)} (e.g. left {', '.join(lex[:3])}; right {', '.join(rex[:3])})"
     )
     if normalized > matched:
@@ -331,39 +296,42 @@ def _overlap(
                 severity="error" if matched == 0 else "warning",
                 side="both",
                 keys=lex,
-                columns=(*lside.names, *rside.names),
+                columns=(*lkey.names, *rkey.names),
                 message=(
                     f"join keys are written differently: {base}; after trimming spaces, "
                     f"case-folding and dropping leading zeros {normalized} would match"
                 ),
             )
         ]
-    kind_differs = _value_kind(lside.values) != _value_kind(rside.values)
+    differ = _value_kind(lkey) != _value_kind(rkey)
     return [
         JoinDiagnostic(
             kind="key_mismatch",
             severity="error" if matched == 0 and how != "outer" else "warning",
             side="both",
             keys=lex,
-            columns=(*lside.names, *rside.names),
+            columns=(*lkey.names, *rkey.names),
             message=(
                 f"join keys barely overlap: {base}"
-                + (f"; the key types differ ({ldtype} vs {rdtype})" if kind_differs else "")
+                + (f"; the key types differ ({lkey.dtype} vs {rkey.dtype})" if differ else "")
             ),
         )
     ]
 
 
-def _value_kind(values: pd.Series) -> str:
-    if pd.api.types.is_bool_dtype(values):
-        return "bool"
-    if pd.api.types.is_numeric_dtype(values):
-        return "number"
-    if pd.api.types.is_datetime64_any_dtype(values):
-        return "datetime"
-    sample = values.dropna().head(50)
-    kinds = {type(v).__name__ for v in sample}
-    return kinds.pop() if len(kinds) == 1 else "mixed"
+def _value_kind(key: Key) -> str:
+    kinds = []
+    for part in key.parts:
+        if pd.api.types.is_bool_dtype(part):
+            kinds.append("bool")
+        elif pd.api.types.is_numeric_dtype(part):
+            kinds.append("number")
+        elif pd.api.types.is_datetime64_any_dtype(part):
+            kinds.append("datetime")
+        else:
+            found = {type(v).__name__ for v in part.dropna().head(50)}
+            kinds.append(found.pop() if len(found) == 1 else "mixed")
+    return ",".join(kinds)
 
 
 def _norm(v: Any) -> Any:
@@ -379,63 +347,63 @@ def _norm(v: Any) -> Any:
     return v
 
 
-def _normalized_matches(facts: _KeyFacts) -> int:
-    left = {_norm(_plain(v)) for v in facts.left_counts.index}
-    right = {_norm(_plain(v)) for v in facts.right_counts.index}
+def _normalized_matches(facts: MatchFacts) -> int:
+    if facts.distinct_values is None:
+        return 0
+    lvals, rvals = facts.distinct_values
+    left = {_norm(_plain(v)) for v in lvals}
+    right = {_norm(_plain(v)) for v in rvals}
     return len(left & right)
 
 
 def _losses(
-    left: Named,
-    right: Named,
-    lside: _Side,
-    rside: _Side,
-    facts: _KeyFacts,
-    how: str,
+    left: Named, right: Named, lkey: Key, rkey: Key, facts: MatchFacts, how: str
 ) -> list[JoinDiagnostic]:
     """Rows an inner join dropped, and rows a left/right join left without a match."""
     out: list[JoinDiagnostic] = []
     sides = (
-        ("left", left, right, lside, facts.left_unmatched),
-        ("right", right, left, rside, facts.right_unmatched),
+        ("left", left, right, lkey, facts.left),
+        ("right", right, left, rkey, facts.right),
     )
-    for side, this, other, key, lost in sides:
-        if not lost:
+    for side, this, other, key, missing in sides:
+        if missing is None or not missing.rows:
             continue
-        missing = facts.missing(side)
-        examples = _examples(list(missing)[: MAX_EXAMPLES * 4])
-        values = ", ".join(examples) + (" …" if len(missing) > MAX_EXAMPLES else "")
+        examples = _examples(list(missing.examples))
+        many = len(missing.examples) > MAX_EXAMPLES or not missing.complete
+        values = ", ".join(examples) + (" …" if many else "")
+        plural = len(missing.examples) > 1 or not missing.complete
         total = len(this.frame)
-        what = f"{_quote(key.names)} value(s) {values}"
+        what = f"{_quote(key.names)} value{'s' if plural else ''} {values}"
         if how == "inner":
             out.append(
                 JoinDiagnostic(
                     kind="dropped_rows",
                     severity="warning",
                     side=side,  # type: ignore[arg-type]
-                    rows=lost,
+                    rows=missing.rows,
                     keys=examples,
                     columns=key.names,
                     message=(
-                        f"inner merge of {_label(left)} and {_label(right)} dropped {lost} of "
-                        f"{total} {side} rows ({_label(this)}): {what} "
-                        f"{'is' if len(missing) == 1 else 'are'} missing from the "
+                        f"inner merge of {_label(left)} and {_label(right)} dropped "
+                        f"{missing.rows} of {total} {side} rows ({_label(this)}): {what} "
+                        f"{'are' if plural else 'is'} missing from the "
                         f"{'right' if side == 'left' else 'left'} side ({_label(other)})"
                     ),
                 )
             )
-        elif (how == "left" and side == "left") or (how == "right" and side == "right"):
+        elif how == side:
             out.append(
                 JoinDiagnostic(
                     kind="unmatched_keys",
                     severity="warning",
                     side=side,  # type: ignore[arg-type]
-                    rows=lost,
+                    rows=missing.rows,
                     keys=examples,
                     columns=key.names,
                     message=(
-                        f"{how} merge: {lost} of {total} rows of {_label(this)} found no match "
-                        f"in {_label(other)} ({what}); their {_label(other)} columns are null"
+                        f"{how} merge: {missing.rows} of {total} rows of {_label(this)} found "
+                        f"no match in {_label(other)} ({what}); their {_label(other)} columns "
+                        f"are null"
                     ),
                 )
             )
@@ -509,7 +477,7 @@ def _concat_columns(frames: Sequence[Named], join: str) -> list[JoinDiagnostic]:
     first = frames[0]
     found: list[JoinDiagnostic] = []
     for other in frames[1:]:
-        found += _disagreeing_pairing(
+        found += disagreeing_pairing(
             first, other, first.frame, other.frame, "concatenated side by side (axis=1)"
         )
         a, b = first.frame.index, other.frame.index

@@ -49,13 +49,17 @@ class JoinRejectedError(ValueError):
 class JoinGuard:
     """Per-kernel guard state: the originals, the current cell's records, the mode."""
 
-    def __init__(self, shell: Any, mode: Mode = "flag") -> None:
+    def __init__(self, shell: Any, mode: Mode = "flag", *, use_indexers: bool = True) -> None:
+        """`use_indexers=False` always hashes key values (the exact, slower path)."""
         self.shell = shell
+        self.use_indexers = use_indexers
         self.mode: Mode = mode
         self.records: list[JoinRecord] = []
         self.truncated = 0
         self._depth = 0
         self._originals: dict[str, Any] = {}
+        self._tapped: list[tuple[Any, Any]] = []
+        """Join indexers pandas computed during the current guarded call."""
 
     # -- installation -------------------------------------------------------------
 
@@ -71,13 +75,40 @@ class JoinGuard:
             original = owner.__dict__[attr]
             self._originals[key] = original
             setattr(owner, attr, make(original, op))
+        self._tap_join_info()
         if self.shell is not None:
             self.shell.events.register("pre_run_cell", self.pre_run_cell)
             self.shell.events.register("post_run_cell", self.post_run_cell)
 
+    def _tap_join_info(self) -> None:
+        """Keep the join indexers pandas computes, so the checks need not hash keys again.
+
+        `_MergeOperation._get_join_info` is private pandas API: if it is absent the
+        guard falls back to hashing the key values (same findings, more time).
+        """
+        op = getattr(pd.core.reshape.merge, "_MergeOperation", None)
+        original = getattr(op, "_get_join_info", None) if op is not None else None
+        if original is None:
+            return
+        guard = self
+
+        @functools.wraps(original)
+        def tapped(op_self: Any) -> Any:
+            info = original(op_self)
+            if guard._depth:
+                guard._tapped.append((info[1], info[2]))
+            return info
+
+        self._originals["_MergeOperation._get_join_info"] = original
+        op._get_join_info = tapped
+
     def uninstall(self) -> None:
         """Restore the original pandas functions and remove the hooks."""
-        owners = {"pd": pd, "DataFrame": pd.DataFrame}
+        owners = {
+            "pd": pd,
+            "DataFrame": pd.DataFrame,
+            "_MergeOperation": getattr(pd.core.reshape.merge, "_MergeOperation", None),
+        }
         for key, original in self._originals.items():
             owner, attr = key.split(".")
             setattr(owners[owner], attr, original)
@@ -131,11 +162,17 @@ class JoinGuard:
             if caller is None:
                 return original(*args, **kwargs)
             self._depth += 1
+            self._tapped = []
             try:
                 result = original(*args, **kwargs)
-                self._observe(lambda: self._merge_record(signature, op, args, kwargs, result),
-                              caller)
+                # exactly one join computed: its indexers describe this call's rows
+                tapped = self._tapped[0] if len(self._tapped) == 1 else None
+                self._observe(
+                    lambda: self._merge_record(signature, op, args, kwargs, result, tapped),
+                    caller,
+                )
             finally:
+                self._tapped = []
                 self._depth -= 1
             return result
 
@@ -213,7 +250,13 @@ class JoinGuard:
         return Named(obj, names)
 
     def _merge_record(
-        self, signature: inspect.Signature, op: str, args: Any, kwargs: Any, result: Any
+        self,
+        signature: inspect.Signature,
+        op: str,
+        args: Any,
+        kwargs: Any,
+        result: Any,
+        indexers: tuple[Any, Any] | None,
     ) -> JoinRecord | None:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
@@ -233,6 +276,7 @@ class JoinGuard:
                 left_index=on is None,
                 right_index=True,
                 operation="join",
+                indexers=indexers if self.use_indexers else None,
             )
         return check_merge(
             self._named(left),
@@ -244,6 +288,7 @@ class JoinGuard:
             right_on=a.get("right_on"),
             left_index=bool(a.get("left_index")),
             right_index=bool(a.get("right_index")),
+            indexers=indexers if self.use_indexers else None,
         )
 
     def _concat_record(
