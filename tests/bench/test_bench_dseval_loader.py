@@ -135,27 +135,85 @@ def test_missing_input_skips(tmp_path: Path) -> None:
     assert task.skipped and "t.csv" in task.skipped_reason
 
 
+def _cell(yaml_text: str, code: str = "x") -> str:
+    return f'# %%\n"""\n{yaml_text}"""\n{code}\n'
+
+
 MALFORMED = [
-    ("bad_yaml", '# %%\n"""\nquestion: [unclosed\n"""\nx = 1\n', "invalid YAML"),
-    ("yaml_not_mapping", '# %%\n"""\n- a\n"""\nx = 1\n', "must be a mapping"),
-    ("no_question", '# %%\n"""\nvalidator:\n  result:\n"""\nx = 1\n', "'question'"),
-    ("unknown_key", '# %%\n"""\nquestion: q\nanswer: 3\n"""\nx = 1\n', "unknown docstring keys"),
-    ("no_code", '# %%\n"""\nquestion: q\n"""\n', "no reference code"),
-    ("unknown_check", '# %%\n"""\nquestion: q\nvalidator:\n  model:\n"""\nx\n', "'model'"),
+    ("bad_yaml", _cell("question: [unclosed\n"), "cell 0: invalid YAML"),
+    ("yaml_not_mapping", _cell("- a\n"), "must be a mapping"),
+    ("question_not_text", _cell("question: [1, 2]\n"), "'question'"),
+    ("unknown_key", _cell("question: q\nanswer: 3\n"), "unknown docstring keys ['answer']"),
+    ("unknown_execution", _cell("question: q\nexecution:\n  gpu: 1\n"), "execution keys ['gpu']"),
+    # docstring cells without a question, or without code, are context (as in DSEval)
+    ("no_question", _cell("validator:\n  result:\n", "x = 1"), "no question cells"),
+    ("no_code", '# %%\n"""\nquestion: q\n"""\n', "no question cells"),
     (
-        "unknown_option",
-        '# %%\n"""\nquestion: q\nvalidator:\n  result:\n    fuzzy: true\n"""\nx\n',
-        "fuzzy",
+        "unknown_validator",
+        _cell("question: q\nvalidator:\n  fuzzy:\n"),
+        "unknown validator 'fuzzy'",
+    ),
+    ("model_no_config", _cell("question: q\nvalidator:\n  model:\n"), "validator.model.model_name"),
+    (
+        "model_bad_metric",
+        _cell("question: q\nvalidator:\n  model: [m, X, y, auc]\n"),
+        "validator.model.metric_type: unknown metric(s) ['auc']",
     ),
     (
-        "code_compare_fn",
-        '# %%\n"""\nquestion: q\nvalidator:\n  result:\n    compare_fn: "def f(): 0"\n"""\nx\n',
+        "model_tolerance_length",
+        _cell("question: q\nvalidator:\n  model: [m, X, y, [mse, r2], [0.1]]\n"),
+        "validator.model.tolerance",
+    ),
+    (
+        "table_no_cases",
+        _cell("question: q\nvalidator:\n  table_test:\n    function_name: f\n"),
+        "validator.table_test.test_cases",
+    ),
+    (
+        "table_repeat_first",
+        _cell("question: q\nvalidator:\n  table_test: [f, ['//']]\n"),
+        "test_cases[0]",
+    ),
+    (
+        "table_bad_validator",
+        _cell("question: q\nvalidator:\n  table_test: [f, [[1]], 'def g(): 0']\n"),
+        "input_validator",
+    ),
+    (
+        "unknown_option",
+        _cell("question: q\nvalidator:\n  result:\n    fuzzy: true\n"),
+        "validator.result: unknown comparison options ['fuzzy']",
+    ),
+    (
+        "nested_unknown_option",
+        _cell(
+            "question: q\nvalidator:\n  or:\n    namespace_check:\n      df:\n        exact: 1\n"
+        ),
+        "validator.or.namespace_check.df: unknown comparison options ['exact']",
+    ),
+    (
+        "option_not_bool",
+        _cell("question: q\nvalidator:\n  result:\n    ignore_order: maybe\n"),
+        "validator.result.ignore_order",
+    ),
+    (
+        "code_without_compare_fn",
+        _cell('question: q\nvalidator:\n  result:\n    compare_fn: "def f(): 0"\n'),
         "compare_fn",
     ),
     (
+        "replacement_and_treat_as_update",
+        _cell(
+            "question: q\nvalidator:\n  namespace_intact:\n    replacement: [a]\n"
+            "    treat_replacement_as_update: true\n"
+        ),
+        "validator.namespace_intact",
+    ),
+    ("crash_with_options", _cell("question: q\nvalidator:\n  crash: 3\n"), "validator.crash"),
+    (
         "bad_template",
-        '# %%\n"""\nquestion: q\nvalidator:\n  template: strict\n"""\nx\n',
-        "template",
+        _cell("question: q\nvalidator:\n  template: strict\n"),
+        "validator.template",
     ),
     ("no_questions", "# %%\nx = 1\n", "no question cells"),
 ]
@@ -177,3 +235,27 @@ def test_missing_manifest(tmp_path: Path) -> None:
         load_dseval_suite(tmp_path)
     (tmp_path / "_manifest.yaml").write_text("name: X\nversion: 1\n")
     assert [t.task_id for t in load_dseval_suite(tmp_path)] == ["dseval-s1"]
+
+
+def test_context_docstring_cells(tmp_path: Path) -> None:
+    text = (
+        '# %%\n"""\ndata:\n  t.csv: https://example.invalid/t.csv\n"""\nimport pandas as pd\n'
+        + _cell("question: q\n", "1 + 1")
+    )
+    task = load_dseval_session(_session(tmp_path, text))
+    assert len(task.turns) == 1 and task.turns[0].meta["setup_code"] == "import pandas as pd"
+
+
+def test_one_malformed_session_is_rejected_not_fatal(tmp_path: Path) -> None:
+    from stateguard.bench.loaders.dseval import scan_dseval_suite
+
+    _session(tmp_path, SESSION)
+    (tmp_path / "s2.py").write_text(_cell("question: q\nvalidator:\n  fuzzy:\n"))
+    (tmp_path / "_manifest.yaml").write_text("name: X\nversion: 1\n")
+    loaded = scan_dseval_suite(tmp_path)
+    assert [t.task_id for t in loaded.tasks] == ["dseval-s1"]
+    (rejection,) = loaded.rejected
+    assert rejection.task_id == "dseval-s2" and rejection.source.endswith("s2.py")
+    assert "cell 0" in rejection.reason and "fuzzy" in rejection.reason
+    with pytest.raises(TaskFormatError, match="fuzzy"):
+        load_dseval_suite(tmp_path)

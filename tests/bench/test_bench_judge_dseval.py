@@ -24,8 +24,13 @@ MATCH_CASES: list[tuple[str, Any, Any, dict[str, Any], bool]] = [
     # scalars
     ("int_equal", 5, 5, {}, True),
     ("int_float", 5, 5.0, {}, True),
-    ("float_rel_1e-6", 1000.0, 1000.0005, {}, True),
-    ("float_rel_outside", 1000.0, 1000.01, {}, False),
+    ("float_rel_1e-5_default", 1000.0, 1000.0099, {}, True),
+    ("float_rel_outside", 1000.0, 1000.02, {}, False),
+    ("float_atol_1e-8_default", 0.0, 5e-9, {}, True),
+    ("float_atol_outside", 0.0, 5e-8, {}, False),
+    ("metrictol_higher_ok", 0.80, 0.95, {"metrictol": 0.9}, True),
+    ("metrictol_within", 0.80, 0.73, {"metrictol": 0.9}, True),
+    ("metrictol_too_low", 0.80, 0.71, {"metrictol": 0.9}, False),
     ("numpy_scalar", np.float64(2.5), 2.5, {}, True),
     ("nan_nan", float("nan"), np.nan, {}, True),
     ("bool_vs_int", True, 1, {}, False),
@@ -161,8 +166,8 @@ def test_normalize_default_and_templates() -> None:
         "b": {},
     }
     assert normalize_validator({"template": "empty", "stream": None}) == {"stream": {}}
-    with pytest.raises(TaskFormatError, match="unsupported check 'model'"):
-        normalize_validator({"model": {}})
+    with pytest.raises(TaskFormatError, match="unknown validator 'fuzzy'"):
+        normalize_validator({"fuzzy": {}})
 
 
 # (id, validator, reference, submission, expected verdict)

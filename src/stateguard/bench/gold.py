@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.bench import inject
 from stateguard.bench.judges import DsevalObservation
+from stateguard.bench.kernel_checks import kernel_extras
 from stateguard.bench.observe import (
     capture,
     checked_names,
@@ -151,7 +152,8 @@ def run_gold(task: BenchTask, workdir: Path, cell_timeout: float = 120.0) -> Gol
             diff = None
             if ref is not None:
                 diff = namespace_diff(session.graph, [ref], ref.cell)
-            obs = observation(res.execution, captured, diff)
+            extras = kernel_extras(session, task, turn, f"gold-{turn.turn_id}", None, cell_timeout)
+            obs = observation(res.execution, captured, diff, extras=extras)
             reason = None
             if not ok:
                 reason = f"reference code fails in a clean run: {error_text(res.execution)}"
@@ -268,8 +270,9 @@ def _dry_run_all(
                     stream=probe.stdout,
                     error=got.get("error"),
                 )
-                clean = judge(task, turn, g.observation, g.observation)
-                faulty = judge(task, turn, g.observation, obs)
+                # The fault ran in a fork: kernel checks on the session would see clean state.
+                clean = judge(task, turn, g.observation, g.observation, session=session)
+                faulty = judge(task, turn, g.observation, obs, session=session, kernel_checks=False)
                 if not clean.correct or faulty.correct:
                     effective[c.ident] = "none"
                 else:

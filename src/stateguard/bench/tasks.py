@@ -81,3 +81,23 @@ class BenchTask(BaseModel):
     def skipped(self) -> bool:
         """True when the task cannot be run (see ``skipped_reason``)."""
         return self.skipped_reason is not None
+
+
+class TaskRejection(BaseModel):
+    """A task that could not be loaded (or run), and why: file, cell/turn and field."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    source: str
+    """The file or folder the task comes from."""
+    reason: str
+
+
+class SuiteLoad(BaseModel):
+    """What loading a suite gave: the tasks that loaded and those rejected (with reasons)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tasks: tuple[BenchTask, ...] = ()
+    rejected: tuple[TaskRejection, ...] = ()

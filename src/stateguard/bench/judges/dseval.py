@@ -1,63 +1,82 @@
 """DSEval validators: judge one cell's submission against its reference run.
 
-A cell's validator (as normalized by `normalize_validator`, which the DSEval loader
-stores in ``BenchTurn.validator``) is a conjunction of checks, each with a verdict
-"yes" / "partial" / "no":
+The validator is the normalized tree of `judges.dseval_spec` (stored by the DSEval
+loader in ``BenchTurn.validator``); its top level is an ``and``. Each validator gives
+"yes" / "partial" / "no", as DSEval's do:
 
 - ``crash``: the submission must not raise.
 - ``namespace_intact``: the submission may add variables, but may update, replace or
-  delete only what the reference did (options ``addition`` / ``update`` / ``replacement``
-  / ``deletion``: True, False or a list of names; ``treat_replacement_as_update``).
-  Needs ``namespace_diff`` on both observations; when either is missing the check
-  passes and says so.
-- ``result``: the cell's last-expression value is compared with `compare_objects` and
-  the options given; with no reference value any submission passes. A mismatch that
-  passes the loose comparison (ignore order / names / dtypes, partial match) is
-  "partial".
-- ``namespace_check``: each named variable is compared like ``result``.
+  delete only what the reference did, unless the options allow more (True, False or a
+  list of names); ``treat_replacement_as_update`` defaults to "replacement not given".
+  Needs ``namespace_diff`` on both observations; when either is missing it passes and
+  says so.
+- ``result``: the cell's last-expression value compared under the compare spec; with no
+  reference value any submission passes. A mismatch that passes the loose comparison
+  (ignore order / names / dtypes, partial match; matcher options only) is "partial".
+- ``namespace_check``: each named variable compared like ``result``.
 - ``stream``: captured stdout must be identical.
+- ``model``: the submission's model, predicting the reference's inputs, must score each
+  metric like the reference's model against the reference's labels: tolerance 0 →
+  ``isclose``; t > 0 → ≤ (1 + t)·ref (an error metric); t < 0 → ≥ (1 + t)·ref.
+- ``table_test``: the submission's function on every generated case must leave its
+  inputs and return its output as the reference's function does (input / output
+  checkers are compare specs); an exception on a case is "no".
+- ``and``: "no" if any child says no, else "partial" if any says partial, else "yes";
+  ``or``: "yes" if any child says yes, else "partial" if any says partial, else "no".
 
-Templates (``template:`` in the YAML): ``comparison`` (default: crash, namespace_intact,
-result), ``intact`` (crash, namespace_intact), ``basic`` (crash), ``empty``; explicit
-keys are merged over the template. The overall verdict is "no" if any check says no,
-else "partial" if any says partial, else "yes"; ``Judgement.correct`` is verdict == "yes"
-and ``score`` is 1 / 0.5 / 0. DSEval's recovery of answers from printed output or
-source code is not done here.
+Metrics, generated cases and functions live in kernels, so ``model`` and
+``table_test`` read what the kernels computed (``DsevalObservation.extras``, keyed by
+`extras_key`); compare_fn code runs through a `CodeRunner` (a kernel probe). A turn is
+*excluded* (not judged) when the reference itself failed or lacks what a validator
+needs, when code needs a runner that is not given, or for ``vis``, which DSEval
+itself does not implement.
+
+``Judgement.correct`` is verdict == "yes"; ``score`` is 1 / 0.5 / 0. DSEval's recovery
+of a missing result from printed output or source code (which can only turn "no"
+into "partial") is not done here.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping
-from typing import Any, Literal
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateguard.bench.judges.base import Judgement
-from stateguard.bench.judges.matching import LOOSE_OPTIONS, MATCH_OPTIONS, compare_objects
+from stateguard.bench.judges.dseval_spec import (
+    CODE_KEY,
+    checked_variables,
+    iter_specs,
+    normalize_validator,
+)
+from stateguard.bench.judges.matching import LOOSE_OPTIONS, MatchResult, compare_objects
 from stateguard.errors import TaskFormatError
 
 Verdict = Literal["yes", "partial", "no"]
 DiffKind = Literal["added", "updated", "replaced", "deleted"]
-
-TEMPLATES: dict[str, dict[str, Any]] = {
-    "empty": {},
-    "basic": {"crash": {}},
-    "intact": {"crash": {}, "namespace_intact": {}},
-    "comparison": {"crash": {}, "namespace_intact": {}, "result": {}},
-}
-CHECKS = ("crash", "namespace_intact", "result", "namespace_check", "stream")
-_INTACT_OPTIONS = frozenset(
-    {"addition", "update", "replacement", "deletion", "treat_replacement_as_update"}
-)
+KERNEL_CHECKS = ("model", "table_test")
 _SCORES: dict[Verdict, float] = {"yes": 1.0, "partial": 0.5, "no": 0.0}
+
+__all__ = [
+    "KERNEL_CHECKS",
+    "CodeRunner",
+    "DsevalObservation",
+    "checked_variables",
+    "extras_key",
+    "judge_dseval",
+    "kernel_checks",
+    "normalize_validator",
+]
 
 
 class DsevalObservation(BaseModel):
     """What running one cell (reference or submission) produced, as python objects.
 
-    ``namespace`` must hold at least the variables named by ``namespace_check``;
-    ``namespace_diff`` maps changed global names to how they changed.
+    ``namespace`` holds at least the variables named by ``namespace_check``;
+    ``namespace_diff`` maps changed global names to how they changed; ``extras`` holds
+    what kernels computed for ``model`` / ``table_test`` (see `extras_key`).
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
@@ -67,173 +86,233 @@ class DsevalObservation(BaseModel):
     stream: str | None = None
     error: str | None = None
     namespace_diff: dict[str, DiffKind] | None = None
+    extras: dict[str, Any] = Field(default_factory=dict)
 
 
-def _match_options(value: Any, where: str) -> dict[str, Any]:
-    """Flatten ``{compare_fn: {...}}`` / ``{...}`` / None into matcher options."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise TaskFormatError(f"{where}: expected a mapping of options, got {value!r}")
-    if "compare_fn" in value:
-        value = value["compare_fn"]
-        if value is None:
-            return {}
-        if not isinstance(value, Mapping):
-            raise TaskFormatError(f"{where}: compare_fn code is not supported, only options")
-    unknown = set(value) - MATCH_OPTIONS
-    if unknown:
-        raise TaskFormatError(f"{where}: unknown comparison options {sorted(unknown)}")
-    return dict(value)
+class CodeRunner(Protocol):
+    """Runs benchmark-supplied ``compare_fn`` code on value pairs (outside this process)."""
+
+    def compare(self, code: str, pairs: Sequence[tuple[Any, Any]]) -> list[MatchResult]:
+        """``compare_fn(ref, sub)`` for each pair; a raising call is a non-match."""
+        ...
 
 
-def normalize_validator(raw: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Apply DSEval's template and flatten options into ``{check: options}``.
-
-    ``namespace_check`` becomes ``{variable: options}``. Raises `TaskFormatError`
-    naming the offending key.
-    """
-    raw = dict(raw or {})
-    template = raw.pop("template", "comparison")
-    if template not in TEMPLATES:
-        raise TaskFormatError(f"validator: unknown template {template!r}")
-    merged = copy.deepcopy(TEMPLATES[template])
-    for key, value in raw.items():
-        if key not in CHECKS:
-            raise TaskFormatError(f"validator: unsupported check {key!r}")
-        merged[key] = value
-    normalized: dict[str, Any] = {}
-    for key in [k for k in CHECKS if k in merged]:
-        value = merged[key]
-        if key == "result":
-            normalized[key] = _match_options(value, "validator.result")
-        elif key == "namespace_check":
-            names = {n: None for n in value} if isinstance(value, list) else value
-            if not isinstance(names, Mapping) or not names:
-                raise TaskFormatError("validator.namespace_check: expected variable names")
-            normalized[key] = {
-                str(n): _match_options(o, f"validator.namespace_check.{n}")
-                for n, o in names.items()
-            }
-        elif key == "namespace_intact":
-            options = dict(value or {})
-            unknown = sorted(set(options) - _INTACT_OPTIONS)
-            if unknown:
-                raise TaskFormatError(f"validator.namespace_intact: unknown options {unknown}")
-            normalized[key] = options
-        else:
-            if value not in (None, {}):
-                raise TaskFormatError(f"validator.{key}: takes no options, got {value!r}")
-            normalized[key] = {}
-    return normalized
+class _Excluded(Exception):
+    """The turn cannot be judged (reference incomplete, no runner, vis)."""
 
 
-def _compare(ref: Any, sub: Any, options: Mapping[str, Any]) -> tuple[Verdict, str]:
-    strict = compare_objects(ref, sub, **options)
-    if strict.match:
-        return "yes", strict.reason
-    loose = compare_objects(ref, sub, **{**options, **LOOSE_OPTIONS})
-    if loose.match:
-        return "partial", f"matches with looser constraints ({loose.reason or strict.reason})"
-    return "no", strict.reason
+def extras_key(alias: str, index: int) -> str:
+    """Key of a kernel-computed validator input: alias and position in `iter_specs`."""
+    return f"{alias}#{index}"
 
 
-def _check_intact(
-    options: Mapping[str, Any], ref: DsevalObservation, sub: DsevalObservation
-) -> tuple[Verdict, str]:
-    if ref.namespace_diff is None or sub.namespace_diff is None:
-        return "yes", "namespace diff not observed"
-    replacement = options.get("replacement")
-    as_update = options.get("treat_replacement_as_update", replacement is None)
-
-    def fold(diff: Mapping[str, str]) -> dict[str, str]:
-        return {n: ("updated" if as_update and k == "replaced" else k) for n, k in diff.items()}
-
-    ref_diff, sub_diff = fold(ref.namespace_diff), fold(sub.namespace_diff)
-    allowed: dict[str, Any] = {
-        "added": options.get("addition", True),
-        "updated": options.get("update"),
-        "replaced": replacement,
-        "deleted": options.get("deletion"),
-    }
-    for kind in ("updated", "replaced", "deleted"):
-        if allowed[kind] is None:
-            allowed[kind] = [n for n, k in ref_diff.items() if k == kind]
-    for name, kind in sub_diff.items():
-        rule = allowed[kind]
-        if rule is False or (isinstance(rule, list) and name not in rule):
-            return "no", f"unexpected variable {kind}: {name}"
-    return "yes", "namespace is intact"
+def kernel_checks(spec: Mapping[str, Any] | None) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(key, alias, config)`` of the validators whose inputs kernels must compute."""
+    return [
+        (extras_key(alias, i), alias, config)
+        for i, (alias, config) in enumerate(iter_specs(spec or {}))
+        if alias in KERNEL_CHECKS
+    ]
 
 
-def _combine(verdicts: list[Verdict]) -> Verdict:
+def _combine(verdicts: list[Verdict], mode: str = "and") -> Verdict:
+    if mode == "or":
+        if "yes" in verdicts:
+            return "yes"
+        return "partial" if "partial" in verdicts else "no"
     if "no" in verdicts:
         return "no"
     return "partial" if "partial" in verdicts else "yes"
+
+
+class _Judge:
+    """One judgement: walks the tree, keeps the leaf checks for reporting."""
+
+    def __init__(
+        self, reference: DsevalObservation, submission: DsevalObservation, runner: CodeRunner | None
+    ) -> None:
+        self.ref = reference
+        self.sub = submission
+        self.runner = runner
+        self.checks: list[dict[str, Any]] = []
+        self.index = 0  # position in iter_specs order, for extras keys
+
+    def leaf(self, check: str, verdict: Verdict, reason: str, **extra: Any) -> dict[str, Any]:
+        node = {"check": check, "verdict": verdict, "reason": reason, **extra}
+        self.checks.append(node)
+        return node
+
+    def tree(self, spec: Mapping[str, Any], mode: str = "and") -> dict[str, Any]:
+        children = [self.node(alias, config) for alias, config in spec.items()]
+        verdict = _combine([c["verdict"] for c in children], mode)
+        return {"check": mode, "verdict": verdict, "children": children}
+
+    def node(self, alias: str, config: Any) -> dict[str, Any]:
+        if alias in ("and", "or"):
+            return self.tree(config, alias)
+        key = extras_key(alias, self.index)
+        self.index += 1
+        if alias == "crash":
+            if self.sub.error is None:
+                return self.leaf(alias, "yes", "ran without error")
+            return self.leaf(alias, "no", f"submission raised: {self.sub.error}")
+        if alias == "namespace_intact":
+            return self.leaf(alias, *self.intact(config))
+        if alias == "result":
+            if self.ref.result is None:
+                return self.leaf(alias, "yes", "reference has no result")
+            if self.sub.result is None:
+                return self.leaf(alias, "no", "output is missing")
+            return self.leaf(alias, *self.compare(config, self.ref.result, self.sub.result))
+        if alias == "namespace_check":
+            children = [self.variable(name, options) for name, options in config.items()]
+            verdict = _combine([c["verdict"] for c in children])
+            return {"check": alias, "verdict": verdict, "children": children}
+        if alias == "stream":
+            same = (self.ref.stream or "") == (self.sub.stream or "")
+            return self.leaf(alias, "yes" if same else "no", "" if same else "stdout differs")
+        if alias == "model":
+            return self.leaf(alias, *self.model(config, key))
+        if alias == "table_test":
+            return self.leaf(alias, *self.table(config, key))
+        if alias == "vis":
+            raise _Excluded("validator 'vis' is not implemented by DSEval")
+        raise TaskFormatError(f"validator: unknown validator {alias!r}")
+
+    # -- comparisons -------------------------------------------------------------
+
+    def compare(self, spec: Mapping[str, Any], ref: Any, sub: Any) -> tuple[Verdict, str]:
+        if CODE_KEY in spec:
+            if self.runner is None:
+                raise _Excluded("compare_fn code needs a kernel to run in")
+            match = self.runner.compare(spec[CODE_KEY], [(ref, sub)])[0]
+            return ("yes" if match.match else "no"), match.reason
+        strict = compare_objects(ref, sub, **spec)
+        if strict.match:
+            return "yes", strict.reason
+        loose = compare_objects(ref, sub, **{**spec, **LOOSE_OPTIONS})
+        if loose.match:
+            return "partial", f"matches with looser constraints ({loose.reason or strict.reason})"
+        return "no", strict.reason
+
+    def variable(self, name: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+        if name not in self.ref.namespace:
+            raise _Excluded(f"variable {name} not found in reference")
+        if name not in self.sub.namespace:
+            return self.leaf("namespace_check", "no", f"variable {name} not found", variable=name)
+        verdict, reason = self.compare(spec, self.ref.namespace[name], self.sub.namespace[name])
+        return self.leaf("namespace_check", verdict, reason, variable=name)
+
+    def intact(self, options: Mapping[str, Any]) -> tuple[Verdict, str]:
+        if self.ref.namespace_diff is None or self.sub.namespace_diff is None:
+            return "yes", "namespace diff not observed"
+        replacement = options.get("replacement")
+        as_update = options.get("treat_replacement_as_update")
+        if as_update is None:
+            as_update = replacement is None
+
+        def fold(diff: Mapping[str, str]) -> dict[str, str]:
+            return {n: ("updated" if as_update and k == "replaced" else k) for n, k in diff.items()}
+
+        ref_diff, sub_diff = fold(self.ref.namespace_diff), fold(self.sub.namespace_diff)
+        allowed: dict[str, Any] = {
+            "added": options.get("addition", True),
+            "updated": options.get("update"),
+            "replaced": replacement,
+            "deleted": options.get("deletion"),
+        }
+        for kind in ("updated", "replaced", "deleted"):
+            if allowed[kind] is None:
+                allowed[kind] = [n for n, k in ref_diff.items() if k == kind]
+        for name, kind in sub_diff.items():
+            rule = allowed[kind]
+            if rule is False or (isinstance(rule, list) and name not in rule):
+                return "no", f"unexpected variable {kind}: {name}"
+        return "yes", "namespace is intact"
+
+    def model(self, config: Mapping[str, Any], key: str) -> tuple[Verdict, str]:
+        ref = self.ref.extras.get(key)
+        if not ref or "error" in ref:
+            detail = (ref or {}).get("error", "not evaluated")
+            raise _Excluded(f"model {config['model_name']}: reference not evaluable: {detail}")
+        sub = self.sub.extras.get(key)
+        if not sub:
+            return "no", f"model {config['model_name']} was not evaluated in the submission"
+        if "error" in sub:
+            return "no", f"model {config['model_name']}: {sub['error']}"
+        for metric, tol in zip(config["metric_type"], config["tolerance"], strict=True):
+            r, s = float(ref["metrics"][metric]), float(sub["metrics"][metric])
+            if tol == 0:
+                ok = math.isclose(s, r, rel_tol=1e-5, abs_tol=1e-8) or (
+                    math.isnan(r) and math.isnan(s)
+                )
+            elif tol > 0:
+                ok = s <= (1 + tol) * r
+            else:
+                ok = s >= (1 + tol) * r
+            if not ok:
+                suffix = "" if tol == 0 else f" (tolerance {tol})"
+                return "no", f"metric {metric}: {s} vs reference {r}{suffix}"
+        return "yes", "model satisfies the criterion"
+
+    def table(self, config: Mapping[str, Any], key: str) -> tuple[Verdict, str]:
+        name = config["function_name"]
+        ref = self.ref.extras.get(key)
+        if not ref or "error" in ref:
+            detail = (ref or {}).get("error", "not evaluated")
+            raise _Excluded(f"table_test {name}: reference not evaluable: {detail}")
+        sub = self.sub.extras.get(key)
+        if not sub:
+            return "no", f"function {name} was not evaluated in the submission"
+        if "error" in sub:
+            return "no", str(sub["error"])
+        for i, case in enumerate(ref["cases"]):
+            checks = []
+            if config["input_checker"] is not None:
+                checks.append(
+                    (
+                        "input",
+                        config["input_checker"],
+                        ref["inputs_after"][i],
+                        sub["inputs_after"][i],
+                    )
+                )
+            checks.append(
+                ("output", config["output_checker"], ref["outputs"][i], sub["outputs"][i])
+            )
+            for what, spec, r, s in checks:
+                verdict, reason = self.compare(spec, r, s)
+                if verdict != "yes":
+                    return verdict, f"{what} of {name} on test case #{i} ({case!r:.80}): {reason}"
+        return "yes", f"all {len(ref['cases'])} test cases pass"
 
 
 def judge_dseval(
     validator: Mapping[str, Any] | None,
     reference: DsevalObservation,
     submission: DsevalObservation,
+    runner: CodeRunner | None = None,
 ) -> Judgement:
     """Judge a submission cell against the reference cell under a normalized validator.
 
-    ``validator=None`` means DSEval's default (``comparison`` template). The turn is
-    excluded when the reference itself failed or lacks a checked variable.
+    ``validator=None`` means DSEval's default (``comparison`` template); ``runner`` runs
+    compare_fn code. See the module docstring for when a turn is excluded.
     """
     spec = normalize_validator(None) if validator is None else validator
     if reference.error is not None:
-        return Judgement(
-            correct=False,
-            score=0.0,
-            excluded=True,
-            details={"reason": f"reference failed: {reference.error}"},
-        )
-    checks: list[dict[str, Any]] = []
-
-    def record(check: str, verdict: Verdict, reason: str, **extra: Any) -> None:
-        checks.append({"check": check, "verdict": verdict, "reason": reason, **extra})
-
-    for check, options in spec.items():
-        if check == "crash":
-            if submission.error is None:
-                record(check, "yes", "ran without error")
-            else:
-                record(check, "no", f"submission raised: {submission.error}")
-        elif check == "namespace_intact":
-            record(check, *_check_intact(options, reference, submission))
-        elif check == "result":
-            if reference.result is None:
-                record(check, "yes", "reference has no result")
-            elif submission.result is None:
-                record(check, "no", "output is missing")
-            else:
-                record(check, *_compare(reference.result, submission.result, options))
-        elif check == "namespace_check":
-            for name, var_options in options.items():
-                if name not in reference.namespace:
-                    return Judgement(
-                        correct=False,
-                        score=0.0,
-                        excluded=True,
-                        details={"reason": f"variable {name} not found in reference"},
-                    )
-                if name not in submission.namespace:
-                    record(check, "no", f"variable {name} not found in submission", variable=name)
-                    continue
-                verdict, reason = _compare(
-                    reference.namespace[name], submission.namespace[name], var_options
-                )
-                record(check, verdict, reason, variable=name)
-        elif check == "stream":
-            same = (reference.stream or "") == (submission.stream or "")
-            record(check, "yes" if same else "no", "" if same else "stdout differs")
-        else:
-            raise TaskFormatError(f"validator: unsupported check {check!r}")
-    verdict = _combine([c["verdict"] for c in checks])
+        return _excluded(f"reference failed: {reference.error}")
+    judge = _Judge(reference, submission, runner)
+    try:
+        tree = judge.tree(spec)
+    except _Excluded as exc:
+        return _excluded(str(exc))
+    verdict: Verdict = tree["verdict"]
     return Judgement(
         correct=verdict == "yes",
         score=_SCORES[verdict],
-        details={"verdict": verdict, "checks": checks},
+        details={"verdict": verdict, "checks": judge.checks, "tree": tree},
     )
+
+
+def _excluded(reason: str) -> Judgement:
+    return Judgement(correct=False, score=0.0, excluded=True, details={"reason": reason})

@@ -15,9 +15,12 @@ and returns a `MatchResult`. Options (all default False unless noted):
 - ``match_partial``: accept a submission that contains the reference (a frame with extra
   columns, a frame one of whose columns or whose index is the reference, ...).
 - ``type_only``: only the types must agree. ``strict_type``: numpy dtypes must agree.
-- ``rtol`` (default 1e-6) and ``atol`` (default 1e-9): float tolerance. NaN equals NaN.
+- ``rtol`` (default 1e-5) and ``atol`` (default 1e-8): float tolerance, DSEval's defaults.
+  NaN equals NaN.
+- ``metrictol`` (default None): for numbers, the submission matches when it is no less
+  than ``metrictol`` times the reference (a score that may be higher, not lower).
 
-Semantics follow DSEval's ``ExactMatcher``; ``rtol`` is tighter than DSEval's 1e-5.
+Semantics follow DSEval's ``ExactMatcher``.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ BOOL_OPTIONS = frozenset(
         "strict_type",
     }
 )
-FLOAT_OPTIONS = frozenset({"rtol", "atol"})
+FLOAT_OPTIONS = frozenset({"rtol", "atol", "metrictol"})
 MATCH_OPTIONS = BOOL_OPTIONS | FLOAT_OPTIONS
 """Every option `compare_objects` understands."""
 
@@ -99,8 +102,10 @@ class _Matcher:
         if unknown:
             raise ValueError(f"unknown match options: {sorted(unknown)}")
         self.opt = {name: bool(options.get(name, False)) for name in BOOL_OPTIONS}
-        self.rtol = float(options.get("rtol", 1e-6))
-        self.atol = float(options.get("atol", 1e-9))
+        self.rtol = float(options.get("rtol", 1e-5))
+        self.atol = float(options.get("atol", 1e-8))
+        metrictol = options.get("metrictol")
+        self.metrictol = None if metrictol is None else float(metrictol)
 
     def __call__(self, ref: Any, sub: Any) -> MatchResult:
         if self.opt["type_only"]:
@@ -140,6 +145,10 @@ class _Matcher:
         if not (_is_number(ref) and _is_number(sub)):
             return _fail(f"wrong type: {type(ref).__name__} vs {type(sub).__name__}")
         a, b = float(ref), float(sub)
+        if self.metrictol is not None:
+            if b < a * self.metrictol:
+                return _fail(f"metric too low (less than {self.metrictol:.1%} of {ref}): {sub}")
+            return _ok()
         if math.isnan(a) and math.isnan(b):
             return _ok()
         if a == b or abs(a - b) <= self.atol + self.rtol * abs(a):

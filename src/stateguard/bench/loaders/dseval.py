@@ -3,17 +3,22 @@
 A session file is split on ``# %%`` lines; text before the first marker is ignored.
 A cell that starts with a docstring holds YAML (``question``, optional ``validator``,
 ``data``, ``execution``) followed by the reference code; any other cell is context code.
+As in DSEval, a docstring cell without a ``question`` (or without code after the
+docstring) is context too: its code runs before the next question, unjudged.
 
 Each question cell becomes a `BenchTurn`:
 
 - ``reference_code``: the code after the docstring; gold is not computed here (the runner
   executes reference code in a kernel) and ``depends_on`` stays empty (the runner fills
   it from lineage).
-- ``validator``: the cell's validator normalized by `judges.dseval.normalize_validator`
-  (DSEval's ``comparison`` template when the cell gives none).
+- ``validator``: the cell's validator normalized by `judges.dseval_spec.normalize_validator`
+  (DSEval's ``comparison`` template when the cell gives none); every DSEval validator
+  and option is checked here, so an unknown one is a `TaskFormatError` naming the file,
+  the cell and the key.
 - ``context`` and ``meta["setup_code"]``: the code of the context cells since the previous
   question (the runner executes it before the turn; DSEval runs it without the agent).
-- ``meta``: ``cell_index`` (0-based among cells), ``data`` and ``execution`` from the YAML.
+- ``meta``: ``cell_index`` (0-based among cells), ``data`` and ``execution`` from the YAML
+  (``execution`` keys are DSEval's: ``max_time``, ``max_memory``, ``forbid_names``).
 
 Inputs convention (same as DSEval): code reads ``inputs/<file>``. The runner makes a
 *copy* of ``BenchTask.data_dir`` available as ``inputs/`` in the kernel's working
@@ -32,8 +37,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from stateguard.bench.judges.dseval import normalize_validator
-from stateguard.bench.tasks import BenchTask, BenchTurn
+from stateguard.bench.judges.dseval_spec import normalize_validator
+from stateguard.bench.tasks import BenchTask, BenchTurn, SuiteLoad, TaskRejection
 from stateguard.errors import TaskFormatError
 
 INPUTS_DIR = "_inputs"
@@ -44,6 +49,7 @@ _CELL_MARKER = re.compile(r"^# %%[ \t]*\n", re.MULTILINE)
 _DOCSTRING_CELL = re.compile(r'^r?"""([\s\S]+?)"""[ \t]*(?:\n([\s\S]*))?$')
 _INPUT_REF = re.compile(r"\binputs/([\w.\-]+)(?![\w.\-]*\{)")
 _YAML_KEYS = frozenset({"question", "validator", "data", "execution"})
+_EXECUTION_KEYS = frozenset({"max_time", "max_memory", "forbid_names"})
 # The pandas-exercises chapters DSEval's exercise sessions are named after.
 _CHAPTERS = {
     "01": "getting-knowing-your-data",
@@ -91,12 +97,22 @@ def _parse_header(header: str, path: Path, cell: int) -> dict[str, Any]:
         raise TaskFormatError(f"{path}: cell {cell}: docstring YAML must be a mapping")
     unknown = set(setup) - _YAML_KEYS
     if unknown:
-        raise TaskFormatError(f"{path}: cell {cell}: unknown docstring keys {sorted(unknown)}")
-    if not isinstance(setup.get("question"), str) or not setup["question"].strip():
+        raise TaskFormatError(
+            f"{path}: cell {cell}: unknown docstring keys {sorted(unknown)} "
+            f"(DSEval reads {sorted(_YAML_KEYS)})"
+        )
+    question = setup.get("question")
+    if question is not None and (not isinstance(question, str) or not question.strip()):
         raise TaskFormatError(f"{path}: cell {cell}: field 'question' must be a non-empty string")
     for key in ("data", "execution"):
         if setup.get(key) is not None and not isinstance(setup[key], dict):
             raise TaskFormatError(f"{path}: cell {cell}: field {key!r} must be a mapping")
+    unknown = set(setup.get("execution") or {}) - _EXECUTION_KEYS
+    if unknown:
+        raise TaskFormatError(
+            f"{path}: cell {cell}: unknown execution keys {sorted(unknown)} "
+            f"(DSEval reads {sorted(_EXECUTION_KEYS)})"
+        )
     return setup
 
 
@@ -119,10 +135,15 @@ def load_dseval_session(session_path: Path | str, domain: str | None = None) -> 
         if match is None:
             setup_code.append(cell)
             continue
-        setup = _parse_header(match.group(1), path, cell_index)
         code = (match.group(2) or "").strip()
-        if not code:
-            raise TaskFormatError(f"{path}: cell {cell_index}: question has no reference code")
+        if not code:  # DSEval runs a docstring-only cell as context code
+            setup_code.append(cell)
+            continue
+        setup = _parse_header(match.group(1), path, cell_index)
+        if setup.get("question") is None:  # an auxiliary cell: context, not judged
+            setup_code.append(code)
+            referenced += list(setup.get("data") or {})
+            continue
         try:
             validator = normalize_validator(setup.get("validator"))
         except TaskFormatError as exc:
@@ -176,9 +197,41 @@ def load_dseval_suite(root: Path | str) -> list[BenchTask]:
     """Load every session ``<root>/*.py`` (names starting with ``_`` excluded), sorted by name.
 
     ``<root>/_manifest.yaml`` must exist (as in DSEval); its ``name`` goes into no task
-    but a missing or malformed manifest is a `TaskFormatError`.
+    but a missing or malformed manifest is a `TaskFormatError`. The first malformed
+    session raises; `scan_dseval_suite` loads the others and reports it instead.
+    """
+    loaded = scan_dseval_suite(root)
+    if loaded.rejected:
+        raise TaskFormatError(loaded.rejected[0].reason)
+    return list(loaded.tasks)
+
+
+def scan_dseval_suite(root: Path | str) -> SuiteLoad:
+    """Like `load_dseval_suite`, but a malformed session is rejected, not fatal.
+
+    ``root`` may also be one session file.
     """
     root = Path(root)
+    if root.is_file():
+        sessions = [root]
+    else:
+        _check_manifest(root)
+        sessions = sorted(p for p in root.glob("*.py") if not p.name.startswith("_"))
+    tasks: list[BenchTask] = []
+    rejected: list[TaskRejection] = []
+    for session in sessions:
+        try:
+            tasks.append(load_dseval_session(session))
+        except TaskFormatError as exc:
+            rejected.append(
+                TaskRejection(
+                    task_id=f"dseval-{session.stem}", source=str(session), reason=str(exc)
+                )
+            )
+    return SuiteLoad(tasks=tuple(tasks), rejected=tuple(rejected))
+
+
+def _check_manifest(root: Path) -> None:
     manifest = root / MANIFEST
     try:
         content = yaml.safe_load(manifest.read_text(encoding="utf-8"))
@@ -188,8 +241,6 @@ def load_dseval_suite(root: Path | str) -> list[BenchTask]:
         raise TaskFormatError(f"{manifest}: invalid YAML: {exc}") from exc
     if not isinstance(content, dict) or "name" not in content:
         raise TaskFormatError(f"{manifest}: field 'name' is required")
-    sessions = sorted(p for p in root.glob("*.py") if not p.name.startswith("_"))
-    return [load_dseval_session(p) for p in sessions]
 
 
 def stage_inputs(task: BenchTask, workdir: Path | str) -> Path | None:

@@ -1,0 +1,118 @@
+"""Host side of DSEval's kernel-evaluated validators (``model``, ``table_test``, compare_fn).
+
+`kernel_extras` runs `stateguard.bench.dseval_kernel` helpers in fork probes of a
+session's kernel and returns what the judge reads from ``DsevalObservation.extras``;
+`KernelCodeRunner` is the judge's `CodeRunner`: benchmark-supplied compare_fn code runs
+in a probe, never in this process. Values cross as pickle files in the kernel's
+working directory (``.stateguard-bench/``).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from stateguard.bench.judges.dseval import DsevalObservation, kernel_checks
+from stateguard.bench.judges.matching import MatchResult
+from stateguard.bench.tasks import BenchTask, BenchTurn
+from stateguard.lineage import TrackedSession
+
+CAPTURE_DIR = ".stateguard-bench"
+_DSEVAL = "__import__('stateguard.bench.dseval_kernel', fromlist=['dseval_kernel'])"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
+        return {"error": f"cannot read what the kernel computed ({path.name}): {exc}"}
+
+
+def _probe_dump(session: TrackedSession, call: str, path: Path, timeout: float) -> dict[str, Any]:
+    """Run a kernel-side helper in a fork probe and read the pickle it wrote."""
+    path.unlink(missing_ok=True)
+    probe = session.kernel.run_probe(call, timeout=timeout)
+    if not path.exists():
+        detail = probe.error.evalue if probe.error else probe.status
+        return {"error": f"kernel evaluation failed: {detail}"}
+    return _load(path)
+
+
+def _dump_host(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as fh:
+        pickle.dump(value, fh)
+
+
+def kernel_extras(
+    session: TrackedSession,
+    task: BenchTask,
+    turn: BenchTurn,
+    tag: str,
+    reference: DsevalObservation | None = None,
+    timeout: float = 120.0,
+) -> dict[str, Any]:
+    """What DSEval's ``model`` / ``table_test`` validators need, computed in the kernel.
+
+    Without ``reference`` this is the reference side (metrics of the reference model and
+    its inputs/labels; generated cases and the reference function's behaviour); with it,
+    the submission side, on the reference's inputs and cases. Runs in fork probes.
+    """
+    if task.suite != "dseval" or not session.kernel.is_alive():
+        return {}
+    out: dict[str, Any] = {}
+    base = session.kernel.workdir / CAPTURE_DIR
+    for key, alias, config in kernel_checks(turn.validator):
+        path = base / f"{tag}-{key.replace('#', '-')}.pkl"
+        ref = None if reference is None else reference.extras.get(key)
+        if reference is not None and (not ref or "error" in ref):
+            continue  # the judge excludes the turn; nothing to compute
+        if alias == "model":
+            ref_path = None
+            if ref is not None:
+                ref_path = base / f"{tag}-{key.replace('#', '-')}-ref.pkl"
+                _dump_host(ref_path, {"inputs": ref["inputs"], "labels": ref["labels"]})
+            call = (
+                f"{_DSEVAL}.model_metrics({str(path)!r}, {config['model_name']!r}, "
+                f"{config['inputs_name']!r}, {config['labels_name']!r}, "
+                f"{config['metric_type']!r}, {None if ref_path is None else str(ref_path)!r})"
+            )
+        elif ref is None:
+            call = (
+                f"{_DSEVAL}.table_reference({str(path)!r}, {config['function_name']!r}, "
+                f"{config['test_cases']!r}, {config['input_validator']!r})"
+            )
+        else:
+            cases_path = base / f"{tag}-{key.replace('#', '-')}-cases.pkl"
+            _dump_host(cases_path, {"cases": ref["cases"]})
+            call = (
+                f"{_DSEVAL}.table_submission({str(path)!r}, {config['function_name']!r}, "
+                f"{str(cases_path)!r})"
+            )
+        out[key] = _probe_dump(session, call, path, timeout)
+    return out
+
+
+class KernelCodeRunner:
+    """`CodeRunner` over a session: compare_fn code runs in a fork probe of its kernel."""
+
+    def __init__(self, session: TrackedSession, timeout: float = 60.0) -> None:
+        self.session = session
+        self.timeout = timeout
+        self.calls = 0
+
+    def compare(self, code: str, pairs: Sequence[tuple[Any, Any]]) -> list[MatchResult]:
+        """``compare_fn(ref, sub)`` per pair, evaluated in the kernel."""
+        self.calls += 1
+        base = self.session.kernel.workdir / CAPTURE_DIR
+        job, out = base / f"compare-{self.calls}-in.pkl", base / f"compare-{self.calls}-out.pkl"
+        _dump_host(job, {"code": code, "pairs": list(pairs)})
+        got = _probe_dump(
+            self.session, f"{_DSEVAL}.compare_code({str(job)!r}, {str(out)!r})", out, self.timeout
+        )
+        if "results" not in got:
+            return [MatchResult(match=False, reason=got.get("error", "no result"))] * len(pairs)
+        return [MatchResult(match=r["match"], reason=r["reason"]) for r in got["results"]]
