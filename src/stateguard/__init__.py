@@ -6,10 +6,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from stateguard.guard import CellOutcome, Executor, GuardedSession, Review
+from typing import Any
 
 __version__ = "0.1.0"
 __all__ = ["CellOutcome", "Executor", "GuardedSession", "Review", "__version__"]

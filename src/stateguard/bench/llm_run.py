@@ -15,21 +15,30 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import Any
 
+from stateguard.bench.events import Emit, Event
 from stateguard.bench.gold import load_or_run_gold
 from stateguard.bench.observe import (
     capture,
     checked_names,
+    guarded_task_session,
     judge,
     judge_reason,
     namespace_diff,
     observation,
-    open_session,
 )
 from stateguard.bench.records import RunConfig, TurnResult
 from stateguard.bench.tasks import BenchTask
 from stateguard.errors import StateguardError
+from stateguard.llm import ChatModel
+from stateguard.worker.events import (
+    AnswerRecorded,
+    HintDelivered,
+    ModelMessage,
+    StepRecord,
+    dump_event,
+)
+from stateguard.worker.loop import Worker
 
 _LISTED = 30
 
@@ -49,37 +58,15 @@ def describe_inputs(task: BenchTask) -> str:
     return "\n".join(lines)
 
 
-def _worker_class() -> Any:
-    try:
-        from stateguard.worker.loop import Worker
-    except ImportError as exc:
-        raise StateguardError(
-            "--worker llm needs the agent (stateguard.worker.loop.Worker), which is not "
-            f"available in this installation: {exc}"
-        ) from exc
-    return Worker
-
-
 def run_llm_task(
     task: BenchTask,
     config: RunConfig,
     run_dir: Path,
     skip: set[int],
-    emit: Any,
-    model: Any,
+    emit: Emit,
+    model: ChatModel | None,
 ) -> None:
     """Run the agent over every turn of ``task`` and emit one `TurnResult` per turn."""
-    from stateguard.bench.runner import Event
-    from stateguard.manager import build_supervisor
-    from stateguard.worker.events import (
-        AnswerRecorded,
-        HintDelivered,
-        ModelMessage,
-        StepRecord,
-        dump_event,
-    )
-
-    worker_cls = _worker_class()
     if model is None:
         raise StateguardError("--worker llm needs a chat model (--model-config / --base-url)")
     work = run_dir / "work"
@@ -92,15 +79,20 @@ def run_llm_task(
     shutil.rmtree(manager_dir, ignore_errors=True)
     traj_dir = run_dir / "trajectories"
     traj_dir.mkdir(parents=True, exist_ok=True)
-    session = open_session(task, work / task.task_id, cell_timeout=config.cell_timeout)
+    guard = guarded_task_session(
+        task,
+        work / task.task_id,
+        manager=config.manager,
+        model=model,
+        manager_dir=manager_dir,
+        cell_timeout=config.cell_timeout,
+    )
     try:
-        supervisor = build_supervisor(
-            config.manager, session=session, run_dir=manager_dir, model=model
-        )
-        worker = worker_cls(
+        guard.start()
+        session = guard.tracked
+        worker = Worker(
             model,
-            session,
-            supervisor,
+            guard,
             max_steps_per_turn=config.max_steps_per_turn,
             cell_timeout=config.cell_timeout,
             data_files=describe_inputs(task),
@@ -110,7 +102,7 @@ def run_llm_task(
                 started = time.monotonic()
                 setup = turn.meta.get("setup_code")
                 if setup:
-                    session.execute(setup, timeout=config.cell_timeout)
+                    guard.run_setup(setup, timeout=config.cell_timeout)
                 events = []
                 for ev in worker.run_turn(turn.turn_id, turn.question, turn.context):
                     traj.write(dump_event(ev) + "\n")
@@ -183,5 +175,5 @@ def run_llm_task(
                 if turn.turn_id not in skip:
                     emit(Event(kind="turn", task_id=task.task_id, payload=result.model_dump()))
     finally:
-        session.stop()
+        guard.close()
         shutil.rmtree(work / task.task_id, ignore_errors=True)

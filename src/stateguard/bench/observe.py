@@ -19,18 +19,18 @@ from stateguard.bench.judges.infiagent import judge_infiagent
 from stateguard.bench.loaders import stage_inputs
 from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.errors import StateguardError
+from stateguard.guard import GuardedSession, JsonlEventSink
 from stateguard.kernel import ExecutionResult, KernelSession, ProbeResult
 from stateguard.lineage import CellRecord, LineageGraph, TrackedSession
+from stateguard.llm import ChatModel
 
 CAPTURE_DIR = ".stateguard-bench"
 _MODULE = "__import__('stateguard.bench.capture', fromlist=['capture'])"
 _ANSWER_CHARS = 3000
 
 
-def open_session(
-    task: BenchTask, workdir: Path, *, track: bool = True, cell_timeout: float = 120.0
-) -> TrackedSession:
-    """A started session whose working directory holds the task's inputs.
+def task_kernel(task: BenchTask, workdir: Path, *, cell_timeout: float = 120.0) -> KernelSession:
+    """A kernel (not started) whose working directory holds the task's inputs.
 
     DSEval inputs are copied to ``inputs/`` (sessions may write there); LongDS and
     InfiAgent data are exposed read-only as ``data/``. ``workdir`` is emptied first.
@@ -43,7 +43,37 @@ def open_session(
         stage_inputs(task, workdir)
     else:
         data_dir = task.data_dir
-    kernel = KernelSession(workdir=workdir, data_dir=data_dir, default_timeout=cell_timeout)
+    return KernelSession(workdir=workdir, data_dir=data_dir, default_timeout=cell_timeout)
+
+
+def guarded_task_session(
+    task: BenchTask,
+    workdir: Path,
+    *,
+    manager: str,
+    model: ChatModel | None,
+    manager_dir: Path,
+    cell_timeout: float = 120.0,
+) -> GuardedSession:
+    """A guarded session over `task_kernel` (not started) for the agent or replay worker.
+
+    The manager keeps ``states.sqlite``, checkpoints and ``manager_events.jsonl`` in
+    ``manager_dir``.
+    """
+    return GuardedSession(
+        task_kernel(task, workdir, cell_timeout=cell_timeout),
+        manager=manager,
+        model=model,
+        run_dir=manager_dir,
+        sinks=[JsonlEventSink(manager_dir / "manager_events.jsonl")],
+    )
+
+
+def open_session(
+    task: BenchTask, workdir: Path, *, track: bool = True, cell_timeout: float = 120.0
+) -> TrackedSession:
+    """A started tracked session over `task_kernel` (gold runs and plans: no manager)."""
+    kernel = task_kernel(task, workdir, cell_timeout=cell_timeout)
     session = TrackedSession(kernel, track=track)
     session.start()
     return session

@@ -1,6 +1,6 @@
 """Run benchmark tasks as Ray tasks (optional extra ``stateguard[ray]``).
 
-Each task is one Ray task (``num_cpus=1``) calling `runner.run_task_job`, which
+Each task is one Ray task (``num_cpus=1``) calling the runner's job function, which
 starts its own kernel on the node it lands on. The events of a task come back when
 the task finishes (not turn by turn, unlike the local process pool); the driver
 writes them into the run directory, so resuming works the same. Caches (gold, plans)
@@ -17,19 +17,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from stateguard.bench.events import Emit
 from stateguard.bench.records import RunConfig
 from stateguard.bench.tasks import BenchTask
 from stateguard.errors import StateguardError
 
 RAY_REQUIREMENT = "ray>=2.9"
 
+Job = Callable[[BenchTask, RunConfig, str, set[int], Emit], None]
 
-def _collect(task: BenchTask, config: RunConfig, run_dir: str, skip: set[int]) -> list[Any]:
+
+def _collect(
+    job: Job, task: BenchTask, config: RunConfig, run_dir: str, skip: set[int]
+) -> list[Any]:
     """Run one task and return its events (executed on a Ray worker)."""
-    from stateguard.bench.runner import run_task_job
-
     events: list[Any] = []
-    run_task_job(task, config, run_dir, skip, events.append)
+    job(task, config, run_dir, skip, events.append)
     return events
 
 
@@ -39,6 +42,7 @@ def run_with_ray(
     run_dir: str,
     handle: Callable[[Any], None],
     *,
+    job: Job,
     address: str | None = None,
 ) -> None:
     """Submit every pending task to Ray and hand their events to ``handle`` as tasks finish."""
@@ -53,7 +57,7 @@ def run_with_ray(
     elif not ray.is_initialized():
         ray.init()
     remote = ray.remote(num_cpus=1)(_collect)
-    refs = [remote.remote(task, config, run_dir, skip) for task, skip in pending]
+    refs = [remote.remote(job, task, config, run_dir, skip) for task, skip in pending]
     while refs:
         done, refs = ray.wait(refs, num_returns=1)
         for events in ray.get(done):

@@ -38,8 +38,10 @@ from stateguard.bench.observe import (
 )
 from stateguard.bench.records import InjectionRecord, TurnResult
 from stateguard.bench.tasks import BenchTask, BenchTurn
+from stateguard.guard import GuardedSession
+from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord, TrackedSession
-from stateguard.manager import StepView, Supervisor
+from stateguard.manager import Hint
 
 
 @dataclass
@@ -57,8 +59,7 @@ class ReplayWorker:
     def __init__(
         self,
         task: BenchTask,
-        session: TrackedSession,
-        supervisor: Supervisor,
+        guard: GuardedSession,
         gold: GoldTask | None,
         faults: list[PlannedFault] | None = None,
         *,
@@ -66,34 +67,34 @@ class ReplayWorker:
         cell_timeout: float | None = None,
     ) -> None:
         self.task = task
-        self.session = session
-        self.supervisor = supervisor
+        self.guard = guard
         self.gold = gold
         self.faults = {f.candidate.turn_id: f for f in faults or []}
         self.max_repairs = max_repairs
         self.cell_timeout = cell_timeout
-        self.step = 0
 
     # -- one step ----------------------------------------------------------------
 
-    def _run_step(self, turn_id: int, code: str) -> tuple[object, CellRecord | None, list]:
-        res = self.session.execute(code, timeout=self.cell_timeout)
-        if res.execution.status == "dead":
-            self.session.restart()
-        hints = self.supervisor.after_step(
-            StepView(
-                turn=turn_id, step=self.step, code=code, execution=res.execution, cell=res.cell
-            )
-        )
-        self.step += 1
-        return res.execution, res.cell, hints
+    @property
+    def step(self) -> int:
+        """The global index the next step gets."""
+        return self.guard.step
+
+    @property
+    def session(self) -> TrackedSession:
+        """The guarded session's tracked kernel session (what capture and judging read)."""
+        return self.guard.tracked
+
+    def _run_step(self, code: str) -> tuple[ExecutionResult, CellRecord | None, tuple[Hint, ...]]:
+        outcome = self.guard.run_cell(code, timeout=self.cell_timeout)
+        return outcome.execution, outcome.cell, outcome.notes
 
     def _judge(self, turn: BenchTurn, execution, cells: list[CellRecord], tag: str) -> Judgement:
         gold = self.gold.turn(turn.turn_id).observation if self.gold else None
-        captured = capture(self.session, execution, checked_names(self.task, turn), tag)
+        captured = capture(self.guard.tracked, execution, checked_names(self.task, turn), tag)
         diff = None
         if cells:
-            diff = namespace_diff(self.session.graph, cells, cells[0].cell)
+            diff = namespace_diff(self.guard.graph, cells, cells[0].cell)
         return judge(self.task, turn, gold, observation(execution, captured, diff))
 
     # -- one turn ----------------------------------------------------------------
@@ -103,27 +104,27 @@ class ReplayWorker:
         for fault in self.faults.values():
             c = fault.candidate
             if c.kind == "stale-reuse" and c.revision_turn == t + 1:
-                _, _, hints = self._run_step(t, inject.snapshot_code(c.variable, c.alias))
+                _, _, hints = self._run_step(inject.snapshot_code(c.variable, c.alias))
                 log.repair_hints += sum(h.kind == "repair" for h in hints)
 
     def run_turn(self, turn: BenchTurn) -> tuple[TurnResult, InjectionRecord | None]:
         """Replay one turn and judge it."""
         started = time.monotonic()
         t = turn.turn_id
-        sup = self.supervisor
-        calls_before = sup.llm_calls
-        sup.begin_turn(t, turn.question)
+        guard = self.guard
+        calls_before = guard.llm_calls
+        guard.begin_turn(turn.question, turn=t)
         log = _TurnLog()
         setup = turn.meta.get("setup_code")
         if setup:
-            _, _, hints = self._run_step(t, setup)
+            _, _, hints = self._run_step(setup)
             log.repair_hints += sum(h.kind == "repair" for h in hints)
         fault = self.faults.get(t)
         code = fault.candidate.faulty_code if fault else (turn.reference_code or "")
         first: Judgement | None = None
         final: Judgement | None = None
         while True:
-            execution, cell, hints = self._run_step(t, code)
+            execution, cell, hints = self._run_step(code)
             log.attempts += 1
             log.repair_hints += sum(h.kind == "repair" for h in hints)
             if cell is not None:
@@ -133,17 +134,16 @@ class ReplayWorker:
                 first = final
                 self._keep_copies(t, log)
             log.answer = answer_text(execution)
-            review = sup.review_answer(StepView(turn=t, step=self.step, answer=log.answer))
-            self.step += 1
-            repairs = [h for h in review.hints if h.kind == "repair"]
+            review = guard.propose_answer(log.answer)
+            repairs = [h for h in review.notes if h.kind == "repair"]
             log.repair_hints += len(repairs)
             log.accepted = review.accepted
             if review.accepted or log.attempts > self.max_repairs:
                 break
             code = turn.reference_code or ""  # the obedient worker redoes the turn correctly
-        sup.end_turn(t, log.answer)
-        sup.drain_events()
-        return self._record(turn, log, first, final, fault, sup.llm_calls - calls_before, started)
+        guard.end_turn(log.answer)
+        guard.drain_events()
+        return self._record(turn, log, first, final, fault, guard.llm_calls - calls_before, started)
 
     def _record(
         self,

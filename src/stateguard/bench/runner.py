@@ -21,28 +21,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.bench.events import Emit, Event, EventKind
 from stateguard.bench.gold import load_or_plan, load_or_run_gold
-from stateguard.bench.loaders import load_dseval_suite, load_infiagent, load_longds_suite
-from stateguard.bench.observe import open_session
+from stateguard.bench.llm_run import run_llm_task
+from stateguard.bench.loaders import (
+    load_dseval_suite,
+    load_infiagent,
+    load_longds_suite,
+    load_longds_task,
+)
+from stateguard.bench.observe import guarded_task_session
+from stateguard.bench.ray_backend import run_with_ray
 from stateguard.bench.records import InjectionRecord, RunConfig, RunStore, TurnResult
 from stateguard.bench.replay import ReplayWorker, skipped_results
 from stateguard.bench.tasks import BenchTask
 from stateguard.errors import StateguardError
+from stateguard.llm import UsageMeter, build_model, load_model_config
 
-EventKind = Literal["task_start", "turn", "injection", "error", "task_end"]
+__all__ = ["Emit", "Event", "EventKind", "RunOutcome", "load_tasks", "run_benchmark"]
 
-
-class Event(BaseModel):
-    """A message from a task job to the parent."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: EventKind
-    task_id: str
-    payload: dict[str, Any] = {}
-
-
-Emit = Callable[[Event], None]
 Progress = Callable[[Event], None]
 
 
@@ -54,8 +51,6 @@ def load_tasks(config: RunConfig) -> list[BenchTask]:
         root = Path(config.path)
         tasks = load_longds_suite(root)
         if not tasks and (root / "task.json").exists():
-            from stateguard.bench.loaders import load_longds_task
-
             tasks = [load_longds_task(root)]
     else:
         tasks = load_infiagent(config.path)
@@ -68,8 +63,6 @@ def _chat_model(config: RunConfig) -> Any:
     """The configured chat model when the worker or the manager needs one, else None."""
     if config.worker != "llm" and config.manager not in ("llm", "freeform", "window", "hybrid"):
         return None
-    from stateguard.llm import UsageMeter, build_model, load_model_config
-
     cfg_file = Path(config.llm_config_file) if config.llm_config_file else None
     model = build_model(load_model_config(config.llm_overrides, cfg_file), meter=UsageMeter())
     load = getattr(model, "load", None)
@@ -79,8 +72,6 @@ def _chat_model(config: RunConfig) -> Any:
 
 
 def _replay(task: BenchTask, config: RunConfig, run_dir: Path, skip: set[int], emit: Emit) -> None:
-    from stateguard.manager import build_supervisor
-
     work = run_dir / "work"
     gold = load_or_run_gold(
         task, run_dir / "gold", work / f"{task.task_id}-gold", config.cell_timeout
@@ -99,21 +90,24 @@ def _replay(task: BenchTask, config: RunConfig, run_dir: Path, skip: set[int], e
         )
     manager_dir = run_dir / "manager" / task.task_id
     shutil.rmtree(manager_dir, ignore_errors=True)  # a re-run task starts a fresh state store
-    session = open_session(task, work / task.task_id, cell_timeout=config.cell_timeout)
+    guard = guarded_task_session(
+        task,
+        work / task.task_id,
+        manager=config.manager,
+        model=_chat_model(config),
+        manager_dir=manager_dir,
+        cell_timeout=config.cell_timeout,
+    )
     try:
-        supervisor = build_supervisor(
-            config.manager, session=session, run_dir=manager_dir, model=_chat_model(config)
-        )
-        worker = ReplayWorker(
-            task, session, supervisor, gold, faults, max_repairs=config.max_repairs
-        )
-        for result, injection in worker.run():
-            if injection is not None:
-                emit(Event(kind="injection", task_id=task.task_id, payload=injection.model_dump()))
-            if result.turn_id not in skip:
-                emit(Event(kind="turn", task_id=task.task_id, payload=result.model_dump()))
+        with guard:
+            worker = ReplayWorker(task, guard, gold, faults, max_repairs=config.max_repairs)
+            for result, injection in worker.run():
+                if injection is not None:
+                    payload = injection.model_dump()
+                    emit(Event(kind="injection", task_id=task.task_id, payload=payload))
+                if result.turn_id not in skip:
+                    emit(Event(kind="turn", task_id=task.task_id, payload=result.model_dump()))
     finally:
-        session.stop()
         shutil.rmtree(work / task.task_id, ignore_errors=True)
 
 
@@ -141,8 +135,6 @@ def run_task_job(
             else:
                 _replay(task, config, root, skip, tracking_emit)
         else:
-            from stateguard.bench.llm_run import run_llm_task
-
             run_llm_task(task, config, root, skip, tracking_emit, _chat_model(config))
     except Exception as exc:  # a harness failure must not lose the other tasks
         error = f"{type(exc).__name__}: {exc}"
@@ -228,9 +220,7 @@ def run_benchmark(
         )
     rd = str(Path(run_dir).resolve())
     if backend == "ray":
-        from stateguard.bench.ray_backend import run_with_ray
-
-        run_with_ray(pending, config, rd, handle, address=ray_address)
+        run_with_ray(pending, config, rd, handle, job=run_task_job, address=ray_address)
     elif jobs == 1 or len(pending) <= 1:
         for task, skip in pending:
             run_task_job(task, config, rd, skip, handle)

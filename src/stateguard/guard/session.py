@@ -136,6 +136,8 @@ class GuardedSession:
             return kind
         if kind == "none":
             return NullSupervisor()
+        if kind == "window":  # an observer: no states, no store
+            return build_supervisor(kind, session=self.tracked, run_dir=Path(), model=self._model)
         if self._store_kind == "file":
             assert self.run_dir is not None
             root = self.run_dir
