@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from stateguard.cli.audit import audit_app
 from stateguard.cli.bench import bench_app
 from stateguard.cli.lineage import lineage_app
 from stateguard.cli.report import report
@@ -17,6 +18,7 @@ app = typer.Typer(
 )
 app.add_typer(lineage_app, name="lineage")
 app.add_typer(bench_app, name="bench")
+app.add_typer(audit_app, name="audit")
 app.command("run")(run_command)
 app.command("chat")(chat_command)
 app.command("report")(report)

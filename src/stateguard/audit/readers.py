@@ -1,0 +1,144 @@
+"""Reading one file of a data lake into the tables (or the text) it holds.
+
+One reader per format; each yields `Part`s: a table (with its sheet name, table
+index or caption) or a text document. A file a reader cannot parse yields one
+`Part` carrying the error, so the source map still lists it and says why.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+TEXT_CHARS = 20_000
+"""Characters of a text document kept for ranking and preview."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One table or text document inside a file."""
+
+    kind: str
+    """"table", "text" or "unreadable"."""
+    frame: pd.DataFrame | None = None
+    text: str | None = None
+    sheet: str | None = None
+    table: int | None = None
+    caption: str | None = None
+    error: str | None = None
+    rows: int | None = None
+    """Row count of a text document (lines); tables use ``len(frame)``."""
+
+
+def _csv(path: Path, sep: str) -> Iterator[Part]:
+    yield Part("table", frame=pd.read_csv(path, sep=sep, low_memory=False))
+
+
+def _json(path: Path) -> Iterator[Part]:
+    with path.open(encoding="utf-8") as fh:
+        data = json.load(fh)
+    frame = _json_frame(data)
+    if frame is None:
+        text = json.dumps(data, ensure_ascii=False)[:TEXT_CHARS]
+        yield Part("text", text=text, rows=1)
+    else:
+        yield Part("table", frame=frame)
+
+
+def _json_frame(data: Any) -> pd.DataFrame | None:
+    """Records (a list of objects, or one key holding them) or columns (dict of lists)."""
+    if isinstance(data, list) and data and all(isinstance(r, dict) for r in data):
+        return pd.json_normalize(data)
+    if isinstance(data, dict):
+        lists = {k: v for k, v in data.items() if isinstance(v, list)}
+        if len(lists) == 1:
+            (inner,) = lists.values()
+            if inner and all(isinstance(r, dict) for r in inner):
+                return pd.json_normalize(inner)
+        if lists and len(lists) == len(data) and len({len(v) for v in lists.values()}) == 1:
+            return pd.DataFrame(data)
+    return None
+
+
+def _excel(path: Path) -> Iterator[Part]:
+    sheets = pd.read_excel(path, sheet_name=None)
+    for name, frame in sheets.items():
+        yield Part("table", frame=frame, sheet=str(name))
+
+
+def _html(path: Path) -> Iterator[Part]:
+    from io import StringIO
+
+    from lxml import html as lxml_html
+
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    if not raw.strip():
+        yield Part("text", text="", rows=0)
+        return
+    doc = lxml_html.fromstring(raw)
+    captions = []
+    for t in doc.iter("table"):
+        cap = t.find("caption")
+        captions.append(" ".join(cap.text_content().split()) if cap is not None else None)
+    try:
+        tables = pd.read_html(StringIO(raw))
+    except ValueError:  # "No tables found"
+        tables = []
+    for i, frame in enumerate(tables):
+        caption = captions[i] if len(captions) == len(tables) else None
+        yield Part("table", frame=frame, table=i, caption=caption)
+    if not tables:
+        text = " ".join(doc.text_content().split())
+        yield Part("text", text=text[:TEXT_CHARS], rows=1)
+
+
+def _parquet(path: Path) -> Iterator[Part]:
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        frame = con.execute("SELECT * FROM read_parquet(?)", [str(path)]).df()
+    finally:
+        con.close()
+    yield Part("table", frame=frame)
+
+
+def _text(path: Path) -> Iterator[Part]:
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    yield Part("text", text=raw[:TEXT_CHARS], rows=raw.count("\n") + (not raw.endswith("\n")))
+
+
+READERS: dict[str, Callable[[Path], Iterator[Part]]] = {
+    ".csv": lambda p: _csv(p, ","),
+    ".tsv": lambda p: _csv(p, "\t"),
+    ".tab": lambda p: _csv(p, "\t"),
+    ".json": _json,
+    ".xlsx": _excel,
+    ".xlsm": _excel,
+    ".xls": _excel,
+    ".html": _html,
+    ".htm": _html,
+    ".parquet": _parquet,
+    ".pq": _parquet,
+    ".txt": _text,
+    ".md": _text,
+    ".markdown": _text,
+    ".rst": _text,
+}
+"""Suffix (lower case) -> reader. Files with other suffixes are not indexed."""
+
+
+def read_parts(path: Path) -> list[Part]:
+    """Every table or text in `path`; one "unreadable" part naming the error on failure."""
+    reader = READERS.get(path.suffix.lower())
+    if reader is None:
+        return []
+    try:
+        return list(reader(path))
+    except Exception as exc:  # a broken file is a fact about the lake, not a crash
+        return [Part("unreadable", error=f"{type(exc).__name__}: {exc}")]

@@ -1,0 +1,78 @@
+"""KramaBench-style workload files: tasks with a query, gold answer and data sources.
+
+A workload is a JSON list of tasks (or ``{"tasks": [...]}``)::
+
+    {"id": "wildfire-easy-1", "query": "...", "answer": 42, "answer_type": "numeric_exact",
+     "data_sources": ["acres_burned_by_state.csv"],
+     "subtasks": [{"id": "...", "query": "...", "answer": ..., "answer_type": ..., ...}]}
+
+Subtasks have the same fields. Malformed tasks raise `WorkloadFormatError` naming
+the file and the field.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from stateguard.audit.errors import WorkloadFormatError
+
+AnswerType = Literal[
+    "numeric_exact", "numeric_approximate", "string_exact", "string_approximate", "list_exact"
+]
+
+
+class WorkloadTask(BaseModel):
+    """One task (or subtask) of a workload."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    id: str
+    query: str
+    answer: Any = None
+    answer_type: AnswerType | str | None = None
+    data_sources: tuple[str, ...] = ()
+    subtasks: tuple[WorkloadTask, ...] = ()
+
+
+def load_workload(path: Path | str) -> list[WorkloadTask]:
+    """The tasks of a workload file."""
+    file = Path(path)
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise WorkloadFormatError(f"{file}: cannot read the workload: {exc}") from exc
+    items = raw.get("tasks") if isinstance(raw, dict) else raw
+    if not isinstance(items, list):
+        raise WorkloadFormatError(f"{file}: expected a list of tasks or {{'tasks': [...]}}")
+    tasks = []
+    for i, item in enumerate(items):
+        try:
+            tasks.append(WorkloadTask.model_validate(item))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            raise WorkloadFormatError(f"{file}: tasks[{i}].{where}: {err['msg']}") from exc
+    return tasks
+
+
+def matches_source(path: str, gold: str) -> bool:
+    """Whether a lake path (relative) is the gold data source `gold`.
+
+    Gold sources name a file by its relative path, a trailing part of it, its
+    bare file name, or a glob pattern.
+    """
+    g = gold.strip().lstrip("./")
+    if not g:
+        return False
+    return (
+        path == g
+        or path.endswith("/" + g)
+        or path.rsplit("/", 1)[-1] == g
+        or fnmatch.fnmatch(path, g)
+        or fnmatch.fnmatch(path.rsplit("/", 1)[-1], g)
+    )
