@@ -155,14 +155,21 @@ class _Scope:
 
 
 class _FunctionRecord:
-    __slots__ = ("name", "reads", "writes")
+    __slots__ = ("entry_guard", "guarded", "name", "reads", "track_guards", "writes")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, track_guards: bool = True) -> None:
         self.name = name
         self.reads: dict[str, None] = {}
         self.writes: dict[str, None] = {}
+        self.guarded: dict[tuple[str, int | None], None] = {}
+        self.track_guards = track_guards
+        self.entry_guard: int | None = None
+        """The guard in effect (in the enclosing record's body) where this body starts."""
 
     def freeze(self) -> FunctionInfo:
         return FunctionInfo(
-            name=self.name, global_reads=tuple(self.reads), global_writes=tuple(self.writes)
+            name=self.name,
+            global_reads=tuple(self.reads),
+            global_writes=tuple(self.writes),
+            guarded_reads=tuple(self.guarded) if self.track_guards else (),
         )

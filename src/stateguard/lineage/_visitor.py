@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from stateguard.lineage._paths import access_path, block_heads, block_key, has_break
 from stateguard.lineage._scopes import (
     _args_names,
     _body_binder,
@@ -13,9 +14,12 @@ from stateguard.lineage._scopes import (
     _Scope,
     _target_names,
 )
-from stateguard.lineage.facts import INPLACE_METHODS, FunctionInfo
+from stateguard.lineage.facts import INPLACE_METHODS, Access, FunctionInfo
 
 _QUERY_REF = re.compile(r"@([A-Za-z_]\w*)")
+
+#: Methods that change their receiver without reading what is already in it.
+_WRITE_ONLY_METHODS = frozenset({"append", "extend", "insert", "add", "update", "clear"})
 
 
 class _StatementVisitor(ast.NodeVisitor):
@@ -35,6 +39,12 @@ class _StatementVisitor(ast.NodeVisitor):
         self.calls: dict[str, None] = {}
         self.functions: list[FunctionInfo] = []
         self.star_import = False
+        self.accesses: list[Access] = []
+        self.call_args: dict[tuple[str, str], None] = {}
+        self.guard: int | None = None
+        self.guards: list[int] = []
+        self.control: list[tuple[int, ...]] = []  # reads of enclosing tests (control flow)
+        self.inner_flow = False  # a value read a name bound earlier in this statement
 
     # -- resolution -------------------------------------------------------
 
@@ -64,18 +74,71 @@ class _StatementVisitor(ast.NodeVisitor):
     def _deferred(self) -> bool:
         return bool(self.records)
 
-    def _load(self, name: str) -> None:
+    def _load(self, name: str, path: tuple[list, ...] = (), exact: bool = True) -> None:
         if not self._is_global(name):
             return
         if self._deferred:
-            for rec in self.records:
+            for i, rec in enumerate(self.records):
                 rec.reads.setdefault(name)
-        elif name not in self.writes:
+                if rec.track_guards:
+                    inner = self.records[i + 1] if i + 1 < len(self.records) else None
+                    guard = self.guard if inner is None else inner.entry_guard
+                    rec.guarded.setdefault((name, guard))
+        elif name in self.writes:
+            self.inner_flow = True
+        else:
             self.reads.setdefault(name)
+            self.accesses.append(
+                Access.model_construct(
+                    kind="read",
+                    root=name,
+                    path=path,
+                    exact=exact,
+                    guard=self.guard,
+                    deps=None,
+                    literal=False,
+                )
+            )
 
-    def _store(self, name: str) -> None:
+    def _access(
+        self,
+        kind: str,
+        name: str,
+        path: tuple[list, ...] = (),
+        exact: bool = True,
+        deps: tuple[int, ...] | None = None,
+        literal: bool = False,
+    ) -> None:
+        self.accesses.append(
+            Access.model_construct(
+                kind=kind,
+                root=name,
+                path=path,
+                exact=exact,
+                guard=self.guard,
+                deps=deps,
+                literal=literal,
+            )
+        )
+
+    def _reads_since(self, start: int) -> tuple[int, ...]:
+        return tuple(i for i in range(start, len(self.accesses)) if self.accesses[i].kind == "read")
+
+    def _with_control(self, deps: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """A value's own reads plus the tests that decided it was computed."""
+        if deps is None or self.inner_flow:
+            return None  # flows inside the statement: every read of it counts
+        return tuple(dict.fromkeys((*deps, *(i for c in self.control for i in c))))
+
+    def _test(self, node: ast.AST) -> tuple[int, ...]:
+        start = len(self.accesses)
+        self.visit(node)
+        return self._reads_since(start)
+
+    def _store(self, name: str, deps: tuple[int, ...] | None = None) -> None:
         if len(self.scopes) == 1:  # module level, the common case
             self.writes.setdefault(name)
+            self._access("bind", name, deps=deps)
             return
         inner = next((sc for sc in reversed(self.scopes) if sc.kind != "comp"), None)
         if inner is not None and inner.kind == "class":
@@ -89,10 +152,12 @@ class _StatementVisitor(ast.NodeVisitor):
                 rec.writes.setdefault(name)
         else:
             self.writes.setdefault(name)
+            self._access("bind", name, deps=deps)
 
     def _delete(self, name: str) -> None:
         if self._is_global(name) and not self._deferred:
             self.deletes.setdefault(name)
+            self._access("delete", name)
 
     def _mark(self, bucket: dict[str, None], node: ast.AST) -> None:
         root = _root_name(node)
@@ -109,16 +174,99 @@ class _StatementVisitor(ast.NodeVisitor):
         else:
             self._delete(node.id)
 
+    def _visit_chain(self, node: ast.Attribute | ast.Subscript) -> None:
+        found = access_path(node)
+        if found is None:
+            self.generic_visit(node)
+            return
+        root, steps, exact, others = found
+        for other in others:
+            self.visit(other)
+        self._load(root, tuple(steps), exact)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self._visit_chain(node)
+        else:
+            self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self._visit_chain(node)
+        else:
+            self.generic_visit(node)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         lam = node.value if isinstance(node.value, ast.Lambda) else None
         names = [t.id for t in node.targets if isinstance(t, ast.Name)]
         if lam is not None and names and not self._deferred and len(names) == len(node.targets):
             # `f = lambda ...`: a definition, its body runs when f is called
             self._visit_function_like(lam, names[-1], lam.body)
-        else:
-            self.visit(node.value)
+            for t in node.targets:
+                self._visit_target(t)
+            return
+        if len(node.targets) == 1 and not self._deferred:
+            self._assign_paired(node.targets[0], node.value)
+            return
+        self.visit(node.value)
         for t in node.targets:
             self._visit_target(t)
+
+    def _assign_paired(self, target: ast.AST, value: ast.AST) -> None:
+        """``a, b = p, q`` element-wise; ``cfg = {'p': p}`` with a dependency per key."""
+        flow, self.inner_flow = self.inner_flow, False
+        pairs = _pair(target, [value])
+        if pairs is None:
+            start = len(self.accesses)
+            parts = self._literal_parts(target, value)
+            if parts is None:
+                self.visit(value)
+                own = self._reads_since(start) if isinstance(target, ast.Name) else None
+                self._visit_target(target, self._with_control(own))
+            else:
+                assert isinstance(target, ast.Name)
+                self._visit_target(target, self._with_control(self._reads_since(start)))
+                for step, part_deps in parts:
+                    deps = self._with_control(part_deps)
+                    if deps is None:
+                        continue  # no narrowing possible: the whole literal is one value
+                    self._access("store", target.id, (step,), True, deps, literal=True)
+        else:
+            bound: list[tuple[ast.AST, tuple[int, ...]]] = []
+            for t, values in pairs:
+                start = len(self.accesses)
+                for v in values:
+                    self.visit(v)
+                bound.append((t, self._reads_since(start)))
+            resolved = [(t, self._with_control(deps)) for t, deps in bound]
+            for t, deps in resolved:
+                self._visit_target(t, deps)
+        self.inner_flow = flow
+
+    def _literal_parts(
+        self, target: ast.AST, value: ast.AST
+    ) -> list[tuple[list, tuple[int, ...]]] | None:
+        """Visit a dict/list/tuple literal bound to a name, one dependency set per part."""
+        if not isinstance(target, ast.Name):
+            return None
+        items: list[tuple[object, ast.AST]] = []
+        if isinstance(value, ast.Dict):
+            for k, v in zip(value.keys, value.values, strict=True):
+                if not (isinstance(k, ast.Constant) and isinstance(k.value, (str, int))):
+                    return None
+                items.append((k.value, v))
+        elif isinstance(value, (ast.List, ast.Tuple)):
+            if any(isinstance(e, ast.Starred) for e in value.elts):
+                return None
+            items = list(enumerate(value.elts))
+        else:
+            return None
+        out: list[tuple[list, tuple[int, ...]]] = []
+        for key, v in items:
+            start = len(self.accesses)
+            self.visit(v)
+            out.append((["key", key], self._reads_since(start)))
+        return out
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -132,28 +280,54 @@ class _StatementVisitor(ast.NodeVisitor):
         if isinstance(node.target, ast.Name):
             self._load(node.target.id)
             self._store(node.target.id)
+            if self._is_global(node.target.id) and not self._deferred:
+                self.inplace.setdefault(node.target.id)  # x += y changes a list or array in place
         else:
-            self.visit(node.target.value)  # type: ignore[attr-defined]
-            if isinstance(node.target, ast.Subscript):
-                self.visit(node.target.slice)
-            self._mark(self.mutates, node.target)
-            self._store_key(node.target)
+            # x[k] += v reads and writes the same part
+            found = access_path(node.target)
+            if found is not None:
+                root, steps, exact, others = found
+                for other in others:
+                    self.visit(other)
+                self._load(root, tuple(steps), exact)
+            else:
+                self.visit(node.target.value)  # type: ignore[attr-defined]
+            self._visit_part_store(node.target, None, visit=False)
 
-    def _visit_target(self, t: ast.AST) -> None:
+    def _visit_target(self, t: ast.AST, deps: tuple[int, ...] | None = None) -> None:
         if isinstance(t, ast.Name):
-            self._store(t.id)
+            self._store(t.id, deps)
         elif isinstance(t, (ast.Tuple, ast.List)):
             for elt in t.elts:
-                self._visit_target(elt)
+                self._visit_target(elt, deps)
         elif isinstance(t, ast.Starred):
-            self._visit_target(t.value)
+            self._visit_target(t.value, deps)
         elif isinstance(t, (ast.Attribute, ast.Subscript)):
-            # x.a = v / x[i] = v: reads x (and i), mutates x
-            self.visit(t.value)
-            if isinstance(t, ast.Subscript):
-                self.visit(t.slice)
-            self._mark(self.mutates, t)
-            self._store_key(t)
+            self._visit_part_store(t, deps)
+
+    def _visit_part_store(
+        self, t: ast.Attribute | ast.Subscript, deps: tuple[int, ...] | None, visit: bool = True
+    ) -> None:
+        """x.a = v / x[i] = v: a write of that part of x (and reads of i)."""
+        found = access_path(t)
+        if found is None:
+            if visit:
+                self.visit(t.value)
+                if isinstance(t, ast.Subscript):
+                    self.visit(t.slice)
+        else:
+            root, steps, exact, others = found
+            if visit:
+                for other in others:
+                    self.visit(other)
+            if self._is_global(root) and not self._deferred:
+                if root not in self.writes:
+                    self.reads.setdefault(root)
+                self._access("store", root, tuple(steps), exact, deps)
+            elif self._is_global(root):
+                self._load(root)
+        self._mark(self.mutates, t)
+        self._store_key(t)
 
     def _store_key(self, t: ast.Attribute | ast.Subscript) -> None:
         root = _root_name(t)
@@ -172,34 +346,132 @@ class _StatementVisitor(ast.NodeVisitor):
             if isinstance(t, ast.Name):
                 self._delete(t.id)
             elif isinstance(t, (ast.Attribute, ast.Subscript)):
-                self.visit(t.value)
-                if isinstance(t, ast.Subscript):
-                    self.visit(t.slice)
-                self._mark(self.mutates, t)
-                self._store_key(t)
+                self._visit_part_store(t, ())
             else:
                 self.visit(t)
 
-    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
-        self.visit(node.iter)
-        self._visit_target(node.target)
-        for stmt in [*node.body, *node.orelse]:
+    # -- blocks -----------------------------------------------------------
+
+    def _visit_block(self, body: list[ast.stmt], conditional: bool) -> None:
+        """Visit a statement list, switching the guard at each guarded block it starts."""
+        saved = self.guard
+        heads = set(block_heads(body, conditional))
+        for i, stmt in enumerate(body):
+            if i in heads:
+                self.guard = block_key(stmt)
+                self.guards.append(self.guard)
             self.visit(stmt)
+        self.guard = saved
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        it = node.iter
+        body_guard = block_key(node.body[0]) if node.body else None
+        if (
+            isinstance(it, (ast.List, ast.Tuple))
+            and it.elts
+            and not any(isinstance(e, ast.Starred) for e in it.elts)
+            and not self._deferred
+        ):
+            # over a literal: the target ends bound to the last element (any, with a break)
+            spans: list[tuple[int, ...]] = []
+            for elt in it.elts:
+                start = len(self.accesses)
+                self.visit(elt)
+                spans.append(self._reads_since(start))
+            chosen = it.elts if has_break(node.body) else [it.elts[-1]]
+            saved, self.guard = self.guard, body_guard
+            if len(chosen) == 1:
+                last = len(it.elts) - 1
+                pairs = _pair(node.target, [chosen[0]])
+                if pairs is None:
+                    self._visit_target(node.target, self._with_control(spans[last]))
+                else:
+                    for t, values in pairs:
+                        # element-wise inside the last element: re-derive its spans
+                        own = self._spans_of(chosen[0], spans[last], values)
+                        self._visit_target(t, self._with_control(own))
+            else:
+                self._visit_target(
+                    node.target, self._with_control(tuple(i for sp in spans for i in sp))
+                )
+            self.guard = saved
+            iter_reads: tuple[int, ...] = tuple(i for sp in spans for i in sp)
+        else:
+            iter_reads = self._test(it)
+            saved, self.guard = self.guard, body_guard
+            self._visit_target(node.target)
+            self.guard = saved
+        self.control.append(iter_reads)
+        self._visit_block(node.body, True)
+        self._visit_block(node.orelse, True)
+        self.control.pop()
 
     visit_AsyncFor = visit_For
 
+    def _spans_of(
+        self, whole: ast.AST, whole_reads: tuple[int, ...], parts: list[ast.AST]
+    ) -> tuple[int, ...]:
+        """Reads (among `whole_reads`, visited from `whole`) that come from `parts`."""
+        wanted = {id(n) for p in parts for n in ast.walk(p) if isinstance(n, ast.Name)}
+        names = [n for n in ast.walk(whole) if isinstance(n, ast.Name) and id(n) in wanted]
+        roots = {n.id for n in names}
+        return tuple(i for i in whole_reads if self.accesses[i].root in roots)
+
+    def visit_While(self, node: ast.While) -> None:
+        self.control.append(self._test(node.test))
+        self._visit_block(node.body, True)
+        self._visit_block(node.orelse, True)
+        self.control.pop()
+
     def visit_If(self, node: ast.If) -> None:
         # a write in one branch does not hide a read in the other
-        self.visit(node.test)
+        self.control.append(self._test(node.test))
         before = dict(self.writes)
-        for stmt in node.body:
-            self.visit(stmt)
+        self._visit_block(node.body, True)
         after_body = self.writes
         self.writes = dict(before)
-        for stmt in node.orelse:
-            self.visit(stmt)
+        self._visit_block(node.orelse, True)
         after_body.update(self.writes)
         self.writes = after_body
+        self.control.pop()
+
+    def visit_Try(self, node: ast.Try) -> None:
+        self._visit_block(node.body, False)
+        for h in node.handlers:
+            saved = self.guard
+            if h.body:
+                self.guard = block_key(h.body[0])
+                self.guards.append(self.guard)
+            if h.type is not None:
+                self.visit(h.type)
+            if h.name:
+                self._store(h.name)
+            self.guard = saved
+            self._visit_block(h.body, True)
+        self._visit_block(node.orelse, True)
+        self._visit_block(node.finalbody, False)
+
+    visit_TryStar = visit_Try
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item)
+        self._visit_block(node.body, False)
+
+    visit_AsyncWith = visit_With
+
+    def visit_Match(self, node: ast.Match) -> None:
+        self.control.append(self._test(node.subject))
+        for case in node.cases:
+            saved = self.guard
+            if case.body:
+                self.guard = block_key(case.body[0])
+            self.visit(case.pattern)
+            if case.guard is not None:
+                self.visit(case.guard)
+            self.guard = saved
+            self._visit_block(case.body, True)
+        self.control.pop()
 
     def visit_withitem(self, node: ast.withitem) -> None:
         self.visit(node.context_expr)
@@ -257,6 +529,37 @@ class _StatementVisitor(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        if not self._deferred:
+            callee = _dotted(func)
+            args = [(callee, a) for a in node.args]
+            args += [("?" if k.arg == "out" else callee, k.value) for k in node.keywords]
+            for who, arg in args:
+                inner = arg.value if isinstance(arg, ast.Starred) else arg
+                root = _root_name(inner)
+                if root is not None and self._is_global(root):
+                    self.call_args.setdefault((who or "?", root))
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in _WRITE_ONLY_METHODS
+            and isinstance(func.value, (ast.Name, ast.Attribute, ast.Subscript))
+        ):
+            # lst.append(x) changes lst without reading what it holds
+            found = access_path(func.value)
+            if found is not None and self._is_global(found[0]) and not self._deferred:
+                root, _steps, _exact, others = found
+                if root not in self.writes:
+                    self.reads.setdefault(root)
+                for other in others:
+                    self.visit(other)
+                self._mark(self.receivers, func.value)
+                if isinstance(func.value, ast.Name):
+                    self.method_calls.setdefault((root, func.attr))
+                self._mark(self.inplace, func.value)
+                for a in node.args:
+                    self.visit(a)
+                for k in node.keywords:
+                    self.visit(k.value)
+                return
         if isinstance(func, ast.Name) and self._is_global(func.id) and not self._deferred:
             self.calls.setdefault(func.id)
         elif isinstance(func, ast.Attribute):
@@ -311,11 +614,18 @@ class _StatementVisitor(ast.NodeVisitor):
         record = _FunctionRecord(name) if name is not None else None
         self.scopes.append(scope)
         if record is not None:
+            record.entry_guard = self.guard
             self.records.append(record)
+        saved_guard = self.guard
+        if record is not None:
+            self.guard = None  # the body's own blocks are keyed from its start
         try:
-            for stmt in body if isinstance(body, list) else [body]:
-                self.visit(stmt)
+            if isinstance(body, list):
+                self._visit_block(body, False)
+            else:
+                self.visit(body)
         finally:
+            self.guard = saved_guard
             self.scopes.pop()
             if record is not None:
                 self.records.pop()
@@ -335,7 +645,8 @@ class _StatementVisitor(ast.NodeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for d in [*node.decorator_list, *node.bases, *node.keywords]:
             self.visit(d)
-        record = _FunctionRecord(node.name)
+        record = _FunctionRecord(node.name, track_guards=False)
+        record.entry_guard = self.guard
         self.scopes.append(_Scope("class", set()))
         try:
             for stmt in node.body:
@@ -377,3 +688,47 @@ class _StatementVisitor(ast.NodeVisitor):
             self.scopes.pop()
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comp
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``np.random.shuffle`` for a dotted name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _pair(target: ast.AST, values: list[ast.AST]) -> list[tuple[ast.AST, list[ast.AST]]] | None:
+    """Element-wise pairs of an unpacking target with a literal of matching shape."""
+    if len(values) != 1 or not isinstance(target, (ast.Tuple, ast.List)):
+        return None
+    value = values[0]
+    if not isinstance(value, (ast.Tuple, ast.List)):
+        return None
+    if any(isinstance(e, ast.Starred) for e in value.elts):
+        return None
+    t, v = target.elts, value.elts
+    stars = [i for i, e in enumerate(t) if isinstance(e, ast.Starred)]
+    out: list[tuple[ast.AST, list[ast.AST]]] = []
+    if not stars:
+        if len(t) != len(v):
+            return None
+        groups = [[x] for x in v]
+    else:
+        k = stars[0]
+        after = len(t) - k - 1
+        if len(stars) > 1 or len(v) < len(t) - 1:
+            return None
+        groups = [[x] for x in v[:k]] + [list(v[k : len(v) - after])]
+        groups += [[x] for x in v[len(v) - after :]]
+    for te, ve in zip(t, groups, strict=True):
+        inner = _pair(te, ve) if not isinstance(te, ast.Starred) else None
+        if inner is None:
+            out.append((te, ve))
+        else:
+            out.extend(inner)
+    return out

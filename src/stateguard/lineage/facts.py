@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -47,6 +48,30 @@ class FunctionInfo(_Frozen):
     """Module-level names the body (and nested bodies) read when it runs."""
     global_writes: tuple[str, ...] = ()
     """Module-level names the body rebinds through ``global`` declarations."""
+    guarded_reads: tuple[tuple[str, int | None], ...] = ()
+    """(name, guarded block key or None) for each global read of the body itself: the
+    runtime counts a guarded read only when its block ran during the call."""
+
+
+class Access(_Frozen):
+    """One read or write of a name or of a part of it, at a constant path.
+
+    `path` holds the steps described in `lineage._paths`; `exact` is False when
+    the path stopped at a step that is not constant (the access then stands for
+    the whole prefix). `guard` is the innermost guarded block the access sits in.
+    """
+
+    kind: str
+    """"read", "bind" (the name is rebound), "store" (a part is written) or "delete"."""
+    root: str
+    path: tuple[Any, ...] = ()
+    exact: bool = True
+    guard: int | None = None
+    deps: tuple[int, ...] | None = None
+    """For bind/store: indexes (into the statement's accesses) of the reads the value
+    is computed from; None means every read of the statement."""
+    literal: bool = False
+    """A part built by the literal of the bind just before it (``{'p': p}``)."""
 
 
 class StatementInfo(_Frozen):
@@ -76,6 +101,14 @@ class StatementInfo(_Frozen):
     functions: tuple[FunctionInfo, ...] = ()
     """Functions, lambdas bound to a name, and classes defined by this statement."""
     star_import: bool = False
+    accesses: tuple[Access, ...] = ()
+    """Reads and writes at part granularity, in evaluation order."""
+    call_args: tuple[tuple[str, str], ...] = ()
+    """(callee, root) for each global root passed to a call: ``f(df)`` gives ("f", "df"),
+    ``np.sum(a)`` gives ("np.sum", "a"); the runtime decides whether the callee may
+    change its arguments."""
+    guards: tuple[int, ...] = ()
+    """Keys of the guarded blocks inside the statement."""
 
 
 class CellAnalysis(_Frozen):

@@ -40,6 +40,9 @@ class Fingerprint(NamedTuple):
     value: Any
     exact: bool
     full: Any = None
+    parts: dict[str, Any] | None = None
+    """Per part (``['col']``, ``['key']``, ``[0]``, ``.attr``), a fingerprint of that part
+    alone, when the value's parts are tracked; None otherwise."""
 
 
 def compare(old: Fingerprint, new: Fingerprint) -> tuple[bool, bool]:
@@ -53,6 +56,21 @@ def compare(old: Fingerprint, new: Fingerprint) -> tuple[bool, bool]:
         return False, old.exact and new.exact
     certain = old.exact and new.exact and old.full is None and new.full is None
     return False, certain
+
+
+def changed_parts(old: Fingerprint, new: Fingerprint) -> list[str] | None:
+    """The parts whose fingerprints differ (added and removed ones included), or None when
+    the change cannot be put on parts (untracked, or the frame around them changed)."""
+    if old.parts is None or new.parts is None:
+        return None
+    out = [k for k, v in new.parts.items() if old.parts.get(k, _ABSENT) != v]
+    out += [k for k in old.parts if k not in new.parts]
+    if not out:
+        return None  # the change is outside every part (an index, the order)
+    return out
+
+
+_ABSENT = object()
 
 
 def is_immutable_scalar(obj: Any) -> bool:
@@ -79,7 +97,10 @@ def fingerprint(obj: Any, *, thorough: bool = True) -> Fingerprint | None:
             and isinstance(obj, (pd.DataFrame, pd.Series))
         ):
             sums, all_numeric = _numeric_bit_sums(obj)
-            return Fingerprint(fp.value, all_numeric, sums)
+            parts = fp.parts
+            if parts is not None and isinstance(obj, pd.DataFrame) and len(sums) == len(parts):
+                parts = {k: (v, sm) for (k, v), sm in zip(parts.items(), sums, strict=True)}
+            return Fingerprint(fp.value, all_numeric, sums, parts)
         return fp
     except Exception:  # a user object whose __eq__/__len__/... raises: unknown
         return None
@@ -112,9 +133,9 @@ def _fp(obj: Any, depth: int) -> Fingerprint | None:
         return _fp_mapping(obj, depth)
     d = getattr(obj, "__dict__", None)
     if isinstance(d, dict):
-        inner = _fp_mapping(d, depth)
+        inner = _fp_mapping(d, depth, attrs=True)
         slots = _slot_values(obj, depth)
-        return Fingerprint((type(obj).__name__, inner.value, slots), inner.exact)
+        return Fingerprint((type(obj).__name__, inner.value, slots), inner.exact, parts=inner.parts)
     return None
 
 
@@ -145,7 +166,14 @@ def _fp_sequence(obj: list[Any] | tuple[Any, ...], depth: int) -> Fingerprint:
         types_ = tuple(map(type, obj))
         if _SCALAR_TYPES.issuperset(types_):
             # fast path: a sequence of scalars hashes directly (types keep 1 != 1.0 != True)
-            return Fingerprint((type(obj).__name__, n, hash(tuple(obj)), hash(types_)), True)
+            parts = (
+                {f"[{i}]": (t, v) for i, (t, v) in enumerate(zip(types_, obj, strict=True))}
+                if depth == 0
+                else None
+            )
+            return Fingerprint(
+                (type(obj).__name__, n, hash(tuple(obj)), hash(types_)), True, parts=parts
+            )
     exact = n <= CONTAINER_CAP
     if exact:
         idx: range | list[int] = range(n)
@@ -162,10 +190,13 @@ def _fp_sequence(obj: list[Any] | tuple[Any, ...], depth: int) -> Fingerprint:
         else:
             parts.append(fp.value)
             exact = exact and fp.exact
-    return Fingerprint((type(obj).__name__, n, hash(tuple(parts))), exact)
+    by_part = (
+        {f"[{i}]": v for i, v in enumerate(parts)} if depth == 0 and n <= CONTAINER_CAP else None
+    )
+    return Fingerprint((type(obj).__name__, n, hash(tuple(parts))), exact, parts=by_part)
 
 
-def _fp_mapping(obj: dict[Any, Any], depth: int) -> Fingerprint:
+def _fp_mapping(obj: dict[Any, Any], depth: int, attrs: bool = False) -> Fingerprint:
     n = len(obj)
     exact = n <= CONTAINER_CAP
     parts = []
@@ -179,7 +210,10 @@ def _fp_mapping(obj: dict[Any, Any], depth: int) -> Fingerprint:
         else:
             parts.append((_hashable(k), fp.value))
             exact = exact and fp.exact
-    return Fingerprint(("dict", n, hash(tuple(parts))), exact)
+    by_part = None
+    if depth == 0 and n <= CONTAINER_CAP:
+        by_part = {(f".{k}" if attrs else f"[{k!r}]"): v for k, v in parts}
+    return Fingerprint(("dict", n, hash(tuple(parts))), exact, parts=by_part)
 
 
 def _fp_ndarray(arr: Any, np: Any) -> Fingerprint:
@@ -210,6 +244,17 @@ def _fp_pandas(obj: Any, pd: Any) -> Fingerprint:
         return Fingerprint((head, body), exact)
     if isinstance(obj, pd.DataFrame):
         head = ("frame", obj.shape, tuple(map(str, obj.dtypes)), _labels(obj.columns))
+        index_fp = (
+            _fp_pandas(obj.index, pd).value
+            if not isinstance(obj.index, pd.RangeIndex)
+            else ("range", obj.index.start, obj.index.stop, obj.index.step)
+        )
+        cols, exact = _column_hashes(obj, pd)
+        return Fingerprint(
+            (head, index_fp, hash(tuple(cols.values()))),
+            exact,
+            parts=cols if len(cols) == obj.shape[1] else None,
+        )
     else:
         head = ("series", obj.shape, str(obj.dtype), obj.name if _scalar_label(obj.name) else None)
     index_fp = (
@@ -219,6 +264,32 @@ def _fp_pandas(obj: Any, pd: Any) -> Fingerprint:
     )
     body, exact = _hash_rows(obj, hash_obj, index=False)
     return Fingerprint((head, index_fp, body), exact)
+
+
+def _column_hashes(frame: Any, pd: Any) -> tuple[dict[str, Any], bool]:
+    """Per column, a hash of its values (rows sampled above the size cap)."""
+    np = sys.modules["numpy"]
+    n = len(frame)
+    exact = frame.size <= PANDAS_EXACT_CELLS
+    step = 1 if exact else max(1, n // SAMPLE_ROWS)
+    try:
+        arrays = list(frame._iter_column_arrays())
+    except Exception:  # an older or newer pandas without it
+        arrays = [frame.iloc[:, i].array for i in range(frame.shape[1])]
+    out: dict[str, Any] = {}
+    for label, arr in zip(frame.columns, arrays, strict=True):
+        out[f"[{label!r}]"] = _hash_column(arr[::step] if step > 1 else arr, np, pd)
+    return out, exact
+
+
+def _hash_column(arr: Any, np: Any, pd: Any) -> int:
+    if isinstance(arr, np.ndarray) and arr.dtype.kind in "biufcmM":
+        return zlib.crc32(memoryview(np.ascontiguousarray(arr)).cast("B"))
+    try:
+        hashed = pd.util.hash_array(np.asarray(arr, dtype=object))
+    except TypeError:  # unhashable cells (lists, dicts): their repr
+        hashed = pd.util.hash_array(np.asarray([repr(x) for x in arr], dtype=object))
+    return zlib.crc32(memoryview(np.ascontiguousarray(hashed)).cast("B"))
 
 
 def _scalar_label(x: Any) -> bool:

@@ -28,10 +28,11 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.lineage.facts import Access, StatementInfo
 from stateguard.lineage.placement import CellIndex
 from stateguard.lineage.report import CellReport
 
@@ -48,14 +49,27 @@ class VariableVersion(_Frozen):
     cell: int
     statement: int | None
     kind: str
-    """"bind" (rebinding) or "mutate" (same object changed in place)."""
+    """"bind" (rebinding), "mutate" (changed in place as a whole), "store" (this part was
+    written), "part" (some parts of this value changed; see their versions) or "derived"
+    (a part as it stood in the version of the value that holds it, first read here)."""
     parents: tuple[str, ...] = ()
     summary: str = ""
     keys: tuple[str, ...] | None = None
-    shared_with: tuple[str, ...] = ()
-    """Names sharing this object whose versions the same cell created (aliases, views)."""
     """For in-place changes: the constant keys/attributes stored (``['cost']``),
     None when unknown (``.loc[mask, ..]``, a method call, a called function)."""
+    shared_with: tuple[str, ...] = ()
+    """Names sharing this object whose versions the same cell created (aliases, views)."""
+    root: str = ""
+    """The variable this is a version of (the name itself, or the name a part belongs to)."""
+    parts: tuple[str, ...] = ()
+    """The path from the root to the part (``("['cost']",)``); empty for the whole value."""
+    seq: int = 0
+    """Creation order across all symbols."""
+
+    @property
+    def covers(self) -> bool:
+        """Whether this version replaces everything under its symbol (not a part change)."""
+        return self.kind != "part"
 
     @property
     def key(self) -> str:
@@ -93,6 +107,7 @@ class ReadRecord(_Frozen):
     """A read of one version by one statement of a cell."""
 
     name: str
+    """The symbol read: a name or a part of one (``df['cost']``)."""
     version: str
     statement: int
     stale: StaleReason | None = None
@@ -133,11 +148,25 @@ class _Provisional:
         self.parents = tuple(parents)
 
 
-class LineageGraph:
-    """Versions, derivation and staleness for one session.
+def _symbol(root: str, parts: Sequence[str]) -> str:
+    return root + "".join(parts)
 
-    Responsibilities: assign versions from cell reports; answer derivation and
-    staleness queries; remember which cells read stale versions.
+
+class LineageGraph:
+    """Versions, derivation and staleness for one session, at part granularity.
+
+    A *symbol* is a name or a part of one reached by a constant path
+    (``df['cost']``, ``d['k']['j']``, ``box.w``). Every symbol has its own
+    versions. A write to a part versions that part and records, on each value
+    holding it, a "part" version (readers of the whole see the change; readers
+    of other parts do not). Rebinding or an unattributed in-place change of a
+    value replaces everything under it. A part first read before any write of
+    its own gets a "derived" version standing for it as its holder had it.
+
+    Staleness is edge-based: V is stale iff some edge P -> Q on its derivation
+    has an outdated P: the symbol of P now resolves to a newer version L, L was
+    not derived from Q, and L was not created in Q's own cell (a value is not
+    made stale by a later write in the cell that computed it).
     """
 
     def __init__(self) -> None:
@@ -147,6 +176,10 @@ class LineageGraph:
         self._live: set[str] = set()
         self._superseded: set[str] = set()
         self._cells: list[CellRecord] = []
+        self._prefixes: dict[str, tuple[str, ...]] = {}
+        self._children: dict[str, dict[str, None]] = {}
+        self._cover: dict[str, str] = {}  # symbol -> its latest covering version
+        self._seq = 0
 
     # -- queries ------------------------------------------------------------
 
@@ -156,7 +189,7 @@ class LineageGraph:
         return tuple(self._cells)
 
     def versions(self, name: str) -> tuple[VariableVersion, ...]:
-        """All versions of `name`, oldest first."""
+        """All versions of a symbol (a name or a part), oldest first."""
         return tuple(self._versions[k] for k in self._by_name.get(name, ()))
 
     def version(self, key: str) -> VariableVersion:
@@ -164,9 +197,19 @@ class LineageGraph:
         return self._versions[key]
 
     def latest(self, name: str) -> VariableVersion | None:
-        """The current version of `name` (even if the name was since deleted)."""
+        """The latest version of a symbol's own (even if the name was since deleted)."""
         keys = self._by_name.get(name)
         return self._versions[keys[-1]] if keys else None
+
+    def current(self, name: str) -> VariableVersion | None:
+        """The version a read of the symbol sees now: its own latest, unless a value
+        holding it was since replaced as a whole."""
+        key = self._effective(name)
+        return self._versions[key] if key is not None else None
+
+    def parts_of(self, name: str) -> tuple[str, ...]:
+        """Symbols of the parts of `name` that have versions of their own."""
+        return tuple(self._children.get(name, ()))
 
     def live_names(self) -> tuple[str, ...]:
         """Names currently bound in the namespace that have versions."""
@@ -182,8 +225,6 @@ class LineageGraph:
 
     def why_stale(self, key: str) -> StaleReason | None:
         """Why `key` is stale (the earliest outdated edge), or None if it is fresh."""
-        # fast path: the parents of key and of its ancestors are exactly its ancestors;
-        # an outdated edge needs a superseded parent
         if self._ancestors[key].isdisjoint(self._superseded):
             return None
         for q in sorted((*self._ancestors[key], key), key=self._order):
@@ -198,31 +239,74 @@ class LineageGraph:
         return self.why_stale(key) is not None
 
     def stale_live_versions(self) -> dict[str, StaleReason]:
-        """Current versions of live names that are stale, with reasons."""
+        """Current versions of live names and of their parts that are stale, with reasons."""
         out: dict[str, StaleReason] = {}
         for name in sorted(self._live):
-            v = self.latest(name)
-            if v is not None and (r := self.why_stale(v.key)) is not None:
-                out[v.key] = r
+            for sym in (name, *self._descendants(name)):
+                v = self.current(sym)
+                if v is None or v.key in out:
+                    continue
+                if (v.name == sym or sym == name) and (r := self.why_stale(v.key)) is not None:
+                    out[v.key] = r
         return out
 
     def cells_with_stale_reads(self) -> tuple[CellRecord, ...]:
         """Cells that read at least one version that was stale at the time."""
         return tuple(c for c in self._cells if c.read_stale)
 
-    def _order(self, key: str) -> tuple[int, int]:
+    def _descendants(self, name: str) -> list[str]:
+        out: list[str] = []
+        todo = list(self._children.get(name, ()))
+        while todo:
+            sym = todo.pop()
+            out.append(sym)
+            todo.extend(self._children.get(sym, ()))
+        return out
+
+    def _order(self, key: str) -> tuple[int, int, int]:
         v = self._versions[key]
-        return (v.cell, v.statement if v.statement is not None else -1)
+        return (v.cell, v.statement if v.statement is not None else -1, v.seq)
+
+    def _effective(self, sym: str) -> str | None:
+        """The version a read of `sym` resolves to now (None: never versioned, nor any holder)."""
+        best: str | None = None
+        best_seq = -1
+        own = self._by_name.get(sym)
+        if own:
+            best, best_seq = own[-1], self._versions[own[-1]].seq
+        for prefix in self._prefixes.get(sym, ()):
+            cover = self._cover.get(prefix)
+            if cover is not None and self._versions[cover].seq > best_seq:
+                best, best_seq = cover, self._versions[cover].seq
+        return best
+
+    def _superseder(self, p: str) -> str | None:
+        """The first version that replaced `p` for readers of its symbol."""
+        pv = self._versions[p]
+        keys = self._by_name[pv.name]
+        idx = keys.index(p)
+        cands = [keys[idx + 1]] if idx + 1 < len(keys) else []
+        for prefix in self._prefixes.get(pv.name, ()):
+            for k in self._by_name.get(prefix, ()):
+                v = self._versions[k]
+                if v.seq > pv.seq and v.covers:
+                    cands.append(k)
+                    break
+        return min(cands, key=lambda k: self._versions[k].seq) if cands else None
 
     def _outdated_edge(self, p: str, q: str, target: str) -> StaleReason | None:
         pv = self._versions[p]
-        keys = self._by_name[pv.name]
-        current = keys[-1]
-        if current == p or q == current or q in self._ancestors[current]:
+        qv = self._versions[q]
+        if qv.kind == "derived" and qv.parents == (p,):
+            return None  # a part as its holder had it: checked through the part itself
+        current = self._effective(pv.name)
+        if current is None or current == p or q == current or q in self._ancestors[current]:
             return None
+        if self._versions[current].cell == qv.cell:
+            return None  # superseded only later in the cell that computed q
         if self._refreshed(q, current, target):
             return None
-        nxt = keys[keys.index(p) + 1]
+        nxt = self._superseder(p) or current
         return StaleReason(
             version=target,
             outdated=p,
@@ -292,71 +376,194 @@ class LineageGraph:
 
     def record_cell(self, report: CellReport) -> CellRecord:
         """Apply one cell's report; returns what the cell read and created."""
-        cell = len(self._cells)
+        return _CellPass(self, report).run()
+
+    # -- version creation (used by the cell pass) ----------------------------
+
+    def _register(self, root: str, parts: Sequence[str]) -> str:
+        sym = _symbol(root, parts)
+        if sym not in self._prefixes:
+            prefixes = tuple(_symbol(root, parts[:i]) for i in range(len(parts)))
+            self._prefixes[sym] = prefixes
+            if prefixes:
+                self._children.setdefault(prefixes[-1], {})[sym] = None
+                self._register(root, parts[:-1])
+        return sym
+
+    def _add(
+        self,
+        *,
+        root: str,
+        parts: Sequence[str],
+        kind: str,
+        cell: int,
+        statement: int | None,
+        parents: Iterable[str],
+        summary: str = "",
+        keys: tuple[str, ...] | None = None,
+        shared_with: tuple[str, ...] = (),
+        seq: int | None = None,
+    ) -> str:
+        sym = self._register(root, parts)
+        if seq is None:
+            self._seq += 1
+            seq = self._seq
+        prev = self._by_name.get(sym)
+        version = VariableVersion(
+            name=sym,
+            version=len(prev or ()) + 1,
+            cell=cell,
+            statement=statement,
+            kind=kind,
+            parents=tuple(dict.fromkeys(parents)),
+            summary=summary,
+            keys=keys,
+            shared_with=shared_with,
+            root=root,
+            parts=tuple(parts),
+            seq=seq,
+        )
+        key = version.key
+        anc: set[str] = set(version.parents)
+        for p in version.parents:
+            anc |= self._ancestors[p]
+        self._versions[key] = version
+        self._ancestors[key] = frozenset(anc)
+        if prev:
+            self._superseded.add(prev[-1])
+        self._by_name.setdefault(sym, []).append(key)
+        if version.covers:
+            self._cover[sym] = key
+            for d in self._descendants(sym):
+                latest = self._by_name.get(d)
+                if latest:
+                    self._superseded.add(latest[-1])
+        return key
+
+    def _resolve(self, root: str, parts: Sequence[str], cell: int, statement: int) -> str | None:
+        """The version a read of the symbol sees, materializing a derived part if needed."""
+        sym = _symbol(root, parts)
+        if sym not in self._prefixes and parts:
+            self._register(root, parts)
+        eff = self._effective(sym)
+        if eff is None or not parts or self._versions[eff].name == sym:
+            return eff
+        ev = self._versions[eff]
+        return self._add(
+            root=root,
+            parts=parts,
+            kind="derived",
+            cell=ev.cell,
+            statement=ev.statement,
+            parents=(eff,),
+            summary=ev.summary,
+            seq=ev.seq,
+        )
+
+    def _holder_version(
+        self, root: str, parts: Sequence[str], cell: int, statement: int, new_parts: list[str]
+    ) -> str:
+        """A "part" version of the value at `parts` after some of its parts changed."""
+        sym = self._register(root, parts)
+        base = self._effective(sym)
+        parents: list[str] = []
+        base_seq = -1
+        if base is not None:
+            bv = self._versions[base]
+            if bv.name == sym and bv.kind == "part":
+                cover = self._cover_of(sym)
+                if cover is not None:
+                    parents.append(cover)
+                    base_seq = self._versions[cover].seq
+            else:
+                parents.append(base)
+                base_seq = bv.seq
+        for child in self._children.get(sym, ()):
+            eff = self._effective(child)
+            if eff is not None and self._versions[eff].name == child:
+                if self._versions[eff].seq > base_seq or child in new_parts:
+                    parents.append(eff)
+        return self._add(
+            root=root, parts=parts, kind="part", cell=cell, statement=statement, parents=parents
+        )
+
+    def _cover_of(self, sym: str) -> str | None:
+        """The newest covering version governing `sym` (its own or a holder's)."""
+        best: str | None = self._cover.get(sym)
+        best_seq = self._versions[best].seq if best else -1
+        for prefix in self._prefixes.get(sym, ()):
+            c = self._cover.get(prefix)
+            if c is not None and self._versions[c].seq > best_seq:
+                best, best_seq = c, self._versions[c].seq
+        return best
+
+
+class _CellPass:
+    """Applies one cell report to a graph: reads, then versions, statement by statement."""
+
+    def __init__(self, graph: LineageGraph, report: CellReport) -> None:
+        self.g = graph
+        self.report = report
+        self.cell = len(graph._cells)
+
+    def run(self) -> CellRecord:
+        g, report, cell = self.g, self.report, self.cell
         analysis = report.analysis
         if analysis.syntax_error is not None:
             rec = CellRecord(cell=cell, source=report.source, syntax_error=analysis.syntax_error)
-            self._cells.append(rec)
+            g._cells.append(rec)
             return rec
         stmts = analysis.statements[: report.executed_statements]
         index = CellIndex(report, stmts)
         placement = index.place_changes()
+        whole_mutated = {n for n in report.mutated if n not in report.mutated_parts}
         writes_at: dict[int, list[str]] = {}
         for name, idx in placement.items():
-            writes_at.setdefault(idx, []).append(name)
+            if name in report.rebound or name in whole_mutated:
+                writes_at.setdefault(idx, []).append(name)
+        part_changes = self._runtime_parts(stmts, placement)
 
         pending: dict[str, _Provisional] = {}
         reads: list[ReadRecord] = []
         created: list[str] = []
         extra_reads_of = index.mutation_reads()
         for st in stmts:
-            resolved: dict[str, None] = {}
-            first_read = len(reads)  # this statement's reads are reads[first_read:]
-            for name in index.reads[st.index]:
-                if name in pending:
-                    resolved.update(dict.fromkeys(pending[name].parents))
-                    continue
-                cur = self.latest(name)
-                if cur is None or name not in self._live:
-                    continue
-                resolved.setdefault(cur.key)
-                reads.append(
-                    ReadRecord(
-                        name=name,
-                        version=cur.key,
-                        statement=st.index,
-                        stale=self.why_stale(cur.key),
-                    )
-                )
+            first_read = len(reads)
+            by_access, resolved = self._reads(st, index, pending, reads)
             parents = tuple(resolved)
-            # provisional in-cell bindings that are not the surviving version
             for name in (*st.writes, *st.mutates, *st.inplace_calls):
                 if placement.get(name, -1) > st.index and name in pending:
-                    # filled in place before its surviving version: accumulate inputs
                     pending[name] = _Provisional((*pending[name].parents, *parents))
                 elif (
                     placement.get(name) != st.index
                     and name in st.writes
                     and (name not in report.unchanged)
                 ):
-                    pending[name] = _Provisional(parents)
+                    pending[name] = _Provisional(self._bind_parents(st, name, by_access, parents))
             for name in writes_at.get(st.index, ()):
                 pending.pop(name, None)
-                created.append(
-                    self._new_version(
-                        name, cell, st.index, index, parents, extra_reads_of.get(name, ())
+                created.extend(
+                    self._new_whole(
+                        name,
+                        st,
+                        index,
+                        self._bind_parents(st, name, by_access, parents),
+                        extra_reads_of.get(name, ()),
+                        by_access,
                     )
                 )
-            # a statement that reads a stale version to re-derive that same variable (the
-            # recompute after a revision) still read it, but only to refresh it
+            created.extend(self._part_writes(st, by_access, parents, part_changes))
             for i in range(first_read, len(reads)):
                 r = reads[i]
-                if r.stale is not None and r.name in writes_at.get(st.index, ()):
-                    new = self.latest(r.name)
-                    if new is not None and self.why_stale(new.key) is None:
+                root = g._versions[r.version].root or r.name
+                if r.stale is not None and (
+                    root in writes_at.get(st.index, ()) or r.name in self._stored_here(st)
+                ):
+                    new = g.current(r.name)
+                    if new is not None and g.why_stale(new.key) is None:
                         reads[i] = r.model_copy(update={"refresh": True})
         for name in report.deleted:
-            self._live.discard(name)
+            g._live.discard(name)
         rec = CellRecord(
             cell=cell,
             source=report.source,
@@ -366,55 +573,263 @@ class LineageGraph:
             deleted=report.deleted,
             failed_statement=report.failed_statement,
         )
-        self._cells.append(rec)
+        g._cells.append(rec)
         return rec
 
-    def _new_version(
+    # -- reads ---------------------------------------------------------------
+
+    def _access_parts(self, st: StatementInfo, i: int, access: Access) -> list[tuple[str, ...]]:
+        if not access.path:
+            return [()]
+        found = self.report.paths.get(f"{st.index}:{i}")
+        return [tuple(p) for p in found] if found else [()]
+
+    def _reads(
+        self,
+        st: StatementInfo,
+        index: CellIndex,
+        pending: dict[str, _Provisional],
+        reads: list[ReadRecord],
+    ) -> tuple[dict[int, list[str]], dict[str, None]]:
+        """Resolve a statement's reads that ran; (per read access: versions, all versions)."""
+        g, report = self.g, self.report
+        by_access: dict[int, list[str]] = {}
+        resolved: dict[str, None] = {}
+        seen_roots: set[str] = set()
+
+        def read(root: str, parts: Sequence[str]) -> list[str]:
+            if root in pending:
+                out = list(pending[root].parents)
+                resolved.update(dict.fromkeys(out))
+                return out
+            if root not in g._live or g.latest(root) is None:
+                return []
+            key = g._resolve(root, parts, self.cell, st.index)
+            if key is None:
+                return []
+            resolved.setdefault(key)
+            reads.append(
+                ReadRecord(
+                    name=g._versions[key].name,
+                    version=key,
+                    statement=st.index,
+                    stale=g.why_stale(key),
+                )
+            )
+            return [key]
+
+        for i, access in enumerate(st.accesses):
+            if access.kind != "read" or not report.ran(access.guard):
+                continue
+            seen_roots.add(access.root)
+            got: list[str] = []
+            for parts in self._access_parts(st, i, access):
+                got += read(access.root, parts)
+            for gname in report.function_globals.get(access.root, ()):
+                got += read(gname, ())
+            by_access[i] = got
+        # reads that are not accesses: globals of called functions, names from the
+        # older name-level facts (the runtime resolved them; a report may lack accesses)
+        for name in index.reads[st.index]:
+            if name not in seen_roots and not st.accesses:
+                read(name, ())
+        for name in st.calls:
+            if name not in seen_roots:
+                for gname in report.function_globals.get(name, ()):
+                    read(gname, ())
+        return by_access, resolved
+
+    # -- writes --------------------------------------------------------------
+
+    def _bind_parents(
+        self,
+        st: StatementInfo,
+        name: str,
+        by_access: dict[int, list[str]],
+        parents: tuple[str, ...],
+    ) -> tuple[str, ...]:
+        """Parents of a rebinding of `name`: the reads its value came from, when known."""
+        binds = [
+            a for a in st.accesses
+            if a.kind == "bind" and a.root == name and self.report.ran(a.guard)
+        ]  # fmt: skip
+        if not binds or any(a.deps is None for a in binds):
+            return parents
+        out: dict[str, None] = {}
+        for a in binds:
+            for j in a.deps or ():
+                out.update(dict.fromkeys(by_access.get(j, ())))
+        return tuple(out)
+
+    def _new_whole(
         self,
         name: str,
-        cell: int,
-        statement: int,
+        st: StatementInfo,
         index: CellIndex,
         parents: tuple[str, ...],
         extra_reads: tuple[str, ...],
-    ) -> str:
-        report = index.report
+        by_access: dict[int, list[str]],
+    ) -> list[str]:
+        g, report = self.g, self.report
         mutated = name in report.mutated and name not in report.rebound
-        prev = self.latest(name)
+        prev = g.current(name)
         same_object = {
             a for a in report.aliases.get(name, ()) if a in report.mutated or a in report.rebound
         }
         all_parents: dict[str, None] = {
-            p: None for p in parents if self._versions[p].name not in same_object
+            p: None for p in parents if g._versions[p].root not in same_object
         }
         if mutated:
             for n in extra_reads:
-                cur = self.latest(n)
+                cur = g.current(n)
                 if n in same_object:
                     continue
-                if cur is not None and n in self._live and cur.key not in all_parents:
+                if cur is not None and n in g._live and cur.key not in all_parents:
                     all_parents.setdefault(cur.key)
-            if prev is not None and name in self._live:
+            if prev is not None and name in g._live:
                 all_parents.setdefault(prev.key)
-        version = VariableVersion(
-            name=name,
-            version=len(self._by_name.get(name, ())) + 1,
-            cell=cell,
-            statement=statement,
+            if prev is not None:
+                all_parents.update(dict.fromkeys(self._live_parts(name)))
+        g._seq += 1
+        seq = g._seq
+        created: list[str] = []
+        literal = [] if mutated else self._literal_parts(st, name, by_access, seq)
+        all_parents.update(dict.fromkeys(literal))
+        key = g._add(
+            root=name,
+            parts=(),
             kind="mutate" if mutated else "bind",
-            parents=tuple(all_parents),
+            cell=self.cell,
+            statement=st.index,
+            parents=all_parents,
             summary=(report.mutated if mutated else report.rebound).get(name, ""),
             keys=index.mutation_keys(name) if mutated else None,
             shared_with=tuple(sorted(same_object)),
+            seq=seq,
         )
-        key = version.key
-        anc: set[str] = set(version.parents)
-        for p in version.parents:
-            anc |= self._ancestors[p]
-        self._versions[key] = version
-        self._ancestors[key] = frozenset(anc)
-        if prev is not None:
-            self._superseded.add(prev.key)
-        self._by_name.setdefault(name, []).append(key)
-        self._live.add(name)
-        return key
+        g._live.add(name)
+        created.append(key)
+        created.extend(literal)
+        return created
+
+    def _live_parts(self, name: str) -> list[str]:
+        """Current own versions of the parts of `name` (an in-place change derives from them)."""
+        g = self.g
+        out = []
+        for child in g._descendants(name):
+            eff = g._effective(child)
+            if eff is not None and g._versions[eff].name == child:
+                out.append(eff)
+        return out
+
+    def _literal_parts(
+        self, st: StatementInfo, name: str, by_access: dict[int, list[str]], seq: int
+    ) -> list[str]:
+        """Parts built by the literal bound to `name` (same creation order as the bind)."""
+        g = self.g
+        out: list[str] = []
+        accesses = st.accesses
+        for i, a in enumerate(accesses):
+            if not (a.kind == "bind" and a.root == name and self.report.ran(a.guard)):
+                continue
+            j = i + 1
+            parts: list[str] = []
+            while j < len(accesses) and accesses[j].literal and accesses[j].root == name:
+                la = accesses[j]
+                deps: dict[str, None] = {}
+                for d in la.deps or ():
+                    deps.update(dict.fromkeys(by_access.get(d, ())))
+                step = la.path[0]
+                part = f"[{step[1]!r}]"
+                parts.append(
+                    g._add(
+                        root=name, parts=(part,), kind="store", cell=self.cell,
+                        statement=st.index, parents=deps, seq=seq,
+                    )
+                )  # fmt: skip
+                j += 1
+            out = parts  # the last bind of the name in the statement wins
+        return out
+
+    def _stored_here(self, st: StatementInfo) -> set[str]:
+        out: set[str] = set()
+        for i, a in enumerate(st.accesses):
+            if a.kind == "store" and not a.literal:
+                for parts in self._access_parts(st, i, a):
+                    if parts:
+                        out.add(_symbol(a.root, parts))
+        return out
+
+    def _runtime_parts(
+        self, stmts: Sequence[StatementInfo], placement: dict[str, int]
+    ) -> dict[int, dict[str, list[tuple[str, ...]]]]:
+        """Part changes the runtime saw that no constant store of the cell explains:
+        statement -> root -> part paths (placed at the statement that could have done it)."""
+        static: dict[str, set[tuple[str, ...]]] = {}
+        for st in stmts:
+            for i, a in enumerate(st.accesses):
+                if a.kind == "store" and not a.literal and self.report.ran(a.guard):
+                    for parts in self._access_parts(st, i, a):
+                        static.setdefault(a.root, set()).add(parts)
+        out: dict[int, dict[str, list[tuple[str, ...]]]] = {}
+        for name, paths in self.report.mutated_parts.items():
+            if name in self.report.rebound:
+                continue
+            extra = [tuple(p) for p in paths if tuple(p) not in static.get(name, set())]
+            if extra:
+                at = placement.get(name, stmts[-1].index if stmts else 0)
+                out.setdefault(at, {})[name] = extra
+        return out
+
+    def _part_writes(
+        self,
+        st: StatementInfo,
+        by_access: dict[int, list[str]],
+        parents: tuple[str, ...],
+        runtime_parts: dict[int, dict[str, list[tuple[str, ...]]]],
+    ) -> list[str]:
+        """Versions for the parts this statement wrote, then for the values holding them."""
+        g, report = self.g, self.report
+        written: dict[str, list[tuple[str, ...]]] = {}
+        created: list[str] = []
+        for i, a in enumerate(st.accesses):
+            if a.kind != "store" or a.literal or not report.ran(a.guard):
+                continue
+            if a.root not in report.mutated_parts or a.root in report.rebound:
+                continue
+            deps = parents
+            if a.deps is not None:
+                found: dict[str, None] = {}
+                for j in a.deps:
+                    found.update(dict.fromkeys(by_access.get(j, ())))
+                deps = tuple(found)
+            for parts in self._access_parts(st, i, a):
+                if not parts:
+                    continue
+                created.append(
+                    g._add(
+                        root=a.root, parts=parts, kind="store", cell=self.cell,
+                        statement=st.index, parents=deps,
+                    )
+                )  # fmt: skip
+                written.setdefault(a.root, []).append(parts)
+        for name, paths in runtime_parts.get(st.index, {}).items():
+            for parts in paths:
+                prev = g._effective(_symbol(name, parts))
+                deps = (*parents, prev) if prev is not None else parents
+                created.append(
+                    g._add(
+                        root=name, parts=parts, kind="store", cell=self.cell,
+                        statement=st.index, parents=deps,
+                    )
+                )  # fmt: skip
+                written.setdefault(name, []).append(parts)
+        for name, paths in written.items():
+            holders: dict[tuple[str, ...], list[str]] = {}
+            for parts in paths:
+                for k in range(len(parts) - 1, -1, -1):
+                    holders.setdefault(parts[:k], []).append(_symbol(name, parts[: k + 1]))
+            for hp in sorted(holders, key=len, reverse=True):
+                created.append(g._holder_version(name, hp, self.cell, st.index, holders[hp]))
+            g._live.add(name)
+        return created

@@ -36,9 +36,22 @@ class CellReport(BaseModel):
     """For names the cell read that are functions/classes: globals their bodies read,
     transitively through the functions they call."""
     aliases: dict[str, tuple[str, ...]] = {}
+    """For each changed name, other names sharing (part of) its object."""
     hook_seconds: float = 0.0
     """Time the runtime pass spent inside the kernel for this cell (both hooks)."""
-    """For each changed name, other names sharing (part of) its object."""
+    ran_blocks: tuple[int, ...] | None = None
+    """Keys of the cell's guarded blocks that ran; None when not observed (every block
+    then counts as run)."""
+    paths: dict[str, tuple[tuple[str, ...], ...]] = {}
+    """``"statement:access"`` -> the part paths that access reached on the live value
+    (``[["['a']"]]`` for ``df.a``); accesses with a path but no entry reach the whole."""
+    mutated_parts: dict[str, tuple[tuple[str, ...], ...]] = {}
+    """For mutated names whose change is known part by part: the part paths changed
+    (added and removed parts included). A mutated name absent here changed as a whole."""
+
+    def ran(self, guard: int | None) -> bool:
+        """Whether code under `guard` ran in this cell."""
+        return guard is None or self.ran_blocks is None or guard in self.ran_blocks
 
     @property
     def executed_statements(self) -> int:

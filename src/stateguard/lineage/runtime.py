@@ -21,8 +21,10 @@ import time
 import types
 from typing import Any
 
+from stateguard.lineage.coverage import COVER_NAME, FOR_NAME, BlockMarkers
 from stateguard.lineage.fingerprint import (
     Fingerprint,
+    changed_parts,
     compare,
     fingerprint,
     is_immutable_scalar,
@@ -36,6 +38,13 @@ from stateguard.lineage.objects import (
     _shares_buffer,
     summarize,
 )
+from stateguard.lineage.parts import (
+    MUTATING_METHODS,
+    may_change_arguments,
+    normalize,
+    reach,
+    tracked_pure_receiver,
+)
 from stateguard.lineage.report import REPORT_MIME, CellReport
 from stateguard.lineage.static import CellAnalysis, analyze_cell
 
@@ -43,6 +52,28 @@ from stateguard.lineage.static import CellAnalysis, analyze_cell
 def _static_evidence(analysis: CellAnalysis) -> set[str]:
     """Names the cell syntactically mutates (stores into, inplace calls, list.append…)."""
     return set(analysis.mutates) | {n for st in analysis.statements for n in st.inplace_calls}
+
+
+class _Pending:
+    """What the pre-cell hook hands to the post-cell hook."""
+
+    __slots__ = ("analysis", "before", "candidates", "opaque", "slots", "source")
+
+    def __init__(
+        self,
+        analysis: CellAnalysis,
+        source: str,
+        before: dict[str, Any],
+        candidates: set[str],
+        opaque: set[str],
+        slots: dict[int, int],
+    ) -> None:
+        self.analysis = analysis
+        self.source = source
+        self.before = before
+        self.candidates = candidates
+        self.opaque = opaque
+        self.slots = slots
 
 
 _IPY_NAME = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
@@ -58,9 +89,13 @@ class LineageAgent:
         self._code_globals: dict[int, frozenset[str]] = {}
         # name -> (id, member ids); valid while the name is not a candidate of a cell
         self._members: dict[str, tuple[int, frozenset[int]]] = {}
-        self._pending: tuple[CellAnalysis, str, dict[str, Any], set[str]] | None = None
+        self._pending: _Pending | None = None
         self.enabled = True
         self._pre_seconds = 0.0
+        self.markers = BlockMarkers()
+        # code id -> (code, [(global, slot or None)]): guarded reads of cell-defined functions
+        self._fn_reads: dict[int, tuple[types.CodeType, tuple[tuple[str, int | None], ...]]] = {}
+        self._fn_slots: set[int] = set()
 
     # -- hooks ---------------------------------------------------------------
 
@@ -69,6 +104,16 @@ class LineageAgent:
         self.uninstall()
         self.shell.events.register("pre_run_cell", self.pre_run_cell)
         self.shell.events.register("post_run_cell", self.post_run_cell)
+        self.shell.ast_transformers.append(self.markers)
+        self._publish_helpers()
+
+    def _publish_helpers(self) -> None:
+        ns = self.shell.user_ns
+        if ns.get(COVER_NAME) is not self.markers.cov:
+            ns[COVER_NAME] = self.markers.cov
+            ns[FOR_NAME] = self.markers.for_wrapper
+            self.shell.user_ns_hidden[COVER_NAME] = self.markers.cov
+            self.shell.user_ns_hidden[FOR_NAME] = self.markers.for_wrapper
 
     def uninstall(self) -> None:
         """Remove the hooks if registered."""
@@ -78,6 +123,8 @@ class LineageAgent:
         ):
             if cb in self.shell.events.callbacks[event]:
                 self.shell.events.unregister(event, cb)
+        if self.markers in self.shell.ast_transformers:
+            self.shell.ast_transformers.remove(self.markers)
 
     def reset(self) -> None:
         """Forget caches (after the host reset the namespace)."""
@@ -85,6 +132,8 @@ class LineageAgent:
         self._code_globals.clear()
         self._members.clear()
         self._pending = None
+        self._fn_reads.clear()
+        self._fn_slots.clear()
 
     def user_names(self) -> dict[str, Any]:
         """User-visible globals, without IPython's own bookkeeping names."""
@@ -104,10 +153,14 @@ class LineageAgent:
         started = time.perf_counter()
         source = self.shell.transform_cell(info.raw_cell or "")
         analysis = analyze_cell(source)
+        self._publish_helpers()
+        slots = self.markers.prepare(k for st in analysis.statements for k in st.guards)
+        self.markers.reset(self._fn_slots)
         before = self.user_names()
         candidates = self._candidates(analysis, before)
+        opaque = self._opaque(analysis, before, candidates)
         evidence = _static_evidence(analysis)
-        for name in candidates:
+        for name in opaque:
             obj = before[name]
             cached = self._cache.get(name)
             stale_mode = (
@@ -121,7 +174,7 @@ class LineageAgent:
                 # no static evidence this time: the comparison needs the thorough form
                 self._cache[name] = (id(obj), fingerprint(obj))
         # strong references keep ids from being reused while the cell runs
-        self._pending = (analysis, source, before, candidates)
+        self._pending = _Pending(analysis, source, before, candidates, opaque, slots)
         self._pre_seconds = time.perf_counter() - started
 
     def post_run_cell(self, result: Any) -> None:
@@ -129,10 +182,11 @@ class LineageAgent:
         if not self.enabled or self._pending is None:
             return
         started = time.perf_counter()
-        analysis, source, before, candidates = self._pending
+        pending = self._pending
         self._pending = None
+        source = pending.source
         try:
-            report = self._build_report(analysis, source, before, candidates, result)
+            report = self._build_report(pending, result)
         except Exception as exc:  # never break the user's cell because of bookkeeping
             report = CellReport(
                 source=source,
@@ -146,14 +200,9 @@ class LineageAgent:
 
     # -- the diff -------------------------------------------------------------
 
-    def _build_report(
-        self,
-        analysis: CellAnalysis,
-        source: str,
-        before: dict[str, Any],
-        candidates: set[str],
-        result: Any,
-    ) -> CellReport:
+    def _build_report(self, pending: _Pending, result: Any) -> CellReport:
+        analysis, source, before = pending.analysis, pending.source, pending.before
+        candidates, opaque = pending.candidates, pending.opaque
         after = self.user_names()
         if analysis.syntax_error is not None:
             return CellReport(source=source, analysis=analysis)
@@ -181,13 +230,29 @@ class LineageAgent:
         for n in deleted:
             self._cache.pop(n, None)
 
+        ran = self.markers.ran(pending.slots)
+        executed = _executed(analysis, self._failed_statement(result, analysis))
+        paths = self._paths(analysis, before, after)
+        stores = self._stores(analysis, executed, ran, paths)
         evidence = _static_evidence(analysis)
         alias_groups = self._alias_groups(candidates, after)
         mutated: dict[str, str] = {}
+        mutated_parts: dict[str, tuple[tuple[str, ...], ...]] = {}
         for name in candidates:
             if name in rebound or name not in after:
                 continue
             obj = after[name]
+            if name not in opaque:
+                # changed only through constant stores: those parts, no hashing
+                own = stores.get(name)
+                if own is None:
+                    same = [a for a in alias_groups.get(name, ()) if after.get(a) is obj]
+                    own = next((stores[a] for a in same if a in stores), None)
+                if own is not None:
+                    self._cache.pop(name, None)
+                    mutated[name] = summarize(obj)
+                    mutated_parts[name] = tuple(own)
+                continue
             old_fp = self._cache.get(name, (None, None))[1]
             group = {name, *alias_groups.get(name, ())}
             static_says = bool(group & evidence)
@@ -202,10 +267,20 @@ class LineageAgent:
                 changed = differs or (static_says and not certain)
             if changed:
                 mutated[name] = summarize(obj)
+                # parts are trusted only when both fingerprints cover every value
+                parts = (
+                    changed_parts(old_fp, new_fp)
+                    if old_fp is not None and new_fp is not None and old_fp.exact and new_fp.exact
+                    else None
+                )
+                if parts is not None:
+                    own = stores.get(name, [])
+                    mutated_parts[name] = tuple(dict.fromkeys([*own, *((p,) for p in parts)]))
 
         changed_names = set(rebound) | set(mutated)
         for n in (*candidates, *rebound, *deleted):
             self._members.pop(n, None)
+        self._register_functions(analysis, after, pending.slots)
         return CellReport(
             source=source,
             analysis=analysis,
@@ -214,11 +289,117 @@ class LineageAgent:
             mutated=mutated,
             deleted=deleted,
             unchanged=tuple(unchanged),
-            function_globals=self._function_globals(analysis, after),
+            function_globals=self._function_globals(analysis, after, ran_slots=True),
             aliases={
                 n: tuple(sorted(alias_groups[n])) for n in changed_names if alias_groups.get(n)
             },
+            ran_blocks=tuple(sorted(ran)),
+            paths=paths,
+            mutated_parts=mutated_parts,
         )
+
+    def _opaque(self, analysis: CellAnalysis, ns: dict[str, Any], candidates: set[str]) -> set[str]:
+        """Candidates whose changes only fingerprints can tell: everything but names the cell
+        only reads, or writes through constant paths, with nothing else that may change them."""
+        if any(st.star_import for st in analysis.statements):
+            return set(candidates)
+        direct: set[str] = set()
+        opaque: set[str] = set()
+        bound: set[str] = set()
+        changed: set[str] = set()
+        for st in analysis.statements:
+            direct.update(st.reads, st.mutates, st.method_receivers, st.calls)
+            bound.update(st.writes)
+            opaque.update(st.inplace_calls)
+            changed.update(st.inplace_calls, st.mutates)
+            for a in st.accesses:
+                if a.kind not in ("store", "delete") or a.literal:
+                    continue
+                if not a.path or not a.exact:
+                    opaque.add(a.root)
+                elif a.root in ns and not _reaches_all(ns[a.root], a.path):
+                    opaque.add(a.root)  # into something inside a part: maybe not that part
+            for recv, meth in st.method_calls:
+                if meth in MUTATING_METHODS or not tracked_pure_receiver(ns.get(recv)):
+                    opaque.add(recv)
+            called = {r for r, _ in st.method_calls}
+            for recv in st.method_receivers:
+                if recv not in called and not tracked_pure_receiver(ns.get(recv)):
+                    opaque.add(recv)
+            for callee, root in st.call_args:
+                if may_change_arguments(callee, ns):
+                    opaque.add(root)
+        for globs in self._function_globals(analysis, ns).values():
+            opaque.update(globs)
+        opaque.update(candidates - direct)  # reached only through an alias
+        if bound & changed:
+            # a name bound here and changed here may be a view of anything the cell read
+            opaque.update(candidates)
+        return opaque & candidates
+
+    def _paths(
+        self, analysis: CellAnalysis, before: dict[str, Any], after: dict[str, Any]
+    ) -> dict[str, tuple[tuple[str, ...], ...]]:
+        """Normalize every access path of the cell against the live values."""
+        out: dict[str, tuple[tuple[str, ...], ...]] = {}
+        for st in analysis.statements:
+            for i, a in enumerate(st.accesses):
+                if not a.path:
+                    continue
+                if a.kind == "read":
+                    obj = before[a.root] if a.root in before else after.get(a.root)
+                else:
+                    obj = after[a.root] if a.root in after else before.get(a.root)
+                if obj is None:
+                    continue
+                try:
+                    found = normalize(obj, a.path, a.exact)
+                except Exception:  # a user __getattr__/__eq__ that raises: the whole value
+                    continue
+                if found != [[]]:
+                    out[f"{st.index}:{i}"] = tuple(tuple(p) for p in found)
+        return out
+
+    @staticmethod
+    def _stores(
+        analysis: CellAnalysis,
+        executed: int,
+        ran: set[int],
+        paths: dict[str, tuple[tuple[str, ...], ...]],
+    ) -> dict[str, list[tuple[str, ...]]]:
+        """Root -> part paths written through constant paths by code that ran."""
+        out: dict[str, list[tuple[str, ...]]] = {}
+        for st in analysis.statements[:executed]:
+            for i, a in enumerate(st.accesses):
+                if a.kind not in ("store", "delete") or not a.path or a.literal:
+                    continue
+                if a.guard is not None and a.guard not in ran:
+                    continue
+                for p in paths.get(f"{st.index}:{i}", ()):
+                    if p:
+                        out.setdefault(a.root, []).append(p)
+        return out
+
+    def _register_functions(
+        self, analysis: CellAnalysis, ns: dict[str, Any], slots: dict[int, int]
+    ) -> None:
+        """Remember, per code object, which global reads of a function sit in which block."""
+        for st in analysis.statements:
+            for info in st.functions:
+                fn = ns.get(info.name)
+                if not isinstance(fn, types.FunctionType) or not info.guarded_reads:
+                    continue
+                reads = tuple(
+                    (g, None if guard is None else slots.get(guard))
+                    for g, guard in info.guarded_reads
+                )
+                if any(
+                    guard is not None and slot is None
+                    for (_, guard), (_, slot) in zip(info.guarded_reads, reads, strict=True)
+                ):
+                    continue  # a block without a marker: keep every read
+                self._fn_reads[id(fn.__code__)] = (fn.__code__, reads)
+                self._fn_slots.update(slot for _, slot in reads if slot is not None)
 
     def _candidates(self, analysis: CellAnalysis, ns: dict[str, Any]) -> set[str]:
         """Names whose content the cell could change: reads, function globals, aliases."""
@@ -278,7 +459,7 @@ class LineageAgent:
         return groups
 
     def _function_globals(
-        self, analysis: CellAnalysis, ns: dict[str, Any]
+        self, analysis: CellAnalysis, ns: dict[str, Any], ran_slots: bool = False
     ) -> dict[str, tuple[str, ...]]:
         """Globals read when the cell uses a function, class or instance method."""
         out: dict[str, set[str]] = {}
@@ -286,7 +467,7 @@ class LineageAgent:
         for name in used:
             obj = ns.get(name)
             if _is_user_callable(obj, self.shell.user_ns):
-                found = self._transitive_globals(obj, ns)
+                found = self._transitive_globals(obj, ns, ran_slots)
                 if found:
                     out.setdefault(name, set()).update(found)
         for st in analysis.statements:
@@ -297,28 +478,40 @@ class LineageAgent:
                 fn = getattr(type(obj), meth, None)
                 fn = getattr(fn, "__func__", fn)
                 if isinstance(fn, types.FunctionType) and fn.__globals__ is self.shell.user_ns:
-                    found = self._transitive_globals(fn, ns)
+                    found = self._transitive_globals(fn, ns, ran_slots)
                     if found:
                         out.setdefault(recv, set()).update(found)
             # functions defined in this cell and called in it: their static globals
             for info in st.functions:
-                if info.name in used:
+                if info.name in used and not (ran_slots and info.name in out):
                     out.setdefault(info.name, set()).update(
                         g for g in (*info.global_reads, *info.global_writes) if g in ns
                     )
         return {k: tuple(sorted(v)) for k, v in out.items() if v}
 
-    def _transitive_globals(self, root: Any, ns: dict[str, Any]) -> set[str]:
+    def _transitive_globals(
+        self, root: Any, ns: dict[str, Any], ran_slots: bool = False
+    ) -> set[str]:
+        """Globals a function (and the functions it reaches) reads; with `ran_slots`, only
+        the reads whose blocks ran during this cell, where the function's blocks are known."""
         seen: set[int] = set()
         names: set[str] = set()
         stack = [root]
+        cov = self.markers.cov
         while stack:
             obj = stack.pop()
             if id(obj) in seen:
                 continue
             seen.add(id(obj))
             for code in _codes_of(obj):
-                for g in self._globals_of_code(code):
+                known = self._fn_reads.get(id(code)) if ran_slots else None
+                if known is not None and known[0] is code:
+                    globs: Any = [g for g, slot in known[1] if slot is None or cov[slot]] + [
+                        g for g in self._globals_of_code(code) if g not in {r for r, _ in known[1]}
+                    ]
+                else:
+                    globs = self._globals_of_code(code)
+                for g in globs:
                     if g in ns:
                         names.add(g)
                         if _is_user_callable(ns[g], self.shell.user_ns):
@@ -383,3 +576,15 @@ def install(shell: Any | None = None) -> LineageAgent:
 def agent() -> LineageAgent | None:
     """The installed agent, if any."""
     return _AGENT
+
+
+def _reaches_all(obj: Any, steps: tuple[Any, ...]) -> bool:
+    try:
+        return reach(obj, steps)[1]
+    except Exception:  # a user __getattr__/__eq__ that raises
+        return False
+
+
+def _executed(analysis: CellAnalysis, failed: int | None) -> int:
+    n = len(analysis.statements)
+    return n if failed is None else min(failed + 1, n)

@@ -69,6 +69,9 @@ def analyze_statement(stmt: ast.stmt, index: int) -> StatementInfo:
         method_calls=tuple(v.method_calls),
         functions=tuple(v.functions),
         star_import=v.star_import,
+        accesses=tuple(v.accesses),
+        call_args=tuple(v.call_args),
+        guards=tuple(v.guards),
     )
 
 

@@ -1,0 +1,128 @@
+"""Which guarded blocks of a cell ran: markers inserted into the cell's code.
+
+Runs inside the kernel. Before a tracked cell runs, `BlockMarkers` gives each
+guarded block of the cell (see `lineage._paths`) a slot in one shared list;
+an IPython AST transformer then inserts, at the head of each such block, the
+statement ``__sg_cov__[slot] = 1``. A ``for`` body is marked without any cost
+per iteration: its iterable is wrapped once by ``__sg_for__(slot, iterable)``,
+which looks at whether there is a first element and hands back an equivalent
+iterable. Markers inside function bodies keep their slots, so a later call of
+the function shows which of its branches ran during that call's cell.
+
+Silent executions (host bookkeeping, probes) are not transformed.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterable
+from typing import Any
+
+from stateguard.lineage._paths import block_key
+
+COVER_NAME = "__sg_cov__"
+FOR_NAME = "__sg_for__"
+
+_SIZED = (list, tuple, range, dict, set, frozenset, str, bytes)
+
+
+class BlockMarkers(ast.NodeTransformer):
+    """Allocates marker slots and inserts the markers (an IPython AST transformer)."""
+
+    def __init__(self) -> None:
+        self.cov: list[int] = []
+        self._keys: dict[int, int] = {}  # block key -> slot, for the cell being run
+        self.active = False
+
+    # -- slots ---------------------------------------------------------------
+
+    def prepare(self, keys: Iterable[int]) -> dict[int, int]:
+        """Give every guarded block key of the next cell a fresh slot."""
+        self._keys = {}
+        for key in keys:
+            if key not in self._keys:
+                self._keys[key] = len(self.cov)
+                self.cov.append(0)
+        self.active = bool(self._keys)
+        return dict(self._keys)
+
+    def ran(self, slots: dict[int, int]) -> set[int]:
+        """Keys among `slots` whose marker was reached."""
+        cov = self.cov
+        return {k for k, s in slots.items() if cov[s]}
+
+    def reset(self, slots: Iterable[int]) -> None:
+        """Clear slots (a function's markers, before a cell that may call it)."""
+        cov = self.cov
+        for s in slots:
+            cov[s] = 0
+
+    def for_wrapper(self, slot: int, iterable: Any) -> Any:
+        """Mark `slot` when `iterable` yields a first element; return an equivalent iterable."""
+        if type(iterable) in _SIZED:
+            if len(iterable):
+                self.cov[slot] = 1
+            return iterable
+        it = iter(iterable)
+        for first in it:
+            self.cov[slot] = 1
+            return itertools.chain((first,), it)
+        return it
+
+    # -- the transformer -------------------------------------------------------
+
+    def visit_Module(self, node: ast.Module) -> ast.Module:
+        if not self.active:
+            return node
+        self.active = False  # one cell, one pass
+        self._walk(node.body)
+        ast.fix_missing_locations(node)
+        return node
+
+    def _walk(self, body: list[ast.stmt], for_body: bool = False) -> None:
+        i = 0
+        while i < len(body):
+            stmt = body[i]
+            for sub in _bodies(stmt):
+                self._walk(sub, for_body=isinstance(stmt, ast.For) and sub is stmt.body)
+            if isinstance(stmt, ast.For) and stmt.body:
+                slot = self._keys.get(block_key(stmt.body[0]))
+                if slot is not None:
+                    call = ast.Call(
+                        func=ast.Name(id=FOR_NAME, ctx=ast.Load()),
+                        args=[ast.Constant(slot), stmt.iter],
+                        keywords=[],
+                    )
+                    stmt.iter = ast.copy_location(call, stmt.iter)
+            slot = self._keys.get(block_key(stmt))
+            if slot is not None and not (for_body and i == 0):
+                body.insert(i, _marker(slot, stmt))
+                i += 1
+            i += 1
+
+    def visit(self, node: ast.AST) -> Any:  # only modules are transformed
+        if isinstance(node, ast.Module):
+            return self.visit_Module(node)
+        return node
+
+
+def _marker(slot: int, at: ast.stmt) -> ast.stmt:
+    target = ast.Subscript(
+        value=ast.Name(id=COVER_NAME, ctx=ast.Load()), slice=ast.Constant(slot), ctx=ast.Store()
+    )
+    node = ast.Assign(targets=[target], value=ast.Constant(1), lineno=at.lineno)
+    return ast.copy_location(node, at)
+
+
+def _bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    out: list[list[ast.stmt]] = []
+    for field in ("body", "orelse", "finalbody"):
+        sub = getattr(stmt, field, None)
+        if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+            out.append(sub)
+    for h in getattr(stmt, "handlers", ()) or ():
+        out.append(h.body)
+    for c in getattr(stmt, "cases", ()) or ():
+        out.append(c.body)
+    return out
