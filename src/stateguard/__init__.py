@@ -9,7 +9,15 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["CellOutcome", "Executor", "GuardedSession", "Review", "__version__"]
+__all__ = [
+    "CellOutcome",
+    "Executor",
+    "GuardedSession",
+    "Review",
+    "__version__",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -20,3 +28,13 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'stateguard' has no attribute {name!r}")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext stateguard`` (see `stateguard.ipython`)."""
+    importlib.import_module("stateguard.ipython").load_ipython_extension(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext stateguard``."""
+    importlib.import_module("stateguard.ipython").unload_ipython_extension(ipython)
