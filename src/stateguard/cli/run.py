@@ -16,6 +16,7 @@ from rich.status import Status
 from rich.table import Table
 
 from stateguard.errors import ModelError, StateguardError, TaskFormatError
+from stateguard.kernel import Confinement
 from stateguard.llm import ChatModel, UsageMeter, build_model, load_model_config
 from stateguard.worker.events import (
     AnswerRecorded,
@@ -150,6 +151,15 @@ class _Progress:
         out.print(f"  {text}  [dim]{event.steps} steps, {event.wall_time:.1f}s[/dim]")
 
 
+def _print_confinement(out: Console, confinement: Confinement | None) -> None:
+    if confinement is None:
+        return
+    if confinement.confined:
+        out.print(f"[dim]kernel: {escape(confinement.describe())}[/dim]")
+    else:
+        out.print(f"[bold red]kernel {escape(confinement.describe())}[/bold red]")
+
+
 def _print_summary(out: Console, summary: RunSummary) -> None:
     table = Table(title=f"{summary.task} · manager {summary.manager} · {summary.model}")
     for col in ("turn", "answer", "gold", "correct", "steps", "hints", "repairs", "time"):
@@ -174,6 +184,7 @@ def _print_summary(out: Console, summary: RunSummary) -> None:
     out.print(f"run directory: {summary.run_dir}")
     if summary.report is not None:
         out.print(f"report: {summary.report}")
+    _print_confinement(out, summary.confinement)
 
 
 def _open_session(
@@ -190,7 +201,8 @@ def _open_session(
 _MODEL_OPTIONS = {
     "base_url": typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
     "model": typer.Option(None, "--model", help="Model name at the endpoint."),
-    "api_key": typer.Option(None, "--api-key", help="API key for the endpoint."),
+    # Refused (see _overrides); hidden so that it is not advertised.
+    "api_key": typer.Option(None, "--api-key", hidden=True),
     "model_path": typer.Option(None, "--model-path", help="GGUF file for the embedded backend."),
     "backend": typer.Option(None, "--backend", help="openai | local | scripted."),
     "config": typer.Option(None, "--config", help="Model config file (TOML or YAML, llm section)."),
@@ -213,6 +225,13 @@ def _overrides(
     backend: str | None,
 ) -> dict[str, Any]:
     """The model flags as configuration overrides (None = not given)."""
+    if api_key is not None:
+        raise typer.BadParameter(
+            "an API key on the command line is readable by every process on this machine "
+            "(/proc/PID/cmdline); set STATEGUARD_API_KEY, or api_key in the [llm] table of "
+            "stateguard.toml (or the file given with --config)",
+            param_hint="--api-key",
+        )
     return {
         "base_url": base_url,
         "model": model,
@@ -269,6 +288,7 @@ def run_command(
         progress = _Progress(console, status, len(task.turns), verbose)
         try:
             with run:
+                _print_confinement(console, run.confinement)
                 for turn in task.turns:
                     for event in run.run_turn(
                         turn.question, turn.context, turn.answer, turn.tolerance
@@ -310,6 +330,7 @@ def chat_command(
     try:
         with run:
             console.print(f"Data: {data_dir} · run directory: {run.run_dir}")
+            _print_confinement(console, run.confinement)
             console.print("[dim]Ask a question; an empty line or :q quits.[/dim]")
             while True:
                 try:

@@ -55,7 +55,7 @@ _SANDBOX_HOME = "/tmp"
 _SANDBOX_HOSTNAME = "stateguard-sandbox"
 _SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Host /etc entries the dynamic loader, locale and time zone handling need.
-_ETC_KEEP = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives")
+_ETC_KEEP = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "fonts")
 # Extra /etc entries when the policy opts in to the host network.
 _ETC_NETWORK = ("resolv.conf", "hosts", "ssl", "ca-certificates", "gai.conf")
 _MAX_DATA_ENTRIES = 2000

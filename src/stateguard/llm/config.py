@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from stateguard.errors import ModelError
+from stateguard.kernel.env import register_secret
 from stateguard.llm.base import ChatModel, UsageMeter
 
 Backend = Literal["openai", "local", "scripted"]
@@ -156,7 +157,7 @@ def resolve_backend(config: ModelConfig) -> Backend:
         "  (1) use an OpenAI-compatible server: set its URL and model name with "
         "--base-url URL --model NAME, or STATEGUARD_BASE_URL=URL STATEGUARD_MODEL=NAME, "
         f"or base_url/model in the [{CONFIG_SECTION}] section of stateguard.toml "
-        "(add an API key with --api-key or STATEGUARD_API_KEY if the server needs one); or\n"
+        f"(if the server needs a key: STATEGUARD_API_KEY, or api_key in [{CONFIG_SECTION}]); or\n"
         f"  (2) use the embedded model: {LLAMA_CPP_INSTALL_HINT}"
     )
 
@@ -172,6 +173,8 @@ def build_model(config: ModelConfig, meter: UsageMeter | None = None) -> ChatMod
                 f"the openai backend needs a model name (server {config.base_url or 'default'}): "
                 "pass --model NAME or set STATEGUARD_MODEL"
             )
+        if config.api_key is not None:
+            register_secret(config.api_key.get_secret_value())  # redacted from our records
         return OpenAIChatModel(
             config.model,
             base_url=config.base_url,

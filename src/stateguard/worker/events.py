@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from stateguard.kernel import ExecutionResult
+from stateguard.kernel.env import scrub
 from stateguard.lineage import CellRecord
 from stateguard.manager import Hint, ManagerEvent
 
@@ -97,8 +98,8 @@ _ADAPTER: TypeAdapter[TrajectoryEvent] = TypeAdapter(TrajectoryEvent)
 
 
 def dump_event(event: TrajectoryEvent) -> str:
-    """One JSON line."""
-    return event.model_dump_json()
+    """One JSON line, with known secret values redacted (`stateguard.kernel.env.scrub`)."""
+    return scrub(event.model_dump_json())
 
 
 def read_trajectory(path: Path) -> Iterator[TrajectoryEvent]:

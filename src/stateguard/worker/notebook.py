@@ -22,6 +22,7 @@ from nbformat.v4 import (
 )
 
 from stateguard.kernel import ExecutionResult
+from stateguard.kernel.env import scrub
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -107,6 +108,6 @@ def write_notebook(events: Iterable[TrajectoryEvent], path: Path, title: str = "
     nb = build_notebook(events, title)
     nbformat.validate(nb)
     tmp = path.with_suffix(".ipynb.tmp")
-    nbformat.write(nb, str(tmp))
+    tmp.write_text(scrub(nbformat.writes(nb)), encoding="utf-8")
     tmp.replace(path)
     return path

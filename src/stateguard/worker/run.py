@@ -28,7 +28,8 @@ from typing import Any
 
 from stateguard.errors import StateguardError
 from stateguard.guard import GuardedSession, JsonlEventSink
-from stateguard.kernel import KernelSession, ResourceLimits
+from stateguard.kernel import Confinement, KernelSession, ResourceLimits
+from stateguard.kernel.env import scrub
 from stateguard.llm import ChatModel
 from stateguard.manager import SUPERVISOR_KINDS
 from stateguard.worker.events import AnswerRecorded, TrajectoryEvent, dump_event
@@ -159,6 +160,7 @@ class RunSession:
         self.outcomes: list[TurnOutcome] = []
         self.report: Path | None = None
         self.error: str | None = None
+        self.confinement: Confinement | None = None
         self._started = time.monotonic()
         self._ended: float | None = None
         self._scratch: Path | None = None
@@ -186,6 +188,7 @@ class RunSession:
             limits=self.limits,
             default_timeout=self.worker_options["cell_timeout"],
         )
+        self.confinement = kernel.confinement
         self._guard = GuardedSession(
             kernel,
             manager=self.manager,
@@ -239,12 +242,13 @@ class RunSession:
             wall_time=(self._ended or time.monotonic()) - self._started,
             report=self.report,
             error=self.error,
+            confinement=self.confinement,
         )
 
     def _write_outputs(self) -> None:
         answers = self.run_dir / "answers.json"
         tmp = answers.with_suffix(".json.tmp")
-        tmp.write_text(self.summary().model_dump_json(indent=2), encoding="utf-8")
+        tmp.write_text(scrub(self.summary().model_dump_json(indent=2)), encoding="utf-8")
         tmp.replace(answers)
         write_notebook(self.events, self.run_dir / "analysis.ipynb", title=self.task.name)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.kernel import Confinement
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -61,6 +62,8 @@ class RunSummary(BaseModel):
     report: Path | None = None
     error: str | None = None
     """Why the run stopped early, if it did."""
+    confinement: Confinement | None = None
+    """Whether the kernel ran in the sandbox (None: the kernel never started)."""
 
     @property
     def graded(self) -> int:
