@@ -7,6 +7,7 @@ import typer
 from stateguard.cli.audit import audit_app
 from stateguard.cli.bench import bench_app
 from stateguard.cli.lineage import lineage_app
+from stateguard.cli.mcp import mcp_command
 from stateguard.cli.report import report
 from stateguard.cli.run import chat_command, run_command
 
@@ -22,6 +23,7 @@ app.add_typer(audit_app, name="audit")
 app.command("run")(run_command)
 app.command("chat")(chat_command)
 app.command("report")(report)
+app.command("mcp")(mcp_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
