@@ -76,3 +76,17 @@ def test_bwrap_exit_status_of_a_signalled_kernel_is_decoded() -> None:
     assert Sandbox.exit_signal(128 + 9) == 9
     assert Sandbox.exit_signal(1) is None
     assert Sandbox.exit_signal(None) is None
+
+
+def test_options_missing_from_old_bwrap_releases_are_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox_module.os, "geteuid", lambda: 1000)
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    kw = {"etc": etc, "ipc_dir": tmp_path, "workdir": tmp_path, "data_dir": None}
+    new = Sandbox("bwrap", "bubblewrap 0.8.0", SandboxPolicy()).wrap(["python"], **kw)
+    old = Sandbox("bwrap", "bubblewrap 0.6.1", SandboxPolicy()).wrap(["python"], **kw)
+    assert "--disable-userns" in new and "--size" in new and "--unshare-user" in new
+    assert "--disable-userns" not in old and "--size" not in old and "--unshare-user" in old
+    assert "--cap-add" not in new

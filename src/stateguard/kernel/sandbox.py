@@ -27,7 +27,8 @@ What the sandboxed kernel gets (`Sandbox.wrap`):
   bwrap sets ``no_new_privs``, so setuid binaries cannot regain root.
 
 Known gaps: a root host cannot pass ``--disable-userns`` (it needs a user namespace
-of bwrap's own), so the kernel may create nested user namespaces; there is no
+of bwrap's own; bwrap older than 0.8 lacks it), so the kernel may create nested user
+namespaces; bwrap older than 0.7 cannot bound the size of /tmp; there is no
 seccomp filter; RLIMIT_NPROC counts every process of the sandbox user, so
 concurrent sandboxes share that budget.
 """
@@ -130,6 +131,15 @@ def _bwrap_version(path: str) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def _release(version: str) -> tuple[int, ...]:
+    """``bubblewrap 0.8.0`` -> (0, 8, 0); unparsable -> (0,), i.e. assume the oldest."""
+    digits = version.split()[-1].split(".") if version.split() else []
+    try:
+        return tuple(int(part) for part in digits)
+    except ValueError:
+        return (0,)
+
+
 def _ancestors(path: Path) -> list[Path]:
     """Parents of `path` below ``/``, outermost first."""
     return list(reversed(path.parents))[1:]
@@ -143,6 +153,7 @@ class Sandbox:
         self.version = version
         self.policy = policy
         self.as_root = os.geteuid() == 0
+        self._release = _release(version)
 
     @property
     def drop_to(self) -> tuple[int, int] | None:
@@ -225,7 +236,9 @@ class Sandbox:
         if self.as_root:
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
-            args += ["--unshare-user", "--disable-userns"]
+            args.append("--unshare-user")
+            if self._release >= (0, 8, 0):
+                args.append("--disable-userns")
         args += ["--ro-bind", "/usr", "/usr"]
         for name in _ROOT_LINKS:
             host = Path("/") / name
@@ -234,7 +247,10 @@ class Sandbox:
             elif host.is_dir():
                 args += ["--ro-bind", str(host), str(host)]
         args += ["--proc", "/proc", "--dev", "/dev"]
-        args += ["--perms", "1777", "--size", str(self.policy.tmp_bytes), "--tmpfs", "/tmp"]
+        args += ["--perms", "1777"]
+        if self._release >= (0, 7, 0):
+            args += ["--size", str(self.policy.tmp_bytes)]
+        args += ["--tmpfs", "/tmp"]
         args += ["--perms", "1777", "--tmpfs", "/dev/shm"]
         args += self._etc_args(etc)
         made: set[Path] = {Path("/usr"), Path("/tmp"), Path("/etc"), Path("/proc"), Path("/dev")}
