@@ -95,3 +95,25 @@ def test_task_from_data_dir(tmp_path: Path) -> None:
     assert task.turns == () and task.data == (tmp_path.resolve(),)
     with pytest.raises(TaskFormatError, match="not a directory"):
         task_from_data_dir(tmp_path / "missing")
+
+
+def test_data_outside_the_task_folder_needs_an_explicit_flag(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.csv").write_text("a\n1\n")
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    path = task_dir / "t.json"
+    for data in ("/etc", "../elsewhere"):
+        path.write_text(json.dumps({"name": "t", "data": data, "turns": [{"question": "q"}]}))
+        with pytest.raises(TaskFormatError, match=r"data\[0\]: .* lies outside the task's folder"):
+            load_task(path)
+    assert load_task(path, allow_outside_data=True).data == (outside.resolve(),)
+
+
+@pytest.mark.parametrize("data", ["da\x00ta", "x" * 5000])
+def test_unusable_data_paths_are_format_errors(tmp_path: Path, data: str) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"name": "t", "data": data, "turns": [{"question": "q"}]}))
+    with pytest.raises(TaskFormatError, match=r"t.json: data\[0\]: "):
+        load_task(path)

@@ -268,6 +268,9 @@ def run_command(
     cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
     context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show code and observations."),
+    allow_outside_data: bool = typer.Option(
+        False, "--allow-outside-data", help="Accept data paths outside the task's folder."
+    ),
     base_url: str | None = _MODEL_OPTIONS["base_url"],
     model: str | None = _MODEL_OPTIONS["model"],
     api_key: str | None = _MODEL_OPTIONS["api_key"],
@@ -279,7 +282,13 @@ def run_command(
     err = Console(stderr=True)
     console = Console(highlight=False)
     overrides = _overrides(base_url, model, api_key, model_path, backend)
-    task, chat_model = _prepare(err, manager, lambda: load_task(task_path), overrides, config)
+    task, chat_model = _prepare(
+        err,
+        manager,
+        lambda: load_task(task_path, allow_outside_data=allow_outside_data),
+        overrides,
+        config,
+    )
     out_dir = out or _default_out(task.name)
     options = _run_options(max_steps, cell_timeout, context_chars)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)

@@ -140,8 +140,12 @@ def resolve_task_file(path: Path) -> Path:
     return path
 
 
-def load_task(path: Path) -> Task:
-    """Load and validate a task file (or a directory containing ``task.yaml``/``task.json``)."""
+def load_task(path: Path, *, allow_outside_data: bool = False) -> Task:
+    """Load and validate a task file (or a directory containing ``task.yaml``/``task.json``).
+
+    A data path outside the task file's folder (``data: /etc``, ``data: ../..``) is an
+    error unless `allow_outside_data` is set.
+    """
     file = resolve_task_file(path).resolve()
     raw = _read(file)
     if not isinstance(raw, dict):
@@ -160,9 +164,19 @@ def load_task(path: Path) -> Task:
         raise TaskFormatError(f"{file}: {problems}") from exc
     data: list[Path] = []
     for i, entry in enumerate(task.data):
-        resolved = (file.parent / entry.expanduser()).resolve()
-        if not resolved.exists():
+        try:
+            resolved = (file.parent / entry.expanduser()).resolve()
+            exists = resolved.exists()
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise TaskFormatError(f"{file}: data[{i}]: unusable path: {exc}") from None
+        if not exists:
             raise TaskFormatError(f"{file}: data[{i}]: {resolved} does not exist")
+        if not allow_outside_data and not resolved.is_relative_to(file.parent):
+            raise TaskFormatError(
+                f"{file}: data[{i}]: {resolved} lies outside the task's folder "
+                f"{file.parent}; the agent would read it. Allow it explicitly "
+                "(stateguard run --allow-outside-data) if that is intended"
+            )
         if resolved.is_dir() and file.is_relative_to(resolved):
             raise TaskFormatError(
                 f"{file}: data[{i}]: directory {resolved} contains the task file, whose gold "
