@@ -173,8 +173,9 @@ def test_kernel_ignoring_the_interrupt_is_killed(
         timeout=1,
     )
     assert time.monotonic() - started < 8
-    assert res.status == "timeout"
-    assert res.error is not None
+    assert res.status == "dead"
+    assert res.error is not None and res.error.ename == "KernelDied"
+    assert "exceeded the 1 s timeout" in res.error.evalue
     assert "did not respond to the interrupt" in res.error.evalue
     assert not mortal.is_alive()
     with pytest.raises(KernelDiedError):

@@ -266,8 +266,9 @@ class KernelSession:
         """Run `code` in the kernel and collect everything it outputs.
 
         On timeout the kernel is interrupted and the result has status ``"timeout"``
-        (the namespace survives). If the kernel process dies the result has status
-        ``"dead"`` and later calls raise `KernelDiedError` until `restart()`.
+        (the namespace survives). If the kernel process dies, or ignores the interrupt
+        and is killed, the result has status ``"dead"`` (its error says which) and
+        later calls raise `KernelDiedError` until `restart()`.
         """
         proc = self._require_running()
         timeout = self._default_timeout if timeout is None else timeout
@@ -308,13 +309,18 @@ class KernelSession:
                 traceback=[],
             )
             return col.result("dead", error, wall, count)
+        if outcome == "killed":
+            # The process is gone: that is a death (callers restart on "dead"), caused
+            # by the timeout.
+            error = ErrorInfo(
+                ename="KernelDied",
+                evalue=f"cell exceeded the {timeout:g} s timeout; the kernel "
+                f"{self._dead_reason}; its state is lost and restart() is needed",
+                traceback=[],
+            )
+            return col.result("dead", error, wall, count)
         if timed_out:
             message = f"cell exceeded the {timeout:g} s timeout and was interrupted"
-            if outcome == "killed":
-                message = (
-                    f"cell exceeded the {timeout:g} s timeout; the kernel {self._dead_reason}; "
-                    "restart() is needed"
-                )
             error = ErrorInfo(ename="TimeoutError", evalue=message, traceback=[])
             return col.result("timeout", error, wall, count)
         return col.result(None, None, wall, count)
