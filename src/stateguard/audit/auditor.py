@@ -1,0 +1,130 @@
+"""The host side of auditing a kernel: what to install, and what a cell's audit says.
+
+A composition root (`GuardedSession`) uses it in three steps::
+
+    auditor = Auditor(AuditSettings(join_guard="flag", lake="data"), ledger_path=run / "a.jsonl")
+    TrackedSession(kernel, setup_code=auditor.setup_code)   # runs after start/restart/reset
+    audit = auditor.observe(result.execution)               # after every cell
+    audit.describe()   # text to append to the agent's observation ("" when nothing to say)
+    audit.findings     # typed evidence for the manager
+
+`observe` only reads `ExecutionResult.private`, so it works on recorded results too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.audit.diagnostics import JoinCellReport, join_report
+from stateguard.audit.joinguard import install_code as join_guard_code
+from stateguard.audit.kernelops import install_code as operators_code
+from stateguard.audit.kernelops import operator_calls
+from stateguard.audit.ledger import AuditLedger, Coverage
+from stateguard.audit.observations import OperatorCall
+from stateguard.kernel import ExecutionResult
+
+
+class AuditSettings(BaseModel):
+    """What to install in the kernel."""
+
+    model_config = ConfigDict(frozen=True)
+
+    join_guard: Literal["off", "flag", "reject"] = "flag"
+    """"flag" reports lossy or keyless pandas joins; "reject" also fails the cell on errors."""
+    lake: str | None = None
+    """The data lake as the kernel sees it (e.g. ``data``); None: no operators."""
+    operators: Literal["reject", "flag"] = "reject"
+    """Whether a rejecting validation rule refuses an operator call or only flags it."""
+
+
+class AuditFinding(BaseModel):
+    """One finding of a cell, from the join guard or from an operator's rules."""
+
+    model_config = ConfigDict(frozen=True)
+
+    origin: Literal["join_guard", "operator"]
+    kind: str
+    """The join diagnostic kind (``dropped_rows``…) or the rule name (``filter_unseen_value``…)."""
+    severity: Literal["error", "warning"]
+    message: str
+    line: int | None = None
+    """Cell line of the pandas call (join guard only)."""
+
+
+class CellAudit(BaseModel):
+    """Everything the audit recorded for one cell."""
+
+    model_config = ConfigDict(frozen=True)
+
+    joins: JoinCellReport | None = None
+    operators: tuple[OperatorCall, ...] = ()
+
+    @property
+    def findings(self) -> tuple[AuditFinding, ...]:
+        """Join-guard diagnostics and operator findings, in call order per source."""
+        out: list[AuditFinding] = []
+        if self.joins is not None:
+            for rec in self.joins.records:
+                out.extend(
+                    AuditFinding(origin="join_guard", kind=d.kind, severity=d.severity,
+                                 message=d.message, line=rec.line)
+                    for d in rec.diagnostics
+                )
+        for call in self.operators:
+            out.extend(
+                AuditFinding(origin="operator", kind=f.rule,
+                             severity="error" if f.severity == "reject" else "warning",
+                             message=f.message)
+                for f in call.findings
+            )
+        return tuple(out)
+
+    @property
+    def has_errors(self) -> bool:
+        """True when some finding is an error (a keyless join, a rejected operator…)."""
+        return any(f.severity == "error" for f in self.findings)
+
+    def describe(self) -> str:
+        """The findings as lines of observation text ("" when there are none)."""
+        lines = []
+        for f in self.findings:
+            where = f" (line {f.line})" if f.line is not None else ""
+            lines.append(f"audit {f.severity}: {f.message}{where}")
+        return "\n".join(lines)
+
+
+def audit_cell(result: ExecutionResult) -> CellAudit:
+    """The join-guard report and operator calls carried by one execution result."""
+    return CellAudit(joins=join_report(result.private), operators=operator_calls(result.private))
+
+
+class Auditor:
+    """Install code for a kernel, and a ledger of the operator calls it reports."""
+
+    def __init__(self, settings: AuditSettings | None = None, *,
+                 ledger_path: Path | None = None) -> None:
+        self.settings = settings or AuditSettings()
+        self.ledger = AuditLedger(ledger_path)
+
+    @property
+    def setup_code(self) -> str:
+        """Python source to run silently in the kernel after every start, restart and reset."""
+        parts = []
+        if self.settings.join_guard != "off":
+            parts.append(join_guard_code(self.settings.join_guard))
+        if self.settings.lake is not None:
+            parts.append(operators_code(self.settings.lake, self.settings.operators))
+        return "\n".join(parts)
+
+    def observe(self, result: ExecutionResult) -> CellAudit:
+        """Read a cell's audit and keep its operator calls in the ledger."""
+        audit = audit_cell(result)
+        self.ledger.extend(audit.operators)
+        return audit
+
+    def coverage(self) -> Coverage:
+        """What the agent observed of the lake through the operators so far."""
+        return self.ledger.coverage()

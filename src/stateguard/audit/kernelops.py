@@ -1,0 +1,75 @@
+"""The typed operators as functions in the kernel: `Discover`, `Bash`, `Scan`, …
+
+`install_operators(lake)` runs inside the kernel. It builds an `AuditRuntime`
+over the lake and binds its operators into the user namespace under capitalized
+names (so they do not collide with the agent's own variables), hidden from
+lineage. Every call is published as private display data (`OPS_MIME`), which
+the host turns back into `OperatorCall`s with `operator_calls`. A rejected call
+raises `OperatorRejected` in the cell: the agent sees the diagnostic as the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from stateguard.audit.observations import OperatorCall
+
+#: MIME type of one operator call published from the kernel.
+OPS_MIME = "application/vnd.stateguard.audit.op+json"
+
+NAMES = ("Discover", "Bash", "Scan", "UnionScan", "Probe", "Query", "Batch")
+"""Names the operators get in the kernel's namespace."""
+
+_RUNTIME: Any = None
+
+
+def install_operators(
+    lake: str | Path, *, mode: Literal["reject", "flag"] = "reject", shell: Any | None = None
+) -> Any:
+    """Index `lake` and bind the operators into the kernel's namespace; returns the runtime."""
+    global _RUNTIME
+    from stateguard.audit.operators import AuditRuntime
+
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+
+    def publish(call: OperatorCall) -> None:
+        from IPython.display import publish_display_data
+
+        publish_display_data({OPS_MIME: call.model_dump(mode="json")})
+
+    rt = AuditRuntime(lake, on_call=publish, mode=mode)
+    bound = {
+        "Discover": rt.discover,
+        "Bash": rt.bash,
+        "Scan": rt.scan,
+        "UnionScan": rt.union_scan,
+        "Probe": rt.probe,
+        "Query": rt.query,
+        "Batch": rt.batch,
+    }
+    shell.user_ns.update(bound)
+    shell.user_ns_hidden.update(bound)
+    _RUNTIME = rt
+    return rt
+
+
+def install_code(lake: str | Path, mode: Literal["reject", "flag"] = "reject") -> str:
+    """Python source a host runs (silently) in a kernel to install the operators."""
+    return (
+        "__import__('stateguard.audit.kernelops', fromlist=['install_operators'])"
+        f".install_operators({str(lake)!r}, mode={mode!r})"
+    )
+
+
+def operator_calls(private: Iterable[dict[str, Any]]) -> tuple[OperatorCall, ...]:
+    """The operator calls among an execution's private payloads, in call order."""
+    return tuple(
+        OperatorCall.model_validate(p.get("data"))
+        for p in private
+        if p.get("mime") == OPS_MIME
+    )
