@@ -17,7 +17,9 @@ from stateguard.lineage.cases import CaseResult, CheckSummary, check_cases, load
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEV_CASES = REPO_ROOT.parent / "shared" / "lineage-cases" / "dev.json"
+GRANULARITY_CASES = REPO_ROOT.parent / "shared" / "lineage-cases" / "granularity.json"
 EXTRA_CASES = Path(__file__).resolve().parent / "cases" / "extra.json"
+PARTS_CASES = Path(__file__).resolve().parent / "cases" / "parts.json"
 
 
 def _ids(path: Path) -> list[str]:
@@ -40,6 +42,48 @@ def dev_summary() -> CheckSummary:
     if not DEV_CASES.is_file():
         pytest.skip(f"shared lineage cases not found at {DEV_CASES}")
     return check_cases(load_cases(DEV_CASES), jobs=2)
+
+
+@pytest.fixture(scope="module")
+def granularity_summary() -> CheckSummary:
+    """check_cases over the shared part-granularity set (run once for the module)."""
+    if not GRANULARITY_CASES.is_file():
+        pytest.skip(f"shared lineage cases not found at {GRANULARITY_CASES}")
+    return check_cases(load_cases(GRANULARITY_CASES), jobs=2)
+
+
+@pytest.fixture(scope="module")
+def parts_summary() -> CheckSummary:
+    """check_cases over tests/lineage/cases/parts.json (run once for the module)."""
+    return check_cases(load_cases(PARTS_CASES), jobs=2)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("case_id", _ids(GRANULARITY_CASES) or ["<granularity set absent>"])
+def test_granularity_case(granularity_summary: CheckSummary, case_id: str) -> None:
+    result = _result(granularity_summary, case_id)
+    if not result.passed:
+        pytest.fail(_explain(result), pytrace=False)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("case_id", _ids(PARTS_CASES))
+def test_parts_case(parts_summary: CheckSummary, case_id: str) -> None:
+    result = _result(parts_summary, case_id)
+    if not result.passed:
+        pytest.fail(_explain(result), pytrace=False)
+
+
+@pytest.mark.kernel
+def test_results_do_not_depend_on_kernel_reuse_or_order(
+    granularity_summary: CheckSummary,
+) -> None:
+    """The same cases on one reused kernel, in reverse order, give the same outcomes."""
+    cases = load_cases(GRANULARITY_CASES)
+    again = check_cases(list(reversed(cases)), jobs=1)
+    first = {r.id: [c.observed for c in r.checks] for r in granularity_summary.cases}
+    second = {r.id: [c.observed for c in r.checks] for r in again.cases}
+    assert first == second
 
 
 @pytest.fixture(scope="module")
@@ -67,21 +111,8 @@ def test_dev_summary_counts(dev_summary: CheckSummary) -> None:
     assert [r.id for r in dev_summary.cases] == _ids(DEV_CASES)
 
 
-# Known limitation, kept visible: a read inside a branch that did not run still counts
-# (reads are static; telling which lines ran would need line tracing in the kernel).
-KNOWN_LIMITS = {"extra/non_taken_branch_reads_nothing"}
-
-
 @pytest.mark.kernel
-@pytest.mark.parametrize(
-    "case_id",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason="static reads"))
-        if c in KNOWN_LIMITS
-        else c
-        for c in _ids(EXTRA_CASES)
-    ],
-)
+@pytest.mark.parametrize("case_id", _ids(EXTRA_CASES))
 def test_extra_case(extra_summary: CheckSummary, case_id: str) -> None:
     result = _result(extra_summary, case_id)
     if not result.passed:

@@ -480,9 +480,12 @@ class LineageGraph:
                 base_seq = bv.seq
         for child in self._children.get(sym, ()):
             eff = self._effective(child)
-            if eff is not None and self._versions[eff].name == child:
-                if self._versions[eff].seq > base_seq or child in new_parts:
-                    parents.append(eff)
+            if (
+                eff is not None
+                and self._versions[eff].name == child
+                and (self._versions[eff].seq > base_seq or child in new_parts)
+            ):
+                parents.append(eff)
         return self._add(
             root=root, parts=parts, kind="part", cell=cell, statement=statement, parents=parents
         )
@@ -713,12 +716,15 @@ class _CellPass:
         return created
 
     def _live_parts(self, name: str) -> list[str]:
-        """Current own versions of the parts of `name` (an in-place change derives from them)."""
+        """Own versions of parts of `name` written after it was last replaced as a whole
+        (an in-place change of the whole derives from them)."""
         g = self.g
+        cover = g._cover_of(name)
+        since = g._versions[cover].seq if cover is not None else -1
         out = []
         for child in g._descendants(name):
             eff = g._effective(child)
-            if eff is not None and g._versions[eff].name == child:
+            if eff is not None and g._versions[eff].name == child and g._versions[eff].seq > since:
                 out.append(eff)
         return out
 
@@ -813,23 +819,40 @@ class _CellPass:
                     )
                 )  # fmt: skip
                 written.setdefault(a.root, []).append(parts)
-        for name, paths in runtime_parts.get(st.index, {}).items():
-            for parts in paths:
+        for name, paths in written.items():
+            created.extend(self._holders(st, name, paths))
+        direct = {*st.reads, *st.mutates, *st.inplace_calls, *st.method_receivers}
+        here = runtime_parts.get(st.index, {})
+        for name in sorted(here, key=lambda n: n not in direct):  # aliases after their sources
+            # the same object changed under another name in this cell: derived from that too
+            shared = [
+                v.key
+                for a in report.aliases.get(name, ())
+                if (a in report.mutated or a in report.rebound)
+                and (v := g.latest(a))
+                and v.cell == self.cell
+            ]
+            for parts in here[name]:
                 prev = g._effective(_symbol(name, parts))
-                deps = (*parents, prev) if prev is not None else parents
+                deps = (*parents, *shared, *((prev,) if prev is not None else ()))
                 created.append(
                     g._add(
                         root=name, parts=parts, kind="store", cell=self.cell,
                         statement=st.index, parents=deps,
                     )
                 )  # fmt: skip
-                written.setdefault(name, []).append(parts)
-        for name, paths in written.items():
-            holders: dict[tuple[str, ...], list[str]] = {}
-            for parts in paths:
-                for k in range(len(parts) - 1, -1, -1):
-                    holders.setdefault(parts[:k], []).append(_symbol(name, parts[: k + 1]))
-            for hp in sorted(holders, key=len, reverse=True):
-                created.append(g._holder_version(name, hp, self.cell, st.index, holders[hp]))
-            g._live.add(name)
+            created.extend(self._holders(st, name, here[name]))
         return created
+
+    def _holders(self, st: StatementInfo, name: str, paths: list[tuple[str, ...]]) -> list[str]:
+        """ "part" versions of the values holding the parts just written, innermost first."""
+        holders: dict[tuple[str, ...], list[str]] = {}
+        for parts in paths:
+            for k in range(len(parts) - 1, -1, -1):
+                holders.setdefault(parts[:k], []).append(_symbol(name, parts[: k + 1]))
+        out = [
+            self.g._holder_version(name, hp, self.cell, st.index, holders[hp])
+            for hp in sorted(holders, key=len, reverse=True)
+        ]
+        self.g._live.add(name)
+        return out

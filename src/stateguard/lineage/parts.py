@@ -187,9 +187,7 @@ def may_change_arguments(callee: str, ns: dict[str, Any]) -> bool:
     if isinstance(obj, types.ModuleType):
         top = obj.__name__.split(".")[0]
         return top not in PURE_MODULES or attr in IMPURE_FUNCTIONS
-    if tracked_pure_receiver(obj):
-        return False
-    return True
+    return not tracked_pure_receiver(obj)
 
 
 def tracked_pure_receiver(obj: Any) -> bool:

@@ -86,7 +86,8 @@ class LineageAgent:
         self.shell = shell
         # name -> (id, fingerprint) valid as of the end of the previous cell
         self._cache: dict[str, tuple[int, Fingerprint | None]] = {}
-        self._code_globals: dict[int, frozenset[str]] = {}
+        # keyed by the code object itself: an id could be reused by a later, different code
+        self._code_globals: dict[types.CodeType, frozenset[str]] = {}
         # name -> (id, member ids); valid while the name is not a candidate of a cell
         self._members: dict[str, tuple[int, frozenset[int]]] = {}
         self._pending: _Pending | None = None
@@ -519,7 +520,7 @@ class LineageAgent:
         return names
 
     def _globals_of_code(self, code: types.CodeType) -> frozenset[str]:
-        cached = self._code_globals.get(id(code))
+        cached = self._code_globals.get(code)
         if cached is not None:
             return cached
         found: set[str] = set()
@@ -531,7 +532,7 @@ class LineageAgent:
                     found.add(str(ins.argval))
             todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
         result = frozenset(found)
-        self._code_globals[id(code)] = result
+        self._code_globals[code] = result
         return result
 
     @staticmethod
