@@ -245,8 +245,9 @@ def _dry_run_all(
     if not tested:
         return {}
     session = open_session(task, workdir, track=False, cell_timeout=cell_timeout)
-    snaps = workdir.parent / f"{workdir.name}-snapshots"
-    snaps.mkdir(parents=True, exist_ok=True)
+    # Inside the kernel's working directory, created by the kernel when it writes the
+    # first snapshot: a sandboxed kernel may write nowhere else.
+    snaps = workdir / ".stateguard-bench" / "snapshots"
     last_turn = max(c.turn_id for c in tested)
     effective: dict[str, str] = {}
     try:

@@ -41,8 +41,14 @@ def _probe_dump(session: TrackedSession, call: str, path: Path, timeout: float) 
     return _load(path)
 
 
+def _ensure_dir(session: TrackedSession, folder: Path) -> None:
+    """Create ``folder`` from inside the kernel (a sandboxed kernel can write only there)."""
+    if not folder.is_dir():
+        code = f"__import__('os').makedirs({str(folder)!r}, exist_ok=True)"
+        session.kernel.execute(code, silent=True, store_history=False)
+
+
 def _dump_host(path: Path, value: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as fh:
         pickle.dump(value, fh)
 
@@ -65,7 +71,10 @@ def kernel_extras(
         return {}
     out: dict[str, Any] = {}
     base = session.kernel.workdir / CAPTURE_DIR
-    for key, alias, config in kernel_checks(turn.validator):
+    checks = kernel_checks(turn.validator)
+    if checks:
+        _ensure_dir(session, base)
+    for key, alias, config in checks:
         path = base / f"{tag}-{key.replace('#', '-')}.pkl"
         ref = None if reference is None else reference.extras.get(key)
         if reference is not None and (not ref or "error" in ref):
@@ -108,6 +117,7 @@ class KernelCodeRunner:
         """``compare_fn(ref, sub)`` per pair, evaluated in the kernel."""
         self.calls += 1
         base = self.session.kernel.workdir / CAPTURE_DIR
+        _ensure_dir(self.session, base)
         job, out = base / f"compare-{self.calls}-in.pkl", base / f"compare-{self.calls}-out.pkl"
         _dump_host(job, {"code": code, "pairs": list(pairs)})
         got = _probe_dump(

@@ -134,7 +134,8 @@ def run_llm_task(
                         )
                         sub = observation(last.execution, captured, diff)
                 g = gold.turn(turn.turn_id) if gold else None
-                verdict = judge(task, turn, g.observation if g else None, sub, answer)
+                g_obs = g.observation if g else None
+                verdict = judge(task, turn, g_obs, sub, answer, session=session)
                 first_correct = None
                 proposals = [s.answer for s in steps if s.answer is not None and s.problem is None]
                 if task.suite != "dseval" and proposals:

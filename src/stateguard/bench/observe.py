@@ -8,6 +8,7 @@ namespace diff (computed from lineage). Values are pickled in the kernel by
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import shutil
 from collections.abc import Sequence
@@ -15,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from stateguard.bench.judges import DsevalObservation, Judgement, judge_dseval, judge_longds_turn
+from stateguard.bench.judges.dseval import checked_variables
 from stateguard.bench.judges.infiagent import judge_infiagent
+from stateguard.bench.kernel_checks import KernelCodeRunner, kernel_extras
 from stateguard.bench.loaders import stage_inputs
 from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.errors import StateguardError
@@ -27,6 +30,7 @@ from stateguard.llm import ChatModel
 CAPTURE_DIR = ".stateguard-bench"
 _MODULE = "__import__('stateguard.bench.capture', fromlist=['capture'])"
 _ANSWER_CHARS = 3000
+_TAGS = itertools.count()
 
 
 def task_kernel(task: BenchTask, workdir: Path, *, cell_timeout: float = 120.0) -> KernelSession:
@@ -82,7 +86,7 @@ def open_session(
 def checked_names(task: BenchTask, turn: BenchTurn) -> list[str]:
     """Variables whose values the judge needs after the turn."""
     if task.suite == "dseval":
-        return list((turn.validator or {}).get("namespace_check", {}))
+        return checked_variables(turn.validator)
     return ["answer"]
 
 
@@ -180,6 +184,7 @@ def observation(
     captured: dict[str, Any],
     diff: dict[str, str] | None = None,
     stdout: str | None = None,
+    extras: dict[str, Any] | None = None,
 ) -> DsevalObservation:
     """The judged view of a turn."""
     return DsevalObservation(
@@ -188,6 +193,7 @@ def observation(
         stream=execution.stdout if stdout is None else stdout,
         error=error_text(execution) if captured.get("error") is None else captured["error"],
         namespace_diff=diff,
+        extras=extras or {},
     )
 
 
@@ -217,16 +223,28 @@ def judge(
     gold: DsevalObservation | None,
     submission: DsevalObservation | None = None,
     answer: str | None = None,
+    session: TrackedSession | None = None,
+    kernel_checks: bool = True,
 ) -> Judgement:
     """Judge a turn: DSEval against the gold observation, LongDS/InfiAgent against stated gold.
 
     ``answer`` (the worker's text) is judged when no submission observation applies.
+    With ``session`` (the submission's), DSEval compare_fn code runs in fork probes of its
+    kernel, and, unless ``kernel_checks`` is False, what ``model`` / ``table_test`` need is
+    computed there first (`kernel_extras`) when the submission does not carry it.
     """
     if task.suite == "dseval":
         if gold is None:
             return Judgement(correct=False, score=0.0, excluded=True, details={"reason": "no gold"})
         sub = submission or DsevalObservation(error="no code result")
-        return judge_dseval(turn.validator, gold, sub)
+        runner = None
+        if session is not None:
+            runner = KernelCodeRunner(session)
+            if kernel_checks and submission is not None and not sub.extras:
+                tag = f"sub-{turn.turn_id}-{next(_TAGS)}"
+                extras = kernel_extras(session, task, turn, tag, gold)
+                sub = sub.model_copy(update={"extras": extras})
+        return judge_dseval(turn.validator, gold, sub, runner)
     if task.suite == "longds":
         prediction = prediction_of(submission) if submission is not None else (answer or "")
         return judge_longds_turn(turn, prediction)

@@ -95,7 +95,8 @@ class ReplayWorker:
         diff = None
         if cells:
             diff = namespace_diff(self.guard.graph, cells, cells[0].cell)
-        return judge(self.task, turn, gold, observation(execution, captured, diff))
+        obs = observation(execution, captured, diff)
+        return judge(self.task, turn, gold, obs, session=self.guard.tracked)
 
     # -- one turn ----------------------------------------------------------------
 
