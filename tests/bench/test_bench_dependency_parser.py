@@ -29,9 +29,18 @@ CASES = [
     # no dependency
     ("no_comment", "x = 1\ny = x + 1", 5, ()),
     ("empty", "", 5, ()),
-    ("task_without_depend", "# Task 3 result, reused below\ny = 2", 5, ()),
+    ("task_without_depend", "# Task 3 result, reused below\ny = 2", 5, (3,)),
+    ("based_on_results_from", "# Based on results from Task 5\ny = 2", 9, (5,)),
+    ("based_on_the_results_of", "# based on the results of Task 2\ny = 2", 9, (2,)),
+    ("based_on_bare", "# Based on Task 4, recompute", 9, (4,)),
+    ("from_task", "# reuse the frame from Task 5", 9, (5,)),
+    ("double_hyphen_range", "# Tasks 2--4", 9, (2, 3, 4)),
+    ("em_dash_range", "# Tasks 2—4", 9, (2, 3, 4)),
+    ("bare_slash", "# uses Task 14/17 outputs", 20, (14, 17)),
+    ("several_comments", "# Based on Task 1\nx = 1  # and Task 3\n# see Tasks 6-7", 7, (1, 3, 6)),
     ("depend_in_string", 'msg = "# Depends on Task 2"', 5, ()),
     ("depend_without_task", "# depends on the cleaned frame", 5, ()),
+    ("number_without_task", "# keep 3 decimals, 2-4 rows", 5, ()),
     ("broken_code", 'x = "unterminated\n# Depends on Task 1', 5, (1,)),
 ]
 

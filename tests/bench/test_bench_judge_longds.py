@@ -14,7 +14,20 @@ from stateguard.bench.judges import Judgement, judge_longds, parse_number, toler
 CASES: list[tuple[str, dict[str, Any], Any, dict[str, Any], bool]] = [
     # requested fields only
     ("extra_fields_ignored", {"a": 1}, {"a": 1, "b": "noise"}, {}, True),
-    ("missing_field", {"a": 1, "b": 2}, {"a": 1}, {}, False),
+    (
+        "missing_field_requested",
+        {"alpha": 1, "beta": 2},
+        {"alpha": 1},
+        {"question": "What are alpha and beta?"},
+        False,
+    ),
+    (
+        "missing_unrequested_field",
+        {"total": 5, "mean": 2},
+        {"total": 5},
+        {"question": "Total?"},
+        True,
+    ),
     ("one_field_wrong", {"a": 1, "b": 2}, {"a": 1, "b": 3}, {}, False),
     ("key_case_and_spaces", {"total_revenue": 5}, {"Total Revenue": 5}, {}, True),
     ("json_string_prediction", {"a": 1}, '{"a": 1.0}', {}, True),
@@ -213,10 +226,82 @@ def test_judge_rule(
 
 
 def test_score_is_fraction_of_fields() -> None:
-    judgement = judge_longds({"a": 1, "b": 2, "c": 3, "d": 4}, {"a": 1, "b": 2, "c": 0})
+    judgement = judge_longds(
+        {"alpha": 1, "beta": 2, "gamma": 3, "delta": 4},
+        {"alpha": 1, "beta": 2, "gamma": 0},
+        question="Alpha, beta, gamma and delta?",
+    )
     assert judgement.score == 0.5 and not judgement.correct
-    assert judgement.details["fields"]["d"] == {"correct": False, "reason": "missing field"}
-    assert judgement.details["fields"]["a"]["correct"] is True
+    assert judgement.details["fields"]["delta"] == {"correct": False, "reason": "missing field"}
+    assert judgement.details["fields"]["alpha"]["correct"] is True
+
+
+# (id, gold, prediction, kwargs): the rules cannot tell, so the turn is undecided
+UNDECIDED: list[tuple[str, Any, Any, dict[str, Any]]] = [
+    ("fields_not_named_and_one_missing", {"a": 1, "b": 2}, {"a": 1}, {}),
+    ("prose_against_two_fields", {"n": 12, "total": 164.5}, "There are 12 orders.", {}),
+    ("prose_other_number", {"total_revenue": 205}, "Revenue is 0.2 million.", {}),
+    ("prose_two_numbers_one_gold", 205, "It grew from 180 to 205.", {}),
+    ("prose_label_absent", "South", "The best region is the southern one.", {}),
+    ("prose_list_gold", ["a", "b"], "Both a and b.", {}),
+    ("object_for_scalar_gold", 3, {"x": 3, "y": 4}, {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("gold", "prediction", "kwargs"), [c[1:] for c in UNDECIDED], ids=[c[0] for c in UNDECIDED]
+)
+def test_undecided(gold: Any, prediction: Any, kwargs: dict[str, Any]) -> None:
+    judgement = judge_longds(gold, prediction, **kwargs)
+    assert judgement.undecided and judgement.excluded and not judgement.correct, judgement
+
+
+# (id, gold, prediction, kwargs, expected): non-object gold, prose, requested fields
+VALUE_CASES: list[tuple[str, Any, Any, dict[str, Any], bool]] = [
+    ("scalar_gold", 205, 205.0, {}, True),
+    ("scalar_gold_wrong", 205, 204, {}, False),
+    ("scalar_gold_one_field_object", 205, {"revenue": 205}, {}, True),
+    ("string_gold", "South", "south", {}, True),
+    ("bool_gold", True, "yes", {}, True),
+    ("null_gold", None, None, {}, True),
+    ("list_gold_any_order", ["a", "b"], ["b", "a"], {}, True),
+    ("list_gold_wrong", ["a", "b"], ["a", "c"], {}, False),
+    ("nested_list_gold", [["A", 2], ["B", 1]], [["A", 2], ["B", 1]], {}, True),
+    ("prose_single_field", {"total_revenue": 205}, "The total revenue is 205.", {}, True),
+    ("prose_scalar_gold", 205, "The total revenue is $205.00.", {}, True),
+    ("prose_thousands", 1234.5, "Revenue: 1,234.50 in total", {}, True),
+    ("prose_with_tolerance", 3.14159, "It is about 3.14.", {"tolerance": 0.01}, True),
+    ("prose_label", "South", "The top region is South.", {}, True),
+    (
+        "requested_subset",
+        {"n_orders": 12, "total_revenue": 164.5},
+        {"n_orders": 12},
+        {"question": "How many orders are there?"},
+        True,
+    ),
+    (
+        "requested_subset_wrong",
+        {"n_orders": 12, "total_revenue": 164.5},
+        {"n_orders": 11},
+        {"question": "How many orders are there?"},
+        False,
+    ),
+    ("all_fields_given_unnamed", {"a": 1, "b": 2}, {"a": 1, "b": 2}, {}, True),
+    ("all_fields_one_wrong_unnamed", {"a": 1, "b": 2}, {"a": 1, "b": 3}, {}, False),
+    ("non_prose_non_object", {"a": 1, "b": 2}, "1", {}, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("gold", "prediction", "kwargs", "expected"),
+    [c[1:] for c in VALUE_CASES],
+    ids=[c[0] for c in VALUE_CASES],
+)
+def test_value_and_prose_rules(
+    gold: Any, prediction: Any, kwargs: dict[str, Any], expected: bool
+) -> None:
+    judgement = judge_longds(gold, prediction, **kwargs)
+    assert judgement.correct is expected and not judgement.undecided, judgement.details
 
 
 def test_prediction_not_an_object() -> None:

@@ -78,7 +78,7 @@ MALFORMED = [
     ("turn_not_object", [1], "turn #0"),
     ("bad_turn_id", [{**GOOD_TURN, "turn_id": 3}], "'turn_id'"),
     ("missing_question", [{k: v for k, v in GOOD_TURN.items() if k != "question"}], "'question'"),
-    ("answer_not_object", [{**GOOD_TURN, "answer": 5}], "'answer'"),
+    ("answer_missing", [{k: v for k, v in GOOD_TURN.items() if k != "answer"}], "'answer'"),
     ("answer_only_tolerance", [{**GOOD_TURN, "answer": {"tolerance": 0.1}}], "no required fields"),
     ("bad_tolerance", [{**GOOD_TURN, "tolerance": "lots"}], "'tolerance'"),
     ("negative_tolerance", [{**GOOD_TURN, "tolerance": -1}], "'tolerance'"),

@@ -13,7 +13,8 @@ class Judgement(BaseModel):
     ``correct`` is the binary verdict used by metrics; ``score`` is in [0, 1] (fraction
     of fields right for LongDS, 1 / 0.5 / 0 for DSEval's yes / partial / no).
     ``excluded`` marks a turn that could not be judged (gold unavailable, LLM judge
-    reply unparseable); metrics count it apart from right and wrong answers.
+    reply unparseable, deterministic rules undecided); metrics count it apart from right
+    and wrong answers.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -22,3 +23,6 @@ class Judgement(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
     details: dict[str, Any] = Field(default_factory=dict)
     excluded: bool = False
+    undecided: bool = False
+    """The deterministic rules cannot tell (prose, unclear requested fields); ``excluded``
+    is then True too. An LLM judge, when configured, decides such turns."""

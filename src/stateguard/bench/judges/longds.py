@@ -1,10 +1,19 @@
-"""Deterministic judge for LongDS-style answer objects.
+"""Deterministic judge for LongDS answers (any JSON value; objects judged field by field).
+
+It never marks a correct answer wrong: what its rules cannot read is *undecided*
+(`Judgement.undecided`), for an LLM judge when one is configured, else reported as such.
 
 Rules (each has a table test):
 
-- Only the requested (gold) fields are judged; extra prediction fields are ignored.
-  Field names match exactly, else case- and punctuation-insensitively
-  (``"Total Revenue"`` answers ``total_revenue``). Every required field must be right.
+- Gold objects: only the fields the question requests are judged (a field is requested
+  when the question names it, `requested_fields`); extra prediction fields are ignored.
+  When the question names no field, every field is judged, and a prediction that omits
+  some while getting the others right is undecided. Field names match exactly, else
+  case- and punctuation-insensitively (``"Total Revenue"`` answers ``total_revenue``).
+- A single value (non-object gold, or a one-field object) may be answered bare, as a
+  one-field object, or in prose: "The total revenue is 205." is right when its only
+  number(s) equal the gold, or when a label gold occurs in it once; other prose is
+  undecided, never wrong.
 - Numbers are exact after normalization: ``"3.50" == "3.5" == 3.5``, ``"1,234" == 1234``;
   labels (``"mean: 3.5"``), currency symbols ($ € £ ¥), percent signs and surrounding
   whitespace are dropped first. Comparison is in decimal, so ``0.1 + 0.2 != 0.3``
@@ -315,8 +324,103 @@ def _is_free_text(gold: Any) -> bool:
     )
 
 
+_PROSE_NUMBER = re.compile(r"[-+]?[$€£¥]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?")
+_STOPWORDS = frozenset(
+    {"the", "of", "an", "and", "in", "per", "by", "to", "for", "is", "on", "num", "number", "count"}
+)
+
+
+def _is_prose(pred: Any) -> bool:
+    """A sentence rather than a value: a string of several words that is not JSON."""
+    return (
+        isinstance(pred, str)
+        and len(pred.split()) >= 2
+        and _as_mapping(pred) is None
+        and not pred.strip().startswith("[")
+    )
+
+
+def _prose_verdict(gold: Any, text: str, ctx: _Ctx) -> tuple[bool | None, str]:
+    """Read a prose answer against a single gold value: True, or None (undecided).
+
+    Accepted when the sentence states the gold unambiguously: the only number in it
+    equals a numeric gold (all numbers agree), or a label gold appears in it exactly
+    once. Anything else is undecided: prose can state a right answer in ways these
+    rules cannot read, so it is never marked wrong here.
+    """
+    gold_number = parse_number(gold) if not isinstance(gold, bool) else None
+    if gold_number is not None:
+        numbers = [parse_number(m.group()) for m in _PROSE_NUMBER.finditer(text)]
+        numbers = [n for n in numbers if n is not None]
+        if numbers and all(_numbers_equal(gold_number, n, ctx) for n in numbers):
+            return True, "prose answer states the gold number"
+        return None, f"prose answer; numbers {[str(n) for n in numbers]} vs gold {gold!r}"
+    if isinstance(gold, str) and normalize_text(gold):
+        words = f" {normalize_text(text, strip_label=False)} "
+        if words.count(f" {normalize_text(gold, strip_label=False)} ") == 1:
+            return True, "prose answer names the gold label"
+    return None, f"prose answer against gold {gold!r}"
+
+
+def _stem(token: str) -> str:
+    return token[:-1] if len(token) > 3 and token.endswith("s") else token
+
+
+def requested_fields(fields: Sequence[str], question: str) -> list[str]:
+    """Gold fields the question names (every word of the field name occurs in it).
+
+    Words are compared singularized; one-letter words and count words (``n_orders``
+    names "orders") are not required.
+
+    Empty when no field can be read from the question: the judge then cannot tell
+    which fields are requested.
+    """
+    asked = {_stem(t) for t in _tokens(question)}
+    found = []
+    for name in fields:
+        words = {_stem(t) for t in _tokens(name) if len(t) > 1} - _STOPWORDS
+        if words and words <= asked:
+            found.append(name)
+    return found
+
+
+def _verdict(
+    correct: bool | None, score: float, details: dict[str, Any], excluded: bool = False
+) -> Judgement:
+    if correct is None:
+        return Judgement(correct=False, score=0.0, excluded=True, undecided=True, details=details)
+    return Judgement(correct=correct, score=score, details=details, excluded=excluded)
+
+
+def _judge_value(
+    gold: Any, prediction: Any, ctx: _Ctx, llm_judge: FieldJudge | None, question: str
+) -> Judgement:
+    """A single gold value (not an object of fields) against the prediction."""
+    pred = prediction
+    pred_map = _as_mapping(prediction) if not isinstance(gold, Mapping) else None
+    if pred_map is not None and not isinstance(gold, list | tuple):
+        if len(pred_map) != 1:
+            return _verdict(None, 0.0, {"reason": "an object answers a single-value gold"})
+        pred = next(iter(pred_map.values()))
+    ok, reason = compare_value(gold, pred, ctx)
+    if ok:
+        return _verdict(True, 1.0, {"reason": ""})
+    if _is_prose(pred):
+        decided, why = _prose_verdict(gold, pred, ctx)
+        if decided is None and llm_judge is not None and _is_free_text(gold):
+            verdict = llm_judge.judge(question, gold, pred, field=ctx.field or None)
+            return _verdict(
+                verdict.correct,
+                verdict.score,
+                {"reason": "llm judge", "llm": verdict.details},
+                excluded=verdict.excluded,
+            )
+        return _verdict(decided, 1.0 if decided else 0.0, {"reason": why})
+    return _verdict(False, 0.0, {"reason": reason})
+
+
 def judge_longds(
-    gold: Mapping[str, Any],
+    gold: Any,
     prediction: Any,
     *,
     tolerance: float | None = None,
@@ -325,13 +429,21 @@ def judge_longds(
     llm_judge: FieldJudge | None = None,
     question: str = "",
 ) -> Judgement:
-    """Judge a predicted answer object against the gold answer fields.
+    """Judge a predicted answer against a LongDS gold answer (any JSON value).
 
-    ``prediction`` is a mapping or a JSON object string; with a single gold field a bare
-    value is accepted as that field. ``relative`` overrides what the note implies. With
-    ``llm_judge``, free-text string fields (≥ 4 words, not numbers) that fail the
-    deterministic rules are re-judged by it; an unparseable LLM reply excludes the turn.
-    ``score`` is the fraction of gold fields judged right.
+    A gold object is judged field by field, but only on the fields the question
+    requests (`requested_fields`); when the question names none, every field is judged
+    and a prediction that gets every field it gives right but omits some is *undecided*
+    (the omitted ones may not have been asked for). A single value (a non-object gold,
+    or an object of one field) may be answered by the bare value, a one-field object,
+    or prose (see `_prose_verdict`). ``prediction`` may be a JSON string. ``relative``
+    overrides what the note implies. With ``llm_judge``, free-text string fields (≥ 4
+    words, not numbers) that fail the deterministic rules are re-judged by it; an
+    unparseable LLM reply excludes the turn.
+
+    The verdict is never "wrong" for an answer these rules cannot read: such a turn is
+    returned with ``undecided=True`` (and ``excluded``), for an LLM judge or the report.
+    ``score`` is the fraction of judged fields right.
     """
     note = tolerance_note or ""
     rel = tolerance_is_relative(note) if relative is None else relative
@@ -340,16 +452,34 @@ def judge_longds(
         tol = Decimal(repr(float(tolerance)))
         if rel and tol >= 1:
             tol = tol / 100
+    if not isinstance(gold, Mapping):
+        return _judge_value(gold, prediction, _Ctx(tol, rel, note), llm_judge, question)
     pred_map = _as_mapping(prediction)
-    if pred_map is None and len(gold) == 1:
-        pred_map = {next(iter(gold)): prediction}
+    if len(gold) == 1:
+        name, value = next(iter(gold.items()))
+        key = None if pred_map is None else _find_key(pred_map, name)
+        if key is not None or pred_map is None:
+            pred = pred_map[key] if key is not None else prediction
+            single = _judge_value(value, pred, _Ctx(tol, rel, note, name), llm_judge, question)
+            entry = {"correct": single.correct, **single.details}
+            details = {"fields": {name: entry}, **single.details}
+            return single.model_copy(update={"details": details})
+    if pred_map is None:
+        return (
+            _verdict(None, 0.0, {"error": "prediction is not an object", "fields": {}})
+            if _is_prose(prediction)
+            else _verdict(False, 0.0, {"error": "prediction is not an object", "fields": {}})
+        )
+    requested = requested_fields(list(gold), question)
+    judged = requested or list(gold)
     fields: dict[str, dict[str, Any]] = {}
     excluded = False
-    for name, gold_value in gold.items():
-        key = None if pred_map is None else _find_key(pred_map, name)
-        if pred_map is None or key is None:
+    for name in judged:
+        key = _find_key(pred_map, name)
+        if key is None:
             fields[name] = {"correct": False, "reason": "missing field"}
             continue
+        gold_value = gold[name]
         ok, reason = compare_value(gold_value, pred_map[key], _Ctx(tol, rel, note, name))
         entry: dict[str, Any] = {"correct": ok, "reason": reason}
         if not ok and llm_judge is not None and _is_free_text(gold_value):
@@ -358,11 +488,15 @@ def judge_longds(
             excluded = excluded or verdict.excluded
         fields[name] = entry
     n_right = sum(1 for f in fields.values() if f["correct"])
-    details: dict[str, Any] = {"fields": fields}
-    if pred_map is None:
-        details["error"] = "prediction is not an object"
+    missing = [n for n, f in fields.items() if f["reason"] == "missing field"]
+    details: dict[str, Any] = {"fields": fields, "requested": requested}
+    if missing and not requested and n_right == len(fields) - len(missing):
+        details["reason"] = (
+            f"fields {missing} missing, and the question does not say which fields it asks for"
+        )
+        return _verdict(None, 0.0, details)
     return Judgement(
-        correct=bool(fields) and n_right == len(fields) and not excluded,
+        correct=n_right == len(fields) and not excluded,
         score=n_right / len(fields) if fields else 0.0,
         details=details,
         excluded=excluded,
