@@ -7,6 +7,7 @@ import json
 import pytest
 from manager_driver import ScriptedTurn, drive
 
+from stateguard.hints import HintRenderer
 from stateguard.llm import ScriptedModel
 from stateguard.manager import build_supervisor
 from stateguard.state import StateStore
@@ -67,8 +68,11 @@ def test_deterministic_catches_stale_reuse_once(tracked, tmp_path) -> None:
     assert [t for t, _ in repairs] == [4], "exactly one repair hint, at turn 5"
     hint = repairs[0][1]
     assert "margin@v1" in hint.variables
-    assert "COST_RATE@v2" in hint.text and "margin@v1" in hint.text
-    assert "59.62" not in hint.text and "RECOMPUTE" not in hint.text  # never the solution
+    assert any("COST_RATE@v2" in e for e in hint.evidence)  # the superseding write
+    assert hint.notice is not None and hint.notice.checks == ("stale_use",)
+    text = HintRenderer().render(hint).text
+    assert "COST_RATE@v2" in text and "margin@v1" in text
+    assert "59.62" not in text and "RECOMPUTE" not in text  # never the solution
     assert sum(log.llm_calls for log in logs) == 0
 
     store = StateStore(tmp_path / "states.sqlite")

@@ -132,7 +132,7 @@ def test_example_with_hybrid_manager_catches_the_stale_revision(tmp_path: Path) 
         e["hint"] for e in events if e["type"] == "hint" and e["hint"]["kind"] == "repair"
     ]
     assert len(repair_hints) == 1
-    assert "COGS_RATE@v2" in repair_hints[0]["text"] and "orders@v" in repair_hints[0]["text"]
+    assert "COGS_RATE@v2" in repair_hints[0]["text"] and "orders" in repair_hints[0]["text"]
     assert "99209" not in repair_hints[0]["text"]  # never the answer
     # one committed state per turn; the recompute invalidates the margin states before it
     with StateStore(run_dir / "states.sqlite") as store:
@@ -143,7 +143,8 @@ def test_example_with_hybrid_manager_catches_the_stale_revision(tmp_path: Path) 
         assert store.stale_states()
     # state hints after the revision mark invalidated states
     state_hints = [e for e in events if e["type"] == "hint" and e["hint"]["kind"] == "state"]
-    assert any("INVALIDATED" in e["hint"]["text"] for e in state_hints if e["turn"] == 6)
+    notes = [n for e in state_hints if e["turn"] == 6 for n in e["hint"]["notice"]["states"]]
+    assert any(n["invalidated_by"] for n in notes)
     # hybrid: the LLM only named states (one call per committed state), no judging needed
     assert sum(t.manager_llm_calls for t in summary.turns) >= len(task.turns)
     nbformat.validate(nbformat.read(run_dir / "analysis.ipynb", as_version=4))

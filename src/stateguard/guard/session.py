@@ -26,6 +26,7 @@ from typing import Literal
 from stateguard.errors import StateguardError
 from stateguard.guard.outcomes import CellOutcome, Lineage, Review, StaleValue
 from stateguard.guard.sinks import EventSink
+from stateguard.hints import HintRenderer
 from stateguard.kernel import Executor, KernelSession
 from stateguard.lineage import LineageGraph, TrackedSession
 from stateguard.llm import ChatModel
@@ -64,6 +65,7 @@ class GuardedSession:
         track: bool = True,
         setup_code: str = "",
         config: HarnessConfig | None = None,
+        hints: HintRenderer | None = None,
     ) -> None:
         """Prepare; nothing starts before `start` (or the first call that needs it).
 
@@ -71,7 +73,8 @@ class GuardedSession:
         ``window``, ``freeform``; ``model`` serves the kinds that call an LLM) or a
         ready `Supervisor`. ``store`` is ``"file"`` (``run_dir/states.sqlite``, the
         default when ``run_dir`` is given) or ``"memory"``. ``sinks`` receive every
-        manager event as it is drained. A `TrackedSession` may be passed instead of
+        manager event as it is drained. ``hints`` words the manager's notes (default:
+        `HintRenderer` with our templates). A `TrackedSession` may be passed instead of
         an executor to reuse its lineage graph.
         """
         if store == "file" and run_dir is None:
@@ -88,6 +91,7 @@ class GuardedSession:
         self._config = config
         self.sinks = list(sinks)
         self.cell_timeout = cell_timeout
+        self.hints = hints or HintRenderer()
         self.supervisor: Supervisor | None = manager if not isinstance(manager, str) else None
         self.store: StateStore | None = None
         self._scratch: Path | None = None
@@ -237,7 +241,7 @@ class GuardedSession:
         self._answer = None
         notes = sup.begin_turn(self._turn, question)
         self._drain()
-        return list(notes)
+        return self._words(notes)
 
     def run_cell(
         self, code: str, *, thought: str = "", timeout: float | None = None
@@ -268,7 +272,7 @@ class GuardedSession:
             step=step,
             execution=result.execution,
             cell=result.cell,
-            notes=tuple(notes),
+            notes=tuple(self._words(notes)),
             events=tuple(self._drain()),
             restarted=restarted,
         )
@@ -301,7 +305,7 @@ class GuardedSession:
         return Review(
             step=step,
             accepted=review.accepted,
-            notes=tuple(review.hints),
+            notes=tuple(self._words(review.hints)),
             events=tuple(self._drain()),
         )
 
@@ -313,6 +317,9 @@ class GuardedSession:
         self._in_turn = False
         sup.end_turn(self._turn, answer if answer is not None else self._answer)
         self._drain()
+
+    def _words(self, hints: Sequence[Hint]) -> list[Hint]:
+        return [self.hints.render(h) for h in hints]
 
     # -------------------------------------------------------------------- events
     def _drain(self) -> list[ManagerEvent]:

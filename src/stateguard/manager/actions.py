@@ -71,8 +71,11 @@ class Repair(_Action):
 
     kind: Literal["REPAIR"] = "REPAIR"
     analytical_evidence: tuple[str, ...]
-    error_hint: str
+    error_hint: str = ""
+    """The policy's own account of the faulty reasoning (LLM policies)."""
     suspected_variables: tuple[str, ...] = ()
+    checks: tuple[str, ...] = ()
+    """Deterministic checks that failed; `stateguard.hints` words their reasoning."""
 
 
 class AbandonState(_Action):

@@ -30,7 +30,7 @@ from stateguard.errors import IllegalActionError, PolicyError, StoreError
 from stateguard.manager import actions as A
 from stateguard.manager.binding import bind_variables, span_versions
 from stateguard.manager.evidence import Evidence
-from stateguard.manager.hints import repair_hint, state_hint
+from stateguard.manager.notices import repair_hint, state_hint
 from stateguard.manager.policies.base import Observation, Policy, PolicyContext
 from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent, StepView
 from stateguard.manager.tools import run_tool
@@ -473,6 +473,7 @@ class StateHarness:
             evidence,
             action.error_hint,
             mode,
+            checks=action.checks,
             state_id=state_id,
             removed=removed,
             restored=restored,
@@ -493,7 +494,7 @@ class StateHarness:
             mode=mode,
             removed=removed,
             restored=restored,
-            hint=hint.text,
+            notice=hint.notice.model_dump(mode="json") if hint.notice else None,
         )
         if mode == "rollback":
             self._log(
@@ -528,11 +529,11 @@ class StateHarness:
             )
         ids.update(dict.fromkeys(s.id for s in committed[-self.config.hint_states :]))
         ids.update(dict.fromkeys(sorted(self.store.stale_states())))
-        packed = self.store.pack_hint_states(list(ids), max_chars=self.config.hint_chars)
-        if not packed.strip():
+        hint = state_hint(self.store, list(ids))
+        if hint is None:
             return []
-        hint = state_hint(packed, list(ids))
-        self._log("hint", kind="state", states=list(ids), text=hint.text)
+        notice = hint.notice.model_dump(mode="json") if hint.notice else None
+        self._log("hint", kind="state", states=list(hint.state_ids), notice=notice)
         return [hint]
 
     def _take_hints(self) -> list[Hint]:

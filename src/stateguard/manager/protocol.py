@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord
+from stateguard.manager.notes import Notice
 
 
 class Hint(BaseModel):
@@ -21,8 +22,10 @@ class Hint(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["state", "repair"]
-    text: str
-    """Exactly what the worker is shown."""
+    text: str = ""
+    """Exactly what the worker is shown (rendered from `notice` by `stateguard.hints`)."""
+    notice: Notice | None = None
+    """What the manager means, as a typed value (None for free-form hints)."""
     state_ids: tuple[str, ...] = ()
     variables: tuple[str, ...] = ()
     """Variable versions (``name@vN``) the hint refers to."""

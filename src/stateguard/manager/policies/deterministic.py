@@ -21,14 +21,6 @@ from stateguard.manager.evidence import (
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.state import Constraint
 
-_REASONS = {
-    "stale_use": "a result used in this turn was computed from an input that has since been "
-    "revised, so it no longer reflects the current analysis",
-    "unsupported_claim": "the answer reports a value that the executed code did not produce",
-    "constraint_failed": "a constraint of this analysis step does not hold on the current data",
-    "output_requirement": "the answer does not follow an explicit output requirement",
-}
-
 
 def issue_from_question(question: str) -> str:
     """A short issue line taken from the question text."""
@@ -102,9 +94,7 @@ class DeterministicPolicy:
             if bad:
                 return A.Repair(
                     analytical_evidence=tuple(e.message for e in bad),
-                    error_hint="; ".join(
-                        dict.fromkeys(_REASONS.get(e.check, e.check) for e in bad)
-                    ),
+                    checks=tuple(dict.fromkeys(e.check for e in bad)),
                     suspected_variables=tuple(dict.fromkeys(v for e in bad for v in e.variables)),
                 )
             if obs.event == "segment" and not any(s.cell and s.cell.created for s in steps):

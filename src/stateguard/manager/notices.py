@@ -1,0 +1,70 @@
+"""Build the typed notices the harness sends (`stateguard.manager.notes`); no wording here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stateguard.manager.evidence import Evidence
+from stateguard.manager.notes import RepairMode, RepairNotice, StateNote, StateNotice
+from stateguard.manager.protocol import Hint
+from stateguard.state import StateStore
+
+
+def state_hint(store: StateStore, state_ids: Sequence[str]) -> Hint | None:
+    """Notes on the given committed states (invalidations marked); None when there are none."""
+    invalidated = store.invalidation_map()
+    notes = []
+    for sid in state_ids:
+        state = store.get(sid)
+        if state.status != "committed":
+            continue
+        notes.append(
+            StateNote(
+                id=state.id,
+                issue=state.issue,
+                variables=tuple(state.variable_keys),
+                conclusions=state.conclusions,
+                relations=tuple(r.summary for r in state.relations if r.type != "init"),
+                invalidated_by=tuple(invalidated.get(state.id, ())),
+            )
+        )
+    if not notes:
+        return None
+    return Hint(
+        kind="state",
+        notice=StateNotice(states=tuple(notes)),
+        state_ids=tuple(n.id for n in notes),
+    )
+
+
+def repair_hint(
+    evidence: Sequence[Evidence],
+    reasoning: str,
+    mode: RepairMode,
+    *,
+    checks: Sequence[str] = (),
+    state_id: str | None,
+    removed: Sequence[str] = (),
+    restored: Sequence[str] = (),
+    checkpoint: str | None = None,
+) -> Hint:
+    """A repair notice: suspected variables, the evidence, and which checks failed."""
+    suspects = tuple(sorted({v for e in evidence for v in e.variables}))
+    notice = RepairNotice(
+        error_variables=suspects,
+        evidence=tuple(e.message for e in evidence),
+        checks=tuple(dict.fromkeys(checks)),
+        reasoning=reasoning,
+        mode=mode,
+        removed=tuple(removed),
+        restored=tuple(restored),
+        checkpoint=checkpoint,
+    )
+    return Hint(
+        kind="repair",
+        notice=notice,
+        state_ids=(state_id,) if state_id else (),
+        variables=suspects,
+        evidence=tuple(s for e in evidence for s in e.superseding)
+        or tuple(e.message for e in evidence),
+    )
