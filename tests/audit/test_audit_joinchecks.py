@@ -45,6 +45,7 @@ B = pd.DataFrame({"country": list("EDCBA"), "pop": [9, 8, 7, 6, 5]})
 SALES = pd.DataFrame({"year": [2018, 2019, 2020, 2021] * 3, "v": range(12)})
 TARGETS = pd.DataFrame({"year": [2018, 2020, 2021], "t": [1, 2, 3]})
 TARGETS_ALL = pd.DataFrame({"year": [2018, 2019, 2020, 2021], "t": [1, 2, 3, 4]})
+TARGETS_DUP = pd.DataFrame({"year": [2018, 2019, 2020, 2021, 2019], "t": [1, 2, 3, 4, 2]})
 
 
 # (id, flagged call, expected kind, near-miss call that must not produce that kind)
@@ -72,6 +73,12 @@ CASES: list[tuple[str, Callable[[], object], str, Callable[[], object]]] = [
         lambda: SALES.merge(SALES, on="year"),
         "many_to_many",
         lambda: SALES.merge(TARGETS_ALL, on="year"),  # many-to-one
+    ),
+    (
+        "near-unique-lookup",
+        lambda: SALES.drop_duplicates("year").merge(TARGETS_DUP, on="year"),
+        "near_unique_key",
+        lambda: TARGETS_ALL.merge(SALES, on="year"),  # one-to-many: every key repeats
     ),
     (
         "inner-drops-a-year",

@@ -23,6 +23,7 @@ DiagnosticKind = Literal[
     "cross_product",
     "positional_pairing",
     "many_to_many",
+    "near_unique_key",
     "dropped_rows",
     "unmatched_keys",
     "key_mismatch",

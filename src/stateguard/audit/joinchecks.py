@@ -32,6 +32,10 @@ from stateguard.audit.joinkeys import (
 MAX_EXAMPLES = 5
 """Key values quoted in one diagnostic."""
 
+NEAR_UNIQUE = 0.05
+"""A right key with at most max(1, this share of its rows) repeated values is "nearly
+unique": a lookup table with a stray duplicate, which silently duplicates left rows."""
+
 LOW_OVERLAP = 0.2
 """Below this share of matched distinct keys (on the smaller side), keys barely overlap."""
 
@@ -151,6 +155,7 @@ def check_merge(
     found: list[JoinDiagnostic] = []
     found += _positional(left, right, lframe, rframe, lkey, rkey)
     found += _fan_out(left, right, lkey, facts, out_rows)
+    found += _near_unique(left, right, rkey, facts, how, out_rows)
     overlap = _overlap(left, right, lkey, rkey, facts, how)
     found += overlap
     if not overlap:
@@ -268,6 +273,34 @@ def _fan_out(
                 f"{facts.fanout_keys} key value(s) repeat on both sides ({detail}{more}) and "
                 f"fan out into {facts.fanout_rows} of the {out_rows} result rows "
                 f"(inputs: {len(left.frame)} and {len(right.frame)} rows)"
+            ),
+        )
+    ]
+
+
+def _near_unique(
+    left: Named, right: Named, rkey: Key, facts: MatchFacts, how: str, out_rows: int
+) -> list[JoinDiagnostic]:
+    """A lookup side unique but for a few key values: those left rows were duplicated."""
+    if how not in ("inner", "left") or not facts.right_repeats or not rkey.rows:
+        return []
+    if len(facts.right_repeats) > max(1, NEAR_UNIQUE * rkey.rows):
+        return []  # a genuine one-to-many relation, not a stray duplicate
+    shown = facts.right_repeats[:MAX_EXAMPLES]
+    extra = sum(n - 1 for _, n in facts.right_repeats)
+    detail = ", ".join(f"{_plain(k)!r}: {n} rows" for k, n in shown)
+    return [
+        JoinDiagnostic(
+            kind="near_unique_key",
+            severity="warning",
+            side="right",
+            rows=extra,
+            keys=_examples([k for k, _ in shown]),
+            columns=rkey.names,
+            message=(
+                f"key {_quote(rkey.names)} of {_label(right)} is unique except for "
+                f"{len(facts.right_repeats)} value(s) ({detail}), so {extra} row(s) of "
+                f"{_label(left)} were duplicated ({out_rows} result rows)"
             ),
         )
     ]

@@ -105,6 +105,10 @@ class MatchFacts:
     fanout_rows: int = 0
     """Result rows produced by those key values."""
     fanout_keys: int = 0
+    right_repeats: tuple[tuple[Any, int], ...] = ()
+    """When the left key is unique: right key values that repeat, with their row counts."""
+    right_repeat_rows: int = 0
+    """Right rows whose key repeats (among matched keys)."""
     distinct: tuple[int, int, int] | None = None
     """(left, right, common) distinct key values; only from `facts_from_values`."""
     distinct_values: tuple[pd.Index, pd.Index] | None = field(default=None, compare=False)
@@ -182,6 +186,17 @@ def facts_from_indexers(
                 seen.setdefault(_hashable(key), (int(rmult[q]), int(lmult[p])))
             fanout_keys = len(seen)
             fanout = [(k, n_l, n_r) for k, (n_l, n_r) in seen.items()]
+    repeats: list[tuple[Any, int]] = []
+    repeat_rows = 0
+    if left_unique and not right_unique:
+        # each left row's multiplicity is the number of right rows holding its key
+        lmult = np.bincount(li, minlength=left.rows)
+        rep = np.flatnonzero(lmult > 1)
+        repeat_rows = int(lmult[rep].sum())
+        keys = left.at(rep[:SAMPLE])
+        repeats = sorted(((_hashable(k), int(lmult[p])) for k, p in zip(keys, rep[:SAMPLE],
+                                                                         strict=True)),
+                         key=lambda t: -t[1])
     return MatchFacts(
         left=_missing(left, lseen),
         right=_missing(right, rseen),
@@ -190,6 +205,8 @@ def facts_from_indexers(
         fanout=tuple(sorted(fanout, key=lambda t: -t[1] * t[2])),
         fanout_rows=fanout_rows,
         fanout_keys=fanout_keys,
+        right_repeats=tuple(repeats),
+        right_repeat_rows=repeat_rows,
     )
 
 
@@ -265,10 +282,17 @@ def facts_from_values(left: Key, right: Key) -> MatchFacts:
         ((k, int(lcm[k]), int(rcm[k])) for k in common[both.to_numpy()]),
         key=lambda t: -t[1] * t[2],
     )
+    left_unique = bool((lcm <= 1).all())
+    repeats: list[tuple[Any, int]] = []
+    if left_unique:
+        rep = rcm[rcm > 1]
+        repeats = sorted(((k, int(n)) for k, n in rep.items()), key=lambda t: -t[1])
     return MatchFacts(
+        right_repeats=tuple(repeats),
+        right_repeat_rows=sum(n for _, n in repeats),
         left=_missing_from_counts(lc, common),
         right=_missing_from_counts(rc, common),
-        left_unique=bool((lcm <= 1).all()),
+        left_unique=left_unique,
         right_unique=bool((rcm <= 1).all()),
         fanout=tuple(fan),
         fanout_rows=sum(a * b for _, a, b in fan),
