@@ -92,7 +92,7 @@ def _json_object(answer: str) -> dict[str, Any] | None:
         return None
     try:
         data = json.loads(answer[start : end + 1])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply
         return None
     return data if isinstance(data, dict) else None
 

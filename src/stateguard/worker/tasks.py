@@ -117,8 +117,8 @@ def _read(path: Path) -> Any:
             return yaml.safe_load(text)
         if suffix == ".json":
             return json.loads(text)
-    except (yaml.YAMLError, ValueError) as exc:
-        raise TaskFormatError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from exc
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        raise TaskFormatError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
     raise TaskFormatError(f"{path}: a task file must end in .yaml, .yml or .json")
 
 

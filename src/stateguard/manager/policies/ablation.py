@@ -65,7 +65,7 @@ class WindowObserver:
             )
             start, end = reply.content.find("{"), reply.content.rfind("}")
             text = json.loads(reply.content[start : end + 1]).get("hint") if start >= 0 else None
-        except (ModelError, ValueError, AttributeError):
+        except (ModelError, ValueError, AttributeError, RecursionError):
             text = None
         self._events.append(
             ManagerEvent(type="window_review", turn=self._turn, data={"hint": text})

@@ -22,7 +22,10 @@ def _json_object(text: str) -> dict:
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise ValueError("no JSON object")
-    data = json.loads(text[start : end + 1])
+    try:
+        data = json.loads(text[start : end + 1])
+    except RecursionError:
+        raise ValueError("the JSON object is nested too deeply") from None
     if not isinstance(data, dict):
         raise ValueError("not an object")
     return data

@@ -38,7 +38,10 @@ def parse_action(text: str) -> A.ControlAction | A.ToolAction:
     start, end = raw.find("{"), raw.rfind("}")
     if start < 0 or end <= start:
         raise ValueError("no JSON object in the reply")
-    data = json.loads(raw[start : end + 1])
+    try:
+        data = json.loads(raw[start : end + 1])
+    except RecursionError:
+        raise ValueError("the JSON object in the reply is nested too deeply") from None
     return A.ACTION_ADAPTER.validate_python(data)
 
 
