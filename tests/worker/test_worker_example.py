@@ -89,23 +89,20 @@ def test_example_end_to_end_with_the_reference_player(tmp_path: Path) -> None:
 
 def stale_reusing_player(turn_code: tuple[str, ...]):
     """Like the reference player, but at the revision (turn 5) it first reuses the old
-    cost columns; after a repair note it recomputes with the turn's reference cell.
-    Manager requests (state naming, ambiguity judging) get valid JSON replies."""
+    cost columns; once its first answer there was refused, it recomputes with the turn's
+    reference cell."""
     sloppy = 'COGS_RATE = 0.47\nround(float(orders["contribution"].sum()), 2)\n'
 
     def reply(messages: list[ChatMessage]) -> str:
-        first = messages[0].content
-        if first.startswith("Name one step of a data analysis"):
-            return '{"issue": "contribution-margin step", "conclusions": []}'
-        if "deterministic check could not confirm" in first:
-            return '{"verdict": "supported", "reason": "printed"}'
         users = "\n".join(m.content for m in messages if m.role == "user")
         turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))
         last = messages[-1].content
         if last.startswith("Result:\n"):
             result = last.removeprefix("Result:\n").split("\n\n", 1)[0]
             return f"<answer>{result}</answer>"
-        if turn == 5 and "Manager note on your answer" not in users.split("Question (turn 5)")[-1]:
+        opened = max(i for i, m in enumerate(messages) if f"Question (turn {turn})" in m.content)
+        answered = any(m.role == "assistant" and "<answer>" in m.content for m in messages[opened:])
+        if turn == 5 and not answered:
             return f"Reuse the margin columns.\n```python\n{sloppy}```"
         return f"I compute it.\n```python\n{turn_code[turn - 1]}```"
 
@@ -119,8 +116,10 @@ def test_example_with_hybrid_manager_catches_the_stale_revision(tmp_path: Path) 
 
     task = load_task(EXAMPLE)
     model = ScriptedModel(fn=stale_reusing_player(_module("reference").TURN_CODE))
+    # the manager has its own scripted model: it names each state
+    namer = ScriptedModel(fn=lambda messages: '{"issue": "unit-economics step", "conclusions": []}')
     run_dir = tmp_path / "run"
-    summary = run_task(task, model, "hybrid", run_dir, max_steps_per_turn=8)
+    summary = run_task(task, model, "hybrid", run_dir, max_steps_per_turn=8, manager_model=namer)
 
     assert [t.correct for t in summary.turns] == [True] * len(task.turns), [
         (t.turn, t.answer, t.gold) for t in summary.turns if not t.correct
