@@ -282,7 +282,7 @@ def _near_unique(
     left: Named, right: Named, rkey: Key, facts: MatchFacts, how: str, out_rows: int
 ) -> list[JoinDiagnostic]:
     """A lookup side unique but for a few key values: those left rows were duplicated."""
-    if how not in ("inner", "left") or not facts.right_repeats or not rkey.rows:
+    if how not in ("inner", "left", "outer") or not facts.right_repeats or not rkey.rows:
         return []
     if len(facts.right_repeats) > max(1, NEAR_UNIQUE * rkey.rows):
         return []  # a genuine one-to-many relation, not a stray duplicate

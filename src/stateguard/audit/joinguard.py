@@ -49,9 +49,21 @@ class JoinRejectedError(ValueError):
 class JoinGuard:
     """Per-kernel guard state: the originals, the current cell's records, the mode."""
 
-    def __init__(self, shell: Any, mode: Mode = "flag", *, use_indexers: bool = True) -> None:
-        """`use_indexers=False` always hashes key values (the exact, slower path)."""
+    def __init__(
+        self,
+        shell: Any,
+        mode: Mode = "flag",
+        *,
+        use_indexers: bool = True,
+        user_ns: dict[str, Any] | None = None,
+    ) -> None:
+        """`use_indexers=False` always hashes key values (the exact, slower path).
+
+        Without a shell, `user_ns` is the namespace whose code counts as user code
+        (and whose names label frames); with neither, every caller counts.
+        """
         self.shell = shell
+        self._user_ns = shell.user_ns if shell is not None else user_ns
         self.use_indexers = use_indexers
         self.mode: Mode = mode
         self.records: list[JoinRecord] = []
@@ -147,9 +159,9 @@ class JoinGuard:
         """The caller's frame if it is user code (globals are the kernel's namespace)."""
         if frame is None:
             return None
-        if self.shell is None:  # used outside IPython (tests): every caller counts
+        if self._user_ns is None:  # outside IPython, no namespace given: every caller counts
             return frame
-        return frame if frame.f_globals is self.shell.user_ns else None
+        return frame if frame.f_globals is self._user_ns else None
 
     def _merge_wrapper(self, original: Any, op: str) -> Any:
         signature = inspect.signature(original)
@@ -245,7 +257,7 @@ class JoinGuard:
             self.truncated += 1
 
     def _named(self, obj: Any) -> Named:
-        ns = self.shell.user_ns if self.shell is not None else {}
+        ns = self._user_ns if self._user_ns is not None else {}
         names = tuple(k for k, v in ns.items() if v is obj and not k.startswith("_"))
         return Named(obj, names)
 

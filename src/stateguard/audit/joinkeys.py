@@ -106,7 +106,8 @@ class MatchFacts:
     """Result rows produced by those key values."""
     fanout_keys: int = 0
     right_repeats: tuple[tuple[Any, int], ...] = ()
-    """When the left key is unique: right key values that repeat, with their row counts."""
+    """Matched key values held once on the left and repeated on the right, with their
+    right row counts."""
     right_repeat_rows: int = 0
     """Right rows whose key repeats (among matched keys)."""
     distinct: tuple[int, int, int] | None = None
@@ -188,13 +189,15 @@ def facts_from_indexers(
             fanout = [(k, n_l, n_r) for k, (n_l, n_r) in seen.items()]
     repeats: list[tuple[Any, int]] = []
     repeat_rows = 0
-    if left_unique and not right_unique:
-        # each left row's multiplicity is the number of right rows holding its key
+    if not right_unique:
+        # left rows matching several right rows whose key occurs once on the left: the
+        # right side repeats a key the left side holds once
         lmult = np.bincount(li, minlength=left.rows)
-        rep = np.flatnonzero(lmult > 1)
-        repeat_rows = int(lmult[rep].sum())
-        keys = left.at(rep[:SAMPLE])
-        repeats = sorted(((_hashable(k), int(lmult[p])) for k, p in zip(keys, rep[:SAMPLE],
+        rmult = np.bincount(ri, minlength=right.rows)
+        rows = np.unique(li[(lmult[li] > 1) & (rmult[ri] == 1)])
+        repeat_rows = int(lmult[rows].sum())
+        keys = left.at(rows[:SAMPLE])
+        repeats = sorted(((_hashable(k), int(lmult[p])) for k, p in zip(keys, rows[:SAMPLE],
                                                                          strict=True)),
                          key=lambda t: -t[1])
     return MatchFacts(
@@ -283,10 +286,8 @@ def facts_from_values(left: Key, right: Key) -> MatchFacts:
         key=lambda t: -t[1] * t[2],
     )
     left_unique = bool((lcm <= 1).all())
-    repeats: list[tuple[Any, int]] = []
-    if left_unique:
-        rep = rcm[rcm > 1]
-        repeats = sorted(((k, int(n)) for k, n in rep.items()), key=lambda t: -t[1])
+    rep = rcm[(rcm > 1) & (lcm == 1)]
+    repeats = sorted(((k, int(n)) for k, n in rep.items()), key=lambda t: -t[1])
     return MatchFacts(
         right_repeats=tuple(repeats),
         right_repeat_rows=sum(n for _, n in repeats),

@@ -1,0 +1,71 @@
+"""Silent join faults planted into DSEval sessions, and how many the join guard flags.
+
+For every session of a DSEval suite whose reference code merges (`pd.merge`,
+`DataFrame.merge`), the reference cells run in order under the join guard, once
+clean and once per planted fault (key dropped, how changed to inner, key format
+changed, a duplicated key), in a temporary copy of the session's inputs. Prints
+fault recall and the false-alarm rate on the clean merges (both as JSON with
+--json), per fault kind, without any model call.
+
+    python benchmarks/join_faults.py ../shared/benchmarks/dseval/exercise [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+from stateguard.audit.joinfaults import evaluate
+from stateguard.bench.loaders.dseval import load_dseval_suite, stage_inputs
+
+
+def main() -> None:
+    """Load the suite, evaluate, print."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("suite", type=Path)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    tasks = [t for t in load_dseval_suite(args.suite) if t.skipped_reason is None]
+    with tempfile.TemporaryDirectory() as tmp:
+        sessions: dict[str, list[str]] = {}
+        workdirs: dict[str, Path] = {}
+        for task in tasks:
+            cells = []
+            for turn in task.turns:
+                if turn.meta.get("setup_code"):
+                    cells.append(turn.meta["setup_code"])
+                cells.append(turn.reference_code or "")
+            if not any(".merge(" in c for c in cells):
+                continue
+            wd = Path(tmp) / task.task_id
+            wd.mkdir()
+            stage_inputs(task, wd)
+            sessions[task.task_id] = cells
+            workdirs[task.task_id] = wd
+        result = evaluate(sessions, workdirs)
+    if args.json:
+        print(result.model_dump_json(exclude={"outcomes"}))
+        return
+    print(f"sessions with merges: {result.sessions}")
+    print(f"clean merges: {result.clean_merges}, false alarms: {result.false_alarms} "
+          f"({result.false_alarm_rate:.1%}; error severity only "
+          f"{result.errors_only_false_alarm_rate:.1%})")
+    print(f"planted faults: {result.faults} (+{result.without_effect} without effect), "
+          f"flagged: {result.flagged} ({result.fault_recall:.1%}; error severity or "
+          f"exception only {result.errors_only_fault_recall:.1%})")
+    for kind, r in result.recall_by_kind.items():
+        print(f"  {kind:<14} {r:.1%}")
+    for o in result.outcomes:
+        what = o.fault or "clean"
+        said = ", ".join(o.kinds) or (f"raised: {o.raised[:60]}" if o.raised else "-")
+        if o.fault is not None:
+            said += f"  [new: {', '.join(o.new_kinds) or '-'}]"
+        print(f"  {o.session} cell {o.cell} {what:<14} {said}")
+    print(json.dumps({"fault_recall": result.fault_recall,
+                      "false_alarm_rate": result.false_alarm_rate}))
+
+
+if __name__ == "__main__":
+    main()

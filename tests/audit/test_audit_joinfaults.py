@@ -1,0 +1,73 @@
+"""Planting silent join faults, and scoring the guard on them (no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.audit.joinfaults import FAULT_KINDS, evaluate, plant
+
+CELL = "m = sales.merge(targets, on='year', how='left')"
+
+SETUP = """
+import pandas as pd
+sales = pd.DataFrame({'year': [2018, 2019, 2020, 2021] * 3, 'region': list('NNNSSSEEEWWW'),
+                      'v': range(12)})
+targets = pd.DataFrame({'year': [2018, 2019, 2020, 2021], 't': [1, 2, 3, 4]})
+regions = pd.DataFrame({'region': list('NSEW'), 'name': ['north', 'south', 'east', 'west']})
+"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("key_dropped", "m = sales.merge(targets, how='cross')"),
+        ("how_inner", "m = sales.merge(targets, on='year', how='inner')"),
+        ("key_format", "' ' + _r['year'].astype(str)"),
+        ("duplicate_key", "_r.iloc[list(range(len(_r))) + [0]])(targets)"),
+    ],
+)
+def test_plant_rewrites_the_merge(kind: str, expected: str) -> None:
+    out = plant(CELL, kind)  # type: ignore[arg-type]
+    assert out is not None and expected in out
+
+
+def test_plant_skips_cells_it_cannot_fault() -> None:
+    assert plant("x = 1", "key_dropped") is None
+    assert plant("m = a.merge(b, on='k')", "how_inner") is None  # already inner
+    assert plant("m = a.merge(b, left_index=True, right_index=True)", "key_format") is None
+    assert plant("def broken(:", "key_dropped") is None
+
+
+def test_guard_flags_every_effective_fault_and_no_clean_merge() -> None:
+    sessions = {
+        "s": [
+            SETUP,
+            "m = sales.merge(targets, on='year', how='left')",
+            "pd.merge(sales, regions, on='region')",
+        ]
+    }
+    result = evaluate(sessions)
+    assert result.clean_merges == 2 and result.false_alarms == 0
+    # how_inner on a left merge that matched every row changes nothing: not a fault
+    assert result.without_effect == 1
+    assert result.faults == 6 and result.flagged == 6 and result.fault_recall == 1.0
+    by_fault = {(o.cell, o.fault): o for o in result.outcomes if o.fault}
+    assert by_fault[(1, "key_dropped")].new_kinds == ("cross_product",)
+    assert by_fault[(1, "key_format")].raised is not None  # int vs str: pandas refuses
+    assert by_fault[(2, "key_format")].new_kinds == ("key_format",)
+    assert "many_to_many" in by_fault[(1, "duplicate_key")].new_kinds
+    assert set(result.recall_by_kind) <= set(FAULT_KINDS)
+
+
+def test_a_warning_the_clean_cell_had_does_not_count_as_detection() -> None:
+    sessions = {
+        "s": [
+            SETUP + "few = targets[targets.year != 2019]\n",
+            "pd.merge(sales.drop_duplicates('year'), few, on='year')",
+        ]
+    }
+    result = evaluate(sessions)
+    (clean,) = [o for o in result.outcomes if o.fault is None]
+    assert clean.kinds == ("dropped_rows",) and result.false_alarms == 1
+    dup = next(o for o in result.outcomes if o.fault == "duplicate_key")
+    assert "dropped_rows" not in dup.new_kinds
