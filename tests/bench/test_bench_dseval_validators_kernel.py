@@ -112,3 +112,31 @@ def test_generated_cases_are_seeded_per_case(gold) -> None:
     generated, repeated = cases[1][0], cases[2][0]
     assert len(generated) == 5 and not generated.equals(repeated)  # "//" reseeds
     assert cases[3] == {"k": 4, "s": 0.5}
+
+
+def test_replay_of_the_spec_suite_with_a_broken_session(tmp_path) -> None:
+    """Every turn of the spec session is right; a session DSEval would reject is reported."""
+    import json
+    import shutil
+
+    from stateguard.bench.records import RunConfig, RunStore
+    from stateguard.bench.report import write_metrics
+    from stateguard.bench.runner import run_benchmark
+
+    suite = tmp_path / "suite"
+    shutil.copytree(FIXTURE.parent, suite)
+    (suite / "02-broken.py").write_text(
+        '# %%\n"""\nquestion: q\nvalidator:\n  model:\n    model_name: m\n"""\nx = 1\n'
+    )
+    out = tmp_path / "run"
+    outcome = run_benchmark(RunConfig(suite="dseval", path=str(suite)), out)
+    assert outcome.tasks_rejected == 1 and outcome.tasks_run == 1
+    turns = RunStore(out).results()
+    assert len(turns) == 10 and all(t.correct is True for t in turns), [
+        (t.turn_id, t.judge_reason, t.skipped_reason) for t in turns if not t.correct
+    ]
+    metrics = write_metrics(out)
+    (rejection,) = metrics["rejections"]
+    assert rejection["task_id"] == "dseval-02-broken"
+    assert "cell 0" in rejection["reason"] and "validator.model.inputs_name" in rejection["reason"]
+    assert json.loads((out / "rejections.json").read_text())[0]["source"].endswith("02-broken.py")

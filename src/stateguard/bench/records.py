@@ -7,6 +7,7 @@ Run directory layout:
 * ``injections.jsonl`` — one `InjectionRecord` per injected turn;
 * ``errors.jsonl`` — unexpected runner errors (the task's unfinished turns are
   then recorded as skipped with the error as reason);
+* ``rejections.json`` — tasks the loader rejected, with file, cell/turn and field;
 * ``gold/``, ``plans/`` — per-task caches of the clean reference run and of the
   injection plan; ``manager/<task>/`` — what each task's supervisor wrote;
   ``trajectories/<task>.jsonl`` — the agent's events (``--worker llm``); ``work/`` —
@@ -36,6 +37,7 @@ RUN_FILE = "run.json"
 TURNS_FILE = "turns.jsonl"
 INJECTIONS_FILE = "injections.jsonl"
 ERRORS_FILE = "errors.jsonl"
+REJECTIONS_FILE = "rejections.json"
 
 WorkerKind = Literal["replay", "llm"]
 InjectKind = Literal["stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change"]
@@ -45,7 +47,20 @@ INJECT_KINDS: tuple[str, ...] = (
     "flipped-comparison",
     "scope-change",
 )
-_RESUME_KEYS = ("suite", "path", "worker", "inject", "manager", "seed", "max_injections")
+_RESUME_KEYS = (
+    "suite",
+    "path",
+    "worker",
+    "inject",
+    "manager",
+    "seed",
+    "max_injections",
+    "judge",
+    "start_index",
+    "turn_limit",
+    "path_maps",
+)
+JudgeKind = Literal["deterministic", "llm", "hybrid"]
 
 
 class RunConfig(BaseModel):
@@ -70,6 +85,20 @@ class RunConfig(BaseModel):
     """Chat model settings for ``--worker llm`` and model-based managers."""
     llm_config_file: str | None = None
     max_steps_per_turn: int = Field(default=20, ge=1)
+    start_index: int = Field(default=0, ge=0)
+    """Skip the first N tasks (in loader order), as the LongDS runner's ``--start-index``."""
+    turn_limit: int | None = Field(default=None, ge=1)
+    """Keep only the first N turns of every task."""
+    path_maps: list[str] = Field(default_factory=list)
+    """LongDS ``PREFIX=TARGET`` rewrites of paths in reference code (see `PathMap`)."""
+    judge: JudgeKind = "deterministic"
+    """Text answers (LongDS): deterministic rules only; ``llm``: the LLM judge scores every
+    answer (the benchmark's protocol); ``hybrid``: the LLM judge decides what the
+    deterministic rules leave undecided."""
+    judge_prompt_file: str | None = None
+    """The LLM judge's prompt template (``{question}``, ``{ground_truth}``, ``{solution}``)."""
+    judge_llm_overrides: dict[str, Any] = Field(default_factory=dict)
+    """Chat model settings of the LLM judge (default: those of ``llm_overrides``)."""
 
 
 class TurnResult(TurnRecord):
@@ -95,6 +124,10 @@ class TurnResult(TurnRecord):
     """For injected turns: whether the fault changed the judged result of the first answer."""
     worker_llm_calls: int = 0
     wall_time: float = 0.0
+    undecided: bool = False
+    """The deterministic judge could not tell (and no LLM judge decided)."""
+    judged_by: str | None = None
+    """``"llm"`` when the LLM judge gave the verdict."""
 
     def as_record(self) -> TurnRecord:
         """The plain metrics record."""
@@ -148,6 +181,9 @@ class RunStore:
         if path.exists():
             old = json.loads(path.read_text(encoding="utf-8"))
             new = config.model_dump(mode="json")
+            # A key missing from an older run.json has its default value.
+            defaults = _defaults()
+            old = {k: old.get(k, defaults.get(k)) for k in _RESUME_KEYS}
             diff = [k for k in _RESUME_KEYS if old.get(k) != new.get(k)]
             if diff:
                 raise StateguardError(
@@ -203,6 +239,20 @@ class RunStore:
         """Append an injection unless one is recorded for that turn."""
         return self._append_unique(INJECTIONS_FILE, record, (record.task_id, record.turn_id))
 
+    def write_rejections(self, rejections: Iterable[BaseModel]) -> None:
+        """Record the tasks the loader rejected (replacing an earlier record)."""
+        items = [r.model_dump(mode="json") for r in rejections]
+        _atomic_write(self.run_dir / REJECTIONS_FILE, json.dumps(items, indent=2))
+
+    def rejections(self) -> list[dict[str, Any]]:
+        """The recorded rejections (``task_id``, ``source``, ``reason``)."""
+        path = self.run_dir / REJECTIONS_FILE
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+
+    def errors(self) -> list[dict[str, Any]]:
+        """Runner errors, one per failed task run (``task_id``, ``error`` traceback)."""
+        return list(_read_jsonl(self.run_dir / ERRORS_FILE))
+
     def append_error(self, task_id: str, error: str) -> None:
         """Log an unexpected runner error."""
         _append_line(self.run_dir / ERRORS_FILE, json.dumps({"task_id": task_id, "error": error}))
@@ -214,6 +264,11 @@ class RunStore:
             return False
         _append_line(path, model.model_dump_json())
         return True
+
+
+def _defaults() -> dict[str, Any]:
+    fields = RunConfig.model_fields
+    return {k: fields[k].get_default(call_default_factory=True) for k in _RESUME_KEYS}
 
 
 def _read_jsonl(path: Path) -> Iterable[dict[str, Any]]:

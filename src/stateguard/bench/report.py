@@ -1,8 +1,12 @@
 """Benchmark reports: ``metrics.json`` per run, paired comparison, plots and an HTML page.
 
 ``metrics.json`` holds every key of `metrics.METRIC_KEYS` at top level (None where
-undefined), plus ``injections`` (planted faults: total, effective, caught) and
-``skipped`` (which turns were skipped and why) and ``run`` (the run's settings).
+undefined), plus ``injections`` (planted faults: total, effective, caught),
+``skipped`` (which turns were skipped and why), ``tasks_rejected`` / ``rejections``
+(tasks the loader rejected, with file, cell/turn and field), ``tasks_failed`` /
+``failures`` (tasks whose run raised), ``turns_undecided`` (the deterministic judge
+could not tell, no LLM judge decided), ``turns_llm_judged`` and ``judge_unparseable``
+(LLM judge replies without a score), and ``run`` (the run's settings).
 
 A comparison of run A with run B adds ``comparison.json``: the paired cluster
 bootstrap over tasks (`bootstrap.paired_bootstrap`, 10,000 resamples, seeded) of
@@ -67,6 +71,21 @@ def run_metrics(run_dir: Path | str) -> dict[str, Any]:
         for r in sorted(results, key=lambda r: (r.task_id, r.turn_id))
         if r.skipped
     ]
+    rejections = store.rejections()
+    metrics["tasks_rejected"] = len(rejections)
+    metrics["rejections"] = rejections
+    failed = {e["task_id"] for e in store.errors()}
+    metrics["tasks_failed"] = len(failed)
+    metrics["failures"] = [
+        {"task_id": r.task_id, "turn_id": r.turn_id, "reason": r.skipped_reason}
+        for r in sorted(results, key=lambda r: (r.task_id, r.turn_id))
+        if r.task_id in failed and r.skipped and (r.skipped_reason or "").startswith("runner")
+    ][:200]
+    metrics["turns_undecided"] = sum(1 for r in results if r.undecided and not r.skipped)
+    metrics["turns_llm_judged"] = sum(1 for r in results if r.judged_by == "llm")
+    metrics["judge_unparseable"] = sum(
+        1 for r in results if r.judged_by == "llm" and r.correct is None and not r.skipped
+    )
     metrics["run"] = {"dir": str(Path(run_dir)), **config.model_dump(mode="json")}
     return metrics
 

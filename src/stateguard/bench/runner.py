@@ -23,40 +23,48 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.bench.events import Emit, Event, EventKind
 from stateguard.bench.gold import load_or_plan, load_or_run_gold
+from stateguard.bench.judging import TurnJudge
 from stateguard.bench.llm_run import run_llm_task
-from stateguard.bench.loaders import (
-    load_dseval_suite,
-    load_infiagent,
-    load_longds_suite,
-    load_longds_task,
-)
+from stateguard.bench.loaders import load_suite
 from stateguard.bench.observe import guarded_task_session
 from stateguard.bench.ray_backend import run_with_ray
 from stateguard.bench.records import InjectionRecord, RunConfig, RunStore, TurnResult
 from stateguard.bench.replay import ReplayWorker, skipped_results
-from stateguard.bench.tasks import BenchTask
+from stateguard.bench.tasks import BenchTask, SuiteLoad
 from stateguard.errors import StateguardError
 from stateguard.llm import UsageMeter, build_model, load_model_config
 
-__all__ = ["Emit", "Event", "EventKind", "RunOutcome", "load_tasks", "run_benchmark"]
+__all__ = [
+    "Emit",
+    "Event",
+    "EventKind",
+    "RunOutcome",
+    "load_tasks",
+    "load_tasks_checked",
+    "run_benchmark",
+]
 
 Progress = Callable[[Event], None]
 
 
+def load_tasks_checked(config: RunConfig) -> SuiteLoad:
+    """The suite's tasks in loader order, cut as configured; malformed tasks rejected."""
+    return load_suite(
+        config.suite,
+        config.path,
+        start_index=config.start_index,
+        task_limit=config.limit,
+        turn_limit=config.turn_limit,
+        path_maps=config.path_maps,
+    )
+
+
 def load_tasks(config: RunConfig) -> list[BenchTask]:
-    """The suite's tasks in loader order, cut to ``config.limit``."""
-    if config.suite == "dseval":
-        tasks = load_dseval_suite(config.path)
-    elif config.suite == "longds":
-        root = Path(config.path)
-        tasks = load_longds_suite(root)
-        if not tasks and (root / "task.json").exists():
-            tasks = [load_longds_task(root)]
-    else:
-        tasks = load_infiagent(config.path)
-    if not tasks:
+    """The tasks that load (see `load_tasks_checked`); none at all is an error."""
+    loaded = load_tasks_checked(config)
+    if not loaded.tasks and not loaded.rejected:
         raise StateguardError(f"no {config.suite} tasks found under {config.path}")
-    return tasks[: config.limit] if config.limit else tasks
+    return list(loaded.tasks)
 
 
 def _chat_model(config: RunConfig) -> Any:
@@ -117,10 +125,12 @@ def run_task_job(
     """Run one task and emit its turns; never raises (errors become skipped turns)."""
     root = Path(run_dir)
     sent: set[int] = set(skip)
+    turn_judge = TurnJudge(config)
 
     def tracking_emit(event: Event) -> None:
         if event.kind == "turn":
             sent.add(int(event.payload["turn_id"]))
+            event = event.model_copy(update={"payload": turn_judge.apply(task, event.payload)})
         emit(event)
 
     emit(Event(kind="task_start", task_id=task.task_id, payload={"turns": len(task.turns)}))
@@ -167,6 +177,7 @@ class RunOutcome(BaseModel):
     tasks_run: int
     turns_recorded: int
     errors: int
+    tasks_rejected: int = 0
 
 
 def run_benchmark(
@@ -184,8 +195,12 @@ def run_benchmark(
     if config.worker == "llm" and config.inject:
         raise StateguardError("--inject needs --worker replay (faults are planted in replays)")
     store = RunStore(run_dir)
-    tasks = load_tasks(config)
+    loaded = load_tasks_checked(config)
+    if not loaded.tasks and not loaded.rejected:
+        raise StateguardError(f"no {config.suite} tasks found under {config.path}")
+    tasks = list(loaded.tasks)
     store.prepare(config)
+    store.write_rejections(loaded.rejected)
     done = store.done_turns()
     pending = [
         (t, done.get(t.task_id, set()))
@@ -232,6 +247,7 @@ def run_benchmark(
         tasks_run=len(pending),
         turns_recorded=counts["turns"],
         errors=counts["errors"],
+        tasks_rejected=len(loaded.rejected),
     )
 
 

@@ -100,6 +100,31 @@ def run(
     ),
     base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint."),
     model: str | None = typer.Option(None, help="Model name at the endpoint."),
+    start_index: int = typer.Option(0, min=0, help="Skip the first N tasks (loader order)."),
+    task_limit: int | None = typer.Option(None, min=1, help="Run at most N tasks (= --limit)."),
+    turn_limit: int | None = typer.Option(None, min=1, help="Only the first N turns per task."),
+    path_map: list[str] = typer.Option(
+        [],
+        "--path-map",
+        help="LongDS: rewrite PREFIX=TARGET in reference code; PREFIX may use {domain}, "
+        "{dataset}, {task} (e.g. /data/longds/{domain}/{dataset}/{task}/data=data).",
+    ),
+    judge: str = typer.Option(
+        "deterministic",
+        help="Text answers: deterministic | llm (LLM judge scores every answer) | hybrid "
+        "(LLM judge decides what the deterministic rules leave undecided).",
+    ),
+    judge_prompt_file: Path | None = typer.Option(
+        None,
+        exists=True,
+        dir_okay=False,
+        help="LLM judge template ({question} {ground_truth} {solution}).",
+    ),
+    judge_base_url: str | None = typer.Option(
+        None, help="LLM judge endpoint (default --base-url)."
+    ),
+    judge_model: str | None = typer.Option(None, help="LLM judge model (default --model)."),
+    strict: bool = typer.Option(False, help="Exit 1 when a task is rejected or its run fails."),
 ) -> None:
     """Run (or resume) a benchmark and print its headline metrics."""
     from stateguard.bench.records import RunConfig
@@ -111,6 +136,12 @@ def run(
     _check(manager, _MANAGERS, "--manager")
     _check(inject, _INJECT, "--inject")
     _check(backend, ("local", "ray"), "--backend")
+    _check(judge, ("deterministic", "llm", "hybrid"), "--judge")
+    if limit is not None and task_limit is not None and limit != task_limit:
+        raise typer.BadParameter("give --limit or --task-limit, not both", param_hint="--limit")
+    judge_overrides = {
+        k: v for k, v in {"base_url": judge_base_url, "model": judge_model}.items() if v
+    }
     console = Console()
     overrides = {k: v for k, v in {"base_url": base_url, "model": model}.items() if v}
     try:
@@ -121,7 +152,13 @@ def run(
             manager=manager,
             inject=inject,  # type: ignore[arg-type]
             seed=seed,
-            limit=limit,
+            limit=task_limit or limit,
+            start_index=start_index,
+            turn_limit=turn_limit,
+            path_maps=list(path_map),
+            judge=judge,  # type: ignore[arg-type]
+            judge_prompt_file=str(judge_prompt_file.resolve()) if judge_prompt_file else None,
+            judge_llm_overrides=judge_overrides,
             max_injections=max_injections,
             max_repairs=max_repairs,
             cell_timeout=cell_timeout,
@@ -148,10 +185,24 @@ def run(
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
     console.print(_headline_table(f"{out}", {"run": metrics}))
+    for rejection in metrics.get("rejections", []):
+        console.print(
+            f"[yellow]rejected[/yellow] {escape(rejection['task_id'])}: "
+            f"{escape(rejection['reason'])}"
+        )
+    if metrics.get("turns_undecided"):
+        console.print(
+            f"{metrics['turns_undecided']} turn(s) undecided by the deterministic judge "
+            "(--judge hybrid lets the LLM judge decide them)"
+        )
     console.print(
         f"{outcome.tasks_run} task(s) run, {outcome.turns_recorded} turn(s) recorded, "
-        f"{outcome.errors} runner error(s); metrics in {out / 'metrics.json'}"
+        f"{outcome.errors} runner error(s), {outcome.tasks_rejected} task(s) rejected; "
+        f"metrics in {out / 'metrics.json'}"
     )
+    if strict and (outcome.tasks_rejected or metrics.get("tasks_failed")):
+        console.print("[red]--strict:[/red] rejected or failed tasks (see above)")
+        raise typer.Exit(1)
 
 
 @bench_app.command("report")
