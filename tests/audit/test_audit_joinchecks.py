@@ -235,9 +235,10 @@ def test_generator_input_to_concat_still_works(guard: JoinGuard) -> None:
     assert rec.output_rows == 10
 
 
+@pytest.mark.parametrize("sort", [False, True])
 @pytest.mark.parametrize("how", ["inner", "left", "right", "outer"])
 @pytest.mark.parametrize("seed", range(6))
-def test_indexer_facts_agree_with_key_value_facts(how: str, seed: int) -> None:
+def test_indexer_facts_agree_with_key_value_facts(how: str, seed: int, sort: bool) -> None:
     rng = np.random.default_rng(seed)
     left = pd.DataFrame({"k": rng.integers(0, 12, 40), "a": rng.random(40)})
     right = pd.DataFrame({"k": rng.integers(4, 16, int(rng.integers(5, 30))), "b": 1.0})
@@ -248,7 +249,7 @@ def test_indexer_facts_agree_with_key_value_facts(how: str, seed: int) -> None:
         g = JoinGuard(None, use_indexers=use)
         g.install()
         try:
-            found.append(_one(g, lambda: left.merge(right, on="k", how=how)))
+            found.append(_one(g, lambda: left.merge(right, on="k", how=how, sort=sort)))
         finally:
             g.uninstall()
     fast, exact = found

@@ -157,9 +157,9 @@ def facts_from_indexers(
     per row are computed only when both sides repeat, to measure the fan-out.
     """
     if how == "left" and ridx is not None and (lidx is None or len(lidx) == left.rows):
-        return _preserved_once(left, ridx)
+        return _preserved_once(left, lidx, ridx)
     if how == "right" and lidx is not None and (ridx is None or len(ridx) == right.rows):
-        flipped = _preserved_once(right, lidx)
+        flipped = _preserved_once(right, ridx, lidx)
         return MatchFacts(left=None, right=flipped.left, left_unique=True, right_unique=None)
     if lidx is None or ridx is None:
         # one side in order, each row exactly once: the other side's key never
@@ -213,11 +213,19 @@ def facts_from_indexers(
     )
 
 
-def _preserved_once(kept: Key, other_idx: np.ndarray) -> MatchFacts:
-    """`kept` is the preserved side of a left join, each row once; `other_idx` the other."""
-    unmatched = other_idx < 0
-    n = int(np.count_nonzero(unmatched))
-    left = Missing() if not n else _missing(kept, ~unmatched)
+def _preserved_once(
+    kept: Key, kept_idx: np.ndarray | None, other_idx: np.ndarray
+) -> MatchFacts:
+    """`kept` is the preserved side of a left join, each of its rows once (in the order
+    `kept_idx` gives, None: in order); `other_idx` the other side's positions."""
+    if not len(other_idx) or other_idx.min() >= 0:  # one pass, no mask: all matched
+        return MatchFacts(left=Missing(), right=None, left_unique=None, right_unique=True)
+    matched = other_idx >= 0
+    if kept_idx is not None:  # e.g. sort=True: output rows are a permutation of kept rows
+        seen = np.zeros(kept.rows, dtype=bool)
+        seen[kept_idx[matched]] = True
+        matched = seen
+    left = _missing(kept, matched)
     return MatchFacts(left=left, right=None, left_unique=None, right_unique=True)
 
 
