@@ -1,11 +1,14 @@
-"""A scripted worker over a real tracked kernel, driving a supervisor like the worker loop."""
+"""A scripted worker over a real tracked kernel, driving a guarded session like the worker."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from stateguard.guard import GuardedSession, JsonlEventSink
 from stateguard.lineage import TrackedSession
-from stateguard.manager import Hint, StepView, Supervisor
+from stateguard.llm import ChatModel
+from stateguard.manager import Hint
 
 
 @dataclass
@@ -27,32 +30,41 @@ class TurnLog:
     llm_calls: int = 0
 
 
-def drive(session: TrackedSession, sup: Supervisor, turns: list[ScriptedTurn]) -> list[TurnLog]:
+def guarded(
+    session: TrackedSession, manager: str, run_dir: Path, model: ChatModel | None = None
+) -> GuardedSession:
+    """The tracked session guarded by ``manager``; events go to run_dir/manager_events.jsonl."""
+    return GuardedSession(
+        session,
+        manager=manager,
+        model=model,
+        run_dir=run_dir,
+        sinks=[JsonlEventSink(run_dir / "manager_events.jsonl")],
+    )
+
+
+def drive(guard: GuardedSession, turns: list[ScriptedTurn]) -> list[TurnLog]:
     """Run turns like the worker loop does: begin, steps, review (repair -> retry), end."""
     logs: list[TurnLog] = []
-    step = 0
-    for t, turn in enumerate(turns):
-        log = TurnLog()
-        before = sup.llm_calls
-        log.state_hints += [h for h in sup.begin_turn(t, turn.question) if h.kind == "state"]
-        cells, answer = list(turn.cells), turn.answer
-        for _attempt in range(4):
-            for code in cells:
-                res = session.execute(code)
-                assert res.execution.ok, res.execution.error
-                hints = sup.after_step(
-                    StepView(turn=t, step=step, code=code, execution=res.execution, cell=res.cell)
-                )
-                log.repair_hints += [h for h in hints if h.kind == "repair"]
-                step += 1
-            review = sup.review_answer(StepView(turn=t, step=step, answer=answer))
-            step += 1
-            if review.accepted:
-                break
-            log.repair_hints += [h for h in review.hints if h.kind == "repair"]
-            cells, answer = turn.on_repair, turn.answer_after_repair or answer
-        log.answer = answer
-        sup.end_turn(t, answer)
-        log.llm_calls = sup.llm_calls - before
-        logs.append(log)
+    with guard:
+        for t, turn in enumerate(turns):
+            log = TurnLog()
+            before = guard.llm_calls
+            notes = guard.begin_turn(turn.question, turn=t)
+            log.state_hints += [h for h in notes if h.kind == "state"]
+            cells, answer = list(turn.cells), turn.answer
+            for _attempt in range(4):
+                for code in cells:
+                    outcome = guard.run_cell(code)
+                    assert outcome.ok, outcome.execution.error
+                    log.repair_hints += [h for h in outcome.notes if h.kind == "repair"]
+                review = guard.propose_answer(answer)
+                if review.accepted:
+                    break
+                log.repair_hints += [h for h in review.notes if h.kind == "repair"]
+                cells, answer = turn.on_repair, turn.answer_after_repair or answer
+            log.answer = answer
+            guard.end_turn(answer)
+            log.llm_calls = guard.llm_calls - before
+            logs.append(log)
     return logs

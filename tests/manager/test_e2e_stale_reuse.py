@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from manager_driver import ScriptedTurn, drive
+from manager_driver import ScriptedTurn, drive, guarded
 
 from stateguard.hints import HintRenderer
 from stateguard.llm import ScriptedModel
-from stateguard.manager import build_supervisor
 from stateguard.state import StateStore
 
 pytestmark = pytest.mark.kernel
@@ -61,8 +60,7 @@ def six_turns() -> list[ScriptedTurn]:
 
 
 def test_deterministic_catches_stale_reuse_once(tracked, tmp_path) -> None:
-    sup = build_supervisor("deterministic", session=tracked, run_dir=tmp_path)
-    logs = drive(tracked, sup, six_turns())
+    logs = drive(guarded(tracked, "deterministic", tmp_path), six_turns())
 
     repairs = [(t, h) for t, log in enumerate(logs) for h in log.repair_hints]
     assert [t for t, _ in repairs] == [4], "exactly one repair hint, at turn 5"
@@ -91,16 +89,14 @@ def test_deterministic_catches_stale_reuse_once(tracked, tmp_path) -> None:
 
 
 def test_none_issues_no_hint(tracked, tmp_path) -> None:
-    sup = build_supervisor("none", session=tracked, run_dir=tmp_path)
-    logs = drive(tracked, sup, six_turns())
+    logs = drive(guarded(tracked, "none", tmp_path), six_turns())
     assert all(not log.repair_hints and not log.state_hints for log in logs)
     assert logs[4].answer == "The average margin per order is 65.25."  # the stale answer stands
 
 
 def test_hybrid_calls_llm_only_to_name_states(tracked, tmp_path) -> None:
     model = ScriptedModel(lambda messages: '{"issue": "named by the model", "conclusions": []}')
-    sup = build_supervisor("hybrid", session=tracked, run_dir=tmp_path, model=model)
-    logs = drive(tracked, sup, six_turns())
+    logs = drive(guarded(tracked, "hybrid", tmp_path, model=model), six_turns())
     repairs = [t for t, log in enumerate(logs) if log.repair_hints]
     assert repairs == [4]
     # one naming call per committed state; the stale reuse itself needed no model

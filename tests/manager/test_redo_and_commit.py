@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from manager_driver import ScriptedTurn, drive
+from manager_driver import ScriptedTurn, drive, guarded
 
-from stateguard.manager import build_supervisor
 from stateguard.state import StateStore
 
 pytestmark = pytest.mark.kernel
 
 
 def test_redo_after_repair_is_judged_on_its_own_steps(tracked, tmp_path) -> None:
-    sup = build_supervisor("deterministic", session=tracked, run_dir=tmp_path)
     logs = drive(
-        tracked,
-        sup,
+        guarded(tracked, "deterministic", tmp_path),
         [
             ScriptedTurn(
                 "keep the list",
@@ -39,10 +36,8 @@ def test_redo_after_repair_is_judged_on_its_own_steps(tracked, tmp_path) -> None
 
 
 def test_a_backup_copy_revised_in_the_same_turn_commits(tracked, tmp_path) -> None:
-    sup = build_supervisor("deterministic", session=tracked, run_dir=tmp_path)
     logs = drive(
-        tracked,
-        sup,
+        guarded(tracked, "deterministic", tmp_path),
         [
             ScriptedTurn(
                 "back up and extend",

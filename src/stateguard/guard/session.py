@@ -158,7 +158,6 @@ class GuardedSession:
                 model=self._model,
                 config=self._config,
                 store=self.store,
-                events_file=False,
             )
         except BaseException:
             self.store.close()

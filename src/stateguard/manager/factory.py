@@ -28,12 +28,11 @@ def build_supervisor(
     config: HarnessConfig | None = None,
     workspace: Workspace | None = None,
     store: StateStore | None = None,
-    events_file: bool = True,
 ) -> Supervisor:
-    """A supervisor writing ``states.sqlite`` and ``manager_events.jsonl`` into `run_dir`.
+    """A supervisor keeping ``states.sqlite`` and ``checkpoints/`` in `run_dir`.
 
-    ``store`` replaces ``run_dir/states.sqlite`` (e.g. an in-memory store);
-    ``events_file=False`` leaves the events to whoever drains them.
+    ``store`` replaces ``run_dir/states.sqlite`` (e.g. an in-memory store). Events are
+    drained by the caller (`stateguard.guard.GuardedSession` hands them to its sinks).
     """
     if kind not in SUPERVISOR_KINDS:
         raise PolicyError(f"unknown manager {kind!r}; choose one of {', '.join(SUPERVISOR_KINDS)}")
@@ -64,5 +63,4 @@ def build_supervisor(
         workspace,
         store if store is not None else StateStore(run_dir / "states.sqlite"),
         config=config,
-        events_path=run_dir / "manager_events.jsonl" if events_file else None,
     )

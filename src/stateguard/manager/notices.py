@@ -7,7 +7,20 @@ from collections.abc import Sequence
 from stateguard.manager.evidence import Evidence
 from stateguard.manager.notes import RepairMode, RepairNotice, StateNote, StateNotice
 from stateguard.manager.protocol import Hint
-from stateguard.state import StateStore
+from stateguard.state import AnalyticalState, StateStore
+
+
+def hint_state_ids(store: StateStore, draft: AnalyticalState | None, recent: int) -> list[str]:
+    """States worth a note: the draft's related ones, the ``recent`` last, every stale one."""
+    committed = store.committed()
+    if not committed:
+        return []
+    ids: dict[str, None] = {}
+    if draft is not None:
+        ids.update(dict.fromkeys(r.related_state_id for r in draft.relations if r.related_state_id))
+    ids.update(dict.fromkeys(s.id for s in committed[-recent:]))
+    ids.update(dict.fromkeys(sorted(store.stale_states())))
+    return list(ids)
 
 
 def state_hint(store: StateStore, state_ids: Sequence[str]) -> Hint | None:

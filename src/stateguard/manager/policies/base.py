@@ -62,3 +62,16 @@ class Policy(Protocol):
     def next_action(self, obs: Observation, ctx: PolicyContext) -> A.ControlAction | A.ToolAction:
         """The next action of the current activation."""
         ...
+
+
+def compact_step(s: StepView) -> dict[str, Any]:
+    """What an observation shows of one step (code head, status, versions)."""
+    ex = s.execution
+    return {
+        "step": s.step,
+        "code_head": (s.code or "").strip().splitlines()[:3],
+        "status": ex.status if ex else None,
+        "created": list(s.cell.created) if s.cell else [],
+        "stale_reads": [r.version for r in s.cell.stale_reads] if s.cell else [],
+        "answer": s.answer,
+    }

@@ -19,6 +19,7 @@ from stateguard.manager.evidence import (
     unsupported_claims,
 )
 from stateguard.manager.policies.base import Observation, PolicyContext
+from stateguard.manager.verify import constraint_failures
 from stateguard.state import Constraint
 
 
@@ -49,16 +50,7 @@ class DeterministicPolicy:
             found += output_requirements(ctx.question, obs.answer)
             found += unsupported_claims(steps, obs.answer, ctx.question)
         if obs.draft is not None:
-            for c in obs.draft.constraints:
-                if c.code:
-                    res = ctx.workspace.run_probe(c.code)
-                    if not res.ok or res.value is False:
-                        found.append(
-                            Evidence(
-                                check="constraint_failed",
-                                message=f"constraint '{c.text}' does not hold",
-                            )
-                        )
+            found += constraint_failures(obs.draft.constraints, ctx.workspace.run_probe)
         return found
 
     def decide_evidence(

@@ -1,0 +1,76 @@
+"""The open draft: its bookkeeping, and binding an UPDATE to versions from lineage."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from stateguard.lineage import LineageGraph
+from stateguard.manager import actions as A
+from stateguard.manager.binding import bind_variables, span_versions
+from stateguard.manager.protocol import StepView
+from stateguard.state import AnalyticalState, Relation, StateStore
+
+
+class Draft(BaseModel):
+    """Mutable bookkeeping of the open draft (the state itself is immutable)."""
+
+    state: AnalyticalState
+    updated: bool = False
+    relations_final: bool = False
+    repairs: int = 0
+    step_start: int
+    external_reads: tuple[str, ...] = ()
+    """Versions the span read from before it (bound at UPDATE_STATE)."""
+
+
+def updated_state(
+    draft: Draft, action: A.UpdateState, steps: Sequence[StepView], graph: LineageGraph
+) -> tuple[AnalyticalState, tuple[str, ...]]:
+    """The draft's state after ``action``, and the versions its span read from before it.
+
+    A policy names variables; versions come from lineage (bound within the span first).
+    """
+    span = (
+        list(steps[draft.step_start :])
+        if action.source_interval is None
+        else [s for s in steps if action.source_interval[0] <= s.step <= action.source_interval[1]]
+    )
+    external, created = span_versions(span)
+    requested_keys = [v for v in action.used_variables if "@v" in v]
+    requested_names = [v for v in action.used_variables if "@v" not in v]
+    if action.used_variables:
+        span_keys = {k.split("@")[0]: k for k in [*external, *created]}
+        keys = [k for k in requested_keys if k in set(external) | set(created)]
+        keys += [span_keys[n] for n in requested_names if n in span_keys]
+        names = [n for n in requested_names if n not in span_keys]
+    else:
+        keys, names = [*external, *created], []
+    used = bind_variables(graph, keys, names)
+    interval = (span[0].step, span[-1].step) if span else (None, None)
+    state = draft.state.with_changes(
+        issue=action.issue or draft.state.issue,
+        used_variables=used,
+        conclusions=action.conclusions or draft.state.conclusions,
+        source_step_start=interval[0],
+        source_step_end=interval[1],
+    )
+    return state, tuple(external)
+
+
+def normalize_relations(
+    store: StateStore, rels: Sequence[Relation], draft: Draft | None
+) -> tuple[Relation, ...]:
+    """Keep relations to committed states only, dedupe, add proven invalidations."""
+    committed = {s.id for s in store.committed()}
+    out: dict[tuple[str, str | None], Relation] = {}
+    for r in rels:
+        if r.type == "init" or r.related_state_id in committed:
+            out[(r.type, r.related_state_id)] = r
+    if draft is not None and draft.updated:
+        for sid in store.invalidated_by(draft.state.with_changes(relations=())):
+            if sid in committed:
+                out[("invalidate", sid)] = Relation(type="invalidate", related_state_id=sid)
+    non_init = {k: v for k, v in out.items() if v.type != "init"}
+    return tuple(non_init.values()) or (Relation(type="init"),)
