@@ -9,7 +9,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from stateguard.errors import CaseFormatError
+from stateguard.errors import CaseFormatError, KernelError
+from stateguard.kernel.sandbox import SandboxPolicy, resolve_sandbox
 from stateguard.lineage.cases import CaseResult, check_cases, load_cases
 
 lineage_app = typer.Typer(help="Deterministic lineage and staleness tools.", no_args_is_help=True)
@@ -31,6 +32,13 @@ def check(
     except CaseFormatError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    try:
+        _, confinement = resolve_sandbox(SandboxPolicy.from_env())
+    except KernelError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if not confinement.confined:
+        err.print(f"[bold red]kernels {confinement.describe()}[/bold red]")
     started = time.perf_counter()
 
     def show(result: CaseResult) -> None:
