@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from stateguard.cli.main import app
 from stateguard.kernel.env import REDACTED, register_secret
 from stateguard.llm import ScriptedModel
 from stateguard.worker.run import run_task
@@ -47,3 +49,26 @@ def test_run_records_redact_secrets_and_state_the_confinement(tmp_path: Path) ->
     assert answers["confinement"]["confined"] is summary.confinement.confined
     if not summary.confinement.confined:
         assert answers["confinement"]["reason"]
+
+
+def test_an_unconfined_run_says_so_on_the_terminal_and_in_answers_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STATEGUARD_SANDBOX", "off")
+    monkeypatch.setenv("COLUMNS", "200")
+    task_dir = tmp_path / "task"
+    (task_dir / "data").mkdir(parents=True)
+    (task_dir / "data" / "t.csv").write_text("a\n1\n2\n")
+    (task_dir / "task.yaml").write_text("name: t\ndata: data\nturns:\n  - question: Sum?\n")
+    script = tmp_path / "replies.json"
+    script.write_text(json.dumps([f"{F}python\n1 + 2\n{F}", "<answer>3</answer>"]))
+    config = tmp_path / "model.toml"
+    config.write_text(f'[llm]\nbackend = "scripted"\nscript_path = "{script}"\n')
+    run_dir = tmp_path / "run"
+    argv = ["run", str(task_dir), "--manager", "none", "--out", str(run_dir)]
+    result = CliRunner().invoke(app, [*argv, "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "kernel UNCONFINED: the sandbox is turned off" in result.output
+    answers = json.loads((run_dir / "answers.json").read_text())
+    assert answers["confinement"]["confined"] is False
+    assert answers["confinement"]["reason"] == "the sandbox is turned off"
