@@ -18,7 +18,6 @@ from stateguard.worker.run import (
     check_manager,
     manager_kinds,
     run_task,
-    write_report_if_available,
 )
 from stateguard.worker.tasks import load_task
 
@@ -101,19 +100,21 @@ def test_manager_kinds() -> None:
     assert manager_kinds()[:4] == ("none", "deterministic", "llm", "hybrid")
 
 
-def test_report_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert write_report_if_available(tmp_path, module="no_such_report_module_xyz") is None
-    (tmp_path / "fake_report_mod.py").write_text(
-        "from pathlib import Path\n"
-        "def write_report(run_dir):\n"
-        "    p = Path(run_dir) / 'report.html'\n"
-        "    p.write_text('<html></html>')\n"
-        "    return p\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
+def test_the_report_writer_is_injected(tmp_path: Path) -> None:
+    task = load_task(write_mini_task(tmp_path / "task"))
+    seen: list[Path] = []
+
+    def writer(run_dir: Path) -> Path:
+        seen.append(run_dir)
+        (run_dir / "report.html").write_text("<html></html>")
+        return run_dir / "report.html"
+
+    replies = [f"{F}python\nprint(6)\n{F}", "<answer>6</answer>"] * 2
     run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    assert write_report_if_available(run_dir, module="fake_report_mod") == run_dir / "report.html"
+    summary = run_task(task, ScriptedModel(replies), "none", run_dir, report=writer)
+    assert seen == [run_dir.resolve()] and summary.report == run_dir.resolve() / "report.html"
+    bare = run_task(task, ScriptedModel(replies), "none", tmp_path / "bare")
+    assert bare.report is None and not (tmp_path / "bare" / "report.html").exists()
 
 
 def test_describe_data_lists_files_with_csv_headers(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from rich.table import Table
 from stateguard.errors import ModelError, StateguardError, TaskFormatError
 from stateguard.kernel import Confinement
 from stateguard.llm import ChatModel, UsageMeter, build_model, load_model_config
+from stateguard.report import write_report
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -192,7 +193,7 @@ def _open_session(
 ) -> RunSession:
     """The run session, or exit 2 when the manager policy or options are unusable."""
     try:
-        return RunSession(task, model, out_dir, manager=manager, **options)
+        return RunSession(task, model, out_dir, manager=manager, report=write_report, **options)
     except StateguardError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc

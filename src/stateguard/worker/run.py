@@ -10,14 +10,13 @@ Run directory layout (paths relative to ``run_dir``):
 * ``states.sqlite`` and ``manager_events.jsonl`` — the guarded session's store and
   event sink;
 * ``workdir/`` — the kernel's working directory (``workdir/data`` is the read-only data);
-* ``report.html`` — written by ``stateguard.report.write_report`` when that module exists.
+* ``report.html`` — written by the ``report`` callable the caller passes (the CLI passes
+  ``stateguard.report.write_report``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
 import shutil
 import tempfile
 import time
@@ -51,8 +50,10 @@ __all__ = [
     "describe_data",
     "manager_kinds",
     "run_task",
-    "write_report_if_available",
 ]
+
+ReportWriter = Callable[[Path], Path | str | None]
+"""Writes the report of a finished run directory; returns its path."""
 
 
 def manager_kinds() -> tuple[str, ...]:
@@ -105,13 +106,8 @@ def _stage_data(task: Task, scratch: Path) -> Path | None:
     return staged
 
 
-def write_report_if_available(run_dir: Path, module: str = "stateguard.report") -> Path | None:
-    """Call ``<module>.write_report(run_dir)`` when that module is installed; the report path."""
-    if importlib.util.find_spec(module) is None:
-        return None
-    try:
-        writer = importlib.import_module(module).write_report
-    except (ImportError, AttributeError):
+def _write_report(writer: ReportWriter | None, run_dir: Path) -> Path | None:
+    if writer is None:
         return None
     result = writer(run_dir)
     path = Path(result) if isinstance(result, str | Path) else run_dir / "report.html"
@@ -140,8 +136,12 @@ class RunSession:
         context_chars: int = 16_000,
         max_tokens: int | None = 1024,
         limits: ResourceLimits = ResourceLimits(),
+        report: ReportWriter | None = None,
     ) -> None:
-        """Prepare (nothing starts before `start`); ``manager_model`` defaults to ``model``."""
+        """Prepare (nothing starts before `start`); ``manager_model`` defaults to ``model``.
+
+        ``report`` writes ``report.html`` when the run closes (none without it).
+        """
         check_manager(manager)
         self.task = task
         self.model = model
@@ -156,6 +156,7 @@ class RunSession:
             "max_tokens": max_tokens,
         }
         self.limits = limits
+        self.report_writer = report
         self.events: list[TrajectoryEvent] = []
         self.outcomes: list[TurnOutcome] = []
         self.report: Path | None = None
@@ -261,7 +262,7 @@ class RunSession:
                 self._trajectory.close()
                 self._trajectory = None
                 self._write_outputs()
-                self.report = write_report_if_available(self.run_dir)
+                self.report = _write_report(self.report_writer, self.run_dir)
                 self._write_outputs()
         finally:
             if self._guard is not None:
