@@ -59,6 +59,7 @@ _RESUME_KEYS = (
     "start_index",
     "turn_limit",
     "path_maps",
+    "worker_protocol",
 )
 JudgeKind = Literal["deterministic", "llm", "hybrid"]
 
@@ -91,6 +92,10 @@ class RunConfig(BaseModel):
     """Keep only the first N turns of every task."""
     path_maps: list[str] = Field(default_factory=list)
     """LongDS ``PREFIX=TARGET`` rewrites of paths in reference code (see `PathMap`)."""
+    worker_protocol: Literal["native", "longds"] = "native"
+    """``longds``: the ``--worker llm`` agent speaks LongDS's own message protocol."""
+    worker_prompt_file: str | None = None
+    """System prompt of ``worker_protocol="longds"`` (default: the shipped one)."""
     judge: JudgeKind = "deterministic"
     """Text answers (LongDS): deterministic rules only; ``llm``: the LLM judge scores every
     answer (the benchmark's protocol); ``hybrid``: the LLM judge decides what the

@@ -26,6 +26,7 @@ from stateguard.bench.gold import load_or_plan, load_or_run_gold
 from stateguard.bench.judging import TurnJudge
 from stateguard.bench.llm_run import run_llm_task
 from stateguard.bench.loaders import load_suite
+from stateguard.bench.longds_protocol import run_longds_protocol_task
 from stateguard.bench.observe import guarded_task_session
 from stateguard.bench.ray_backend import run_with_ray
 from stateguard.bench.records import InjectionRecord, RunConfig, RunStore, TurnResult
@@ -144,6 +145,9 @@ def run_task_job(
                     tracking_emit(Event(kind="turn", task_id=task.task_id, payload=r.model_dump()))
             else:
                 _replay(task, config, root, skip, tracking_emit)
+        elif config.worker_protocol == "longds":
+            model = _chat_model(config)
+            run_longds_protocol_task(task, config, root, skip, tracking_emit, model)
         else:
             run_llm_task(task, config, root, skip, tracking_emit, _chat_model(config))
     except Exception as exc:  # a harness failure must not lose the other tasks

@@ -125,6 +125,12 @@ def run(
     ),
     judge_model: str | None = typer.Option(None, help="LLM judge model (default --model)."),
     strict: bool = typer.Option(False, help="Exit 1 when a task is rejected or its run fails."),
+    worker_protocol: str = typer.Option(
+        "native", help="--worker llm message protocol: native | longds (LongDS's own shape)."
+    ),
+    worker_prompt_file: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="System prompt for --worker-protocol longds."
+    ),
 ) -> None:
     """Run (or resume) a benchmark and print its headline metrics."""
     from stateguard.bench.records import RunConfig
@@ -137,6 +143,7 @@ def run(
     _check(inject, _INJECT, "--inject")
     _check(backend, ("local", "ray"), "--backend")
     _check(judge, ("deterministic", "llm", "hybrid"), "--judge")
+    _check(worker_protocol, ("native", "longds"), "--worker-protocol")
     if limit is not None and task_limit is not None and limit != task_limit:
         raise typer.BadParameter("give --limit or --task-limit, not both", param_hint="--limit")
     judge_overrides = {
@@ -157,6 +164,8 @@ def run(
             turn_limit=turn_limit,
             path_maps=list(path_map),
             judge=judge,  # type: ignore[arg-type]
+            worker_protocol=worker_protocol,  # type: ignore[arg-type]
+            worker_prompt_file=str(worker_prompt_file.resolve()) if worker_prompt_file else None,
             judge_prompt_file=str(judge_prompt_file.resolve()) if judge_prompt_file else None,
             judge_llm_overrides=judge_overrides,
             max_injections=max_injections,
