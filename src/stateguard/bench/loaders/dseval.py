@@ -29,6 +29,7 @@ that is absent is returned with ``skipped_reason`` naming the file.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -244,11 +245,19 @@ def _check_manifest(root: Path) -> None:
 
 
 def stage_inputs(task: BenchTask, workdir: Path | str) -> Path | None:
-    """Copy ``task.data_dir`` to ``<workdir>/inputs`` (replacing it); None when no data_dir."""
+    """Copy ``task.data_dir`` to ``<workdir>/inputs`` (replacing it), writable by the kernel.
+
+    None when the task has no data_dir.
+    """
     if task.data_dir is None:
         return None
     target = Path(workdir) / INPUTS_PREFIX
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(task.data_dir, target)
+    # The copy is the session's to change, and a sandboxed kernel runs as another user.
+    for folder, _, files in os.walk(target):
+        os.chmod(folder, 0o777)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o666)
     return target
