@@ -36,6 +36,17 @@ WORKLOADS: dict[str, tuple[str, str]] = {
         "x0 = 0",
         "\n".join(["x0 = 1", *(f"x{i} = x{i - 1} + 1" for i in range(1, 200))]),
     ),
+    "wide frame, 200 columns, one rewritten": (
+        "import numpy as np, pandas as pd\n"
+        "wide = pd.DataFrame(np.random.default_rng(1).random((20_000, 200)),"
+        " columns=[f'c{i}' for i in range(200)])\n"
+        "col = 0",
+        "col = (col + 1) % 200\nwide[f'c{col}'] = wide[f'c{col}'] * 1.0001",
+    ),
+    "wide frame, one constant column rewritten": (
+        "",
+        "wide['c17'] = wide['c17'] * 1.0001",
+    ),
     "50 variables touched": (
         "\n".join(f"v{i} = list(range(100))" for i in range(50)),
         "\n".join(f"v{i}.append({i})" for i in range(50))
@@ -95,6 +106,21 @@ def main() -> None:
                 f" {(m_on - m_off) * 1e3:9.2f} {k * 1e3:10.2f} {h * 1e3:8.2f}"
                 f" {(m_off + k + h) / m_off:13.3f}"
             )
+        # about 300 live names of mixed kinds before measuring the fixed cost
+        names = "\n".join(
+            f"n{i} = {v}" for i, v in enumerate(["1", "[1, 2]", "{'a': 1}", "'text'", "2.5"] * 54)
+        )
+        off.execute(names)
+        on.execute(names)
+        n_live = on.execute("print(len([k for k in globals() if not k.startswith('_')]))")
+        print(f"(live names now: {n_live.execution.stdout.strip()})")
+        one_col = on.kernel.execute(
+            "import time, zlib\nt = time.perf_counter()\n"
+            "zlib.crc32(memoryview(np.ascontiguousarray(wide['c17'].to_numpy())).cast('B'))\n"
+            "print((time.perf_counter() - t) * 1e3)",
+            silent=False,
+        )
+        print(f"(hashing one wide-frame column in the kernel: {one_col.stdout.strip()} ms)")
         empty_off = [_time(lambda: off.execute("pass")) for _ in range(args.repeats)]
         empty_on = [_time(lambda: on.execute("pass")) for _ in range(args.repeats)]
         e_off, e_on = statistics.median(empty_off), statistics.median(empty_on)

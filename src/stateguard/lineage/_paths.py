@@ -111,8 +111,22 @@ def access_path(node: ast.AST) -> tuple[str, list[Step], bool, list[ast.AST]] | 
             else:
                 others.append(link.slice)
                 exact = False
+                if _is_label_expr(link.slice):
+                    steps.append(["label"])  # one label, not known before the cell runs
         i += 1
     return cur.id, steps, exact, others
+
+
+def _is_label_expr(node: ast.AST) -> bool:
+    """An expression that always gives one string label: an f-string, ``'c' + s``."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return any(
+            (isinstance(side, ast.Constant) and isinstance(side.value, str)) or _is_label_expr(side)
+            for side in (node.left, node.right)
+        )
+    return False
 
 
 def _loc_step(kind: str, sl: ast.AST, others: list[ast.AST]) -> Step | None:

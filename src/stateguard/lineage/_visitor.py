@@ -88,17 +88,7 @@ class _StatementVisitor(ast.NodeVisitor):
             self.inner_flow = True
         else:
             self.reads.setdefault(name)
-            self.accesses.append(
-                Access.model_construct(
-                    kind="read",
-                    root=name,
-                    path=path,
-                    exact=exact,
-                    guard=self.guard,
-                    deps=None,
-                    literal=False,
-                )
-            )
+            self.accesses.append(Access("read", name, path, exact, self.guard, None, False))
 
     def _access(
         self,
@@ -109,17 +99,7 @@ class _StatementVisitor(ast.NodeVisitor):
         deps: tuple[int, ...] | None = None,
         literal: bool = False,
     ) -> None:
-        self.accesses.append(
-            Access.model_construct(
-                kind=kind,
-                root=name,
-                path=path,
-                exact=exact,
-                guard=self.guard,
-                deps=deps,
-                literal=literal,
-            )
-        )
+        self.accesses.append(Access(kind, name, path, exact, self.guard, deps, literal))
 
     def _reads_since(self, start: int) -> tuple[int, ...]:
         return tuple(i for i in range(start, len(self.accesses)) if self.accesses[i].kind == "read")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -53,12 +53,13 @@ class FunctionInfo(_Frozen):
     runtime counts a guarded read only when its block ran during the call."""
 
 
-class Access(_Frozen):
+class Access(NamedTuple):
     """One read or write of a name or of a part of it, at a constant path.
 
     `path` holds the steps described in `lineage._paths`; `exact` is False when
     the path stopped at a step that is not constant (the access then stands for
     the whole prefix). `guard` is the innermost guarded block the access sits in.
+    A named tuple, not a model: a cell of a few hundred statements makes many.
     """
 
     kind: str
@@ -109,6 +110,17 @@ class StatementInfo(_Frozen):
     change its arguments."""
     guards: tuple[int, ...] = ()
     """Keys of the guarded blocks inside the statement."""
+
+    @classmethod
+    def build(cls, **values: Any) -> StatementInfo:
+        """Construct from already typed values of every field, without validation (the
+        static pass builds hundreds per cell; `model_construct` costs more than the pass)."""
+        obj = cls.__new__(cls)
+        object.__setattr__(obj, "__dict__", values)
+        object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+        object.__setattr__(obj, "__pydantic_extra__", None)
+        object.__setattr__(obj, "__pydantic_private__", None)
+        return obj
 
 
 class CellAnalysis(_Frozen):

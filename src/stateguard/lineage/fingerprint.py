@@ -73,6 +73,51 @@ def changed_parts(old: Fingerprint, new: Fingerprint) -> list[str] | None:
 _ABSENT = object()
 
 
+def column_layout(frame: Any) -> tuple[Any, ...] | None:
+    """Where each column of a frame keeps its values (buffer addresses), its labels and
+    its index object: enough to see which columns a ``df[label] = ..`` replaced, with no
+    hashing. None when the frame's layout cannot be read."""
+    np = sys.modules.get("numpy")
+    try:
+        mgr = frame._mgr
+        blocks = mgr.blocks
+        starts = np.empty(len(blocks), dtype=np.int64)
+        steps = np.empty(len(blocks), dtype=np.int64)
+        for i, block in enumerate(blocks):
+            values = block.values
+            if isinstance(values, np.ndarray) and values.ndim == 2:
+                starts[i] = values.__array_interface__["data"][0]
+                steps[i] = values.strides[0]
+            else:
+                starts[i], steps[i] = id(values), 0
+        blknos, blklocs = mgr.blknos, mgr.blklocs
+        addrs = starts[blknos] + blklocs.astype(np.int64) * steps[blknos]
+        # the blocks are kept, so no address or id is reused while the layouts are compared
+        return (frame.columns, addrs, frame.index, tuple(blocks))
+    except Exception:  # another pandas internals layout: no cheap answer
+        return None
+
+
+def changed_columns(old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> list[str] | None:
+    """Parts (``['c3']``) of the columns replaced, added or removed between two layouts;
+    None when the change is not one of columns (the index changed, labels repeat)."""
+    if old is None or new is None or old[2] is not new[2]:
+        return None
+    old_cols, old_addrs = old[0], old[1]
+    new_cols, new_addrs = new[0], new[1]
+    if not (old_cols.is_unique and new_cols.is_unique):
+        return None
+    if old_cols is new_cols or old_cols.equals(new_cols):
+        np = sys.modules["numpy"]
+        return [f"[{old_cols[int(i)]!r}]" for i in np.flatnonzero(old_addrs != new_addrs)]
+    old_cols, new_cols = old_cols.tolist(), new_cols.tolist()
+    before = dict(zip(old_cols, old_addrs.tolist(), strict=True))
+    after = dict(zip(new_cols, new_addrs.tolist(), strict=True))
+    out = [f"[{c!r}]" for c, a in after.items() if before.get(c) != a]
+    out += [f"[{c!r}]" for c in before if c not in after]
+    return out
+
+
 def is_immutable_scalar(obj: Any) -> bool:
     """int, float, complex, str, bytes, bool, None, or a tuple of these."""
     if isinstance(obj, _SCALARS):

@@ -95,11 +95,18 @@ class StaleReason(_Frozen):
 
     def describe(self) -> str:
         """One line a person can read."""
-        path = " -> ".join(self.chain)
+        now = f" (now {self.current})" if self.current != self.superseded_by else ""
+        if len(self.chain) > 2:
+            # name the value (or part) it read: `s@v1 read df['cost']@v2, derived from ...`
+            path = " -> ".join(self.chain)
+            return (
+                f"{self.version} is stale: it read {self.chain[-2]}, derived from "
+                f"{self.outdated} ({path}), superseded by {self.superseded_by} in cell "
+                f"{self.superseding_cell}{now}"
+            )
         return (
-            f"{self.version} is stale: it was derived from {self.outdated} ({path}), "
-            f"which cell {self.superseding_cell} superseded with {self.superseded_by}"
-            + (f" (now {self.current})" if self.current != self.superseded_by else "")
+            f"{self.version} is stale: derived from {self.outdated}, superseded by "
+            f"{self.superseded_by} in cell {self.superseding_cell}{now}"
         )
 
 
@@ -344,6 +351,8 @@ class LineageGraph:
         """Every in-place version between Q and R stored only keys that R overwrote."""
         for key in self._by_name[qv.name]:
             w = self._versions[key]
+            if w.kind == "part":
+                continue  # its parts carry their own versions, checked edge by edge
             if qv.version < w.version < rv.version and (
                 w.kind != "mutate"
                 or w.keys is None
@@ -832,9 +841,18 @@ class _CellPass:
                 and (v := g.latest(a))
                 and v.cell == self.cell
             ]
+            # an in-place method of the value changed these parts: each derives from its
+            # own previous version and from what else the statement read, not from the
+            # whole value the method was called on (that would tie every part to all others)
+            others: dict[str, None] = {}
+            for j, versions in by_access.items():
+                a = st.accesses[j]
+                if a.root == name and self._access_parts(st, j, a) == [()]:
+                    continue
+                others.update(dict.fromkeys(versions))
             for parts in here[name]:
                 prev = g._effective(_symbol(name, parts))
-                deps = (*parents, *shared, *((prev,) if prev is not None else ()))
+                deps = (*others, *shared, *((prev,) if prev is not None else ()))
                 created.append(
                     g._add(
                         root=name, parts=parts, kind="store", cell=self.cell,

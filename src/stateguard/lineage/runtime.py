@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dis
 import re
+import sys
 import time
 import types
 from typing import Any
@@ -24,7 +25,9 @@ from typing import Any
 from stateguard.lineage.coverage import COVER_NAME, FOR_NAME, BlockMarkers
 from stateguard.lineage.fingerprint import (
     Fingerprint,
+    changed_columns,
     changed_parts,
+    column_layout,
     compare,
     fingerprint,
     is_immutable_scalar,
@@ -35,7 +38,6 @@ from stateguard.lineage.objects import (
     _equal_scalars,
     _is_user_callable,
     _member_ids,
-    _shares_buffer,
     summarize,
 )
 from stateguard.lineage.parts import (
@@ -57,7 +59,7 @@ def _static_evidence(analysis: CellAnalysis) -> set[str]:
 class _Pending:
     """What the pre-cell hook hands to the post-cell hook."""
 
-    __slots__ = ("analysis", "before", "candidates", "opaque", "slots", "source")
+    __slots__ = ("analysis", "before", "candidates", "identity", "opaque", "slots", "source")
 
     def __init__(
         self,
@@ -74,6 +76,8 @@ class _Pending:
         self.candidates = candidates
         self.opaque = opaque
         self.slots = slots
+        # frames written at one label known only at run time: their column addresses
+        self.identity: dict[str, tuple[Any, ...]] = {}
 
 
 _IPY_NAME = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
@@ -90,6 +94,7 @@ class LineageAgent:
         self._code_globals: dict[types.CodeType, frozenset[str]] = {}
         # name -> (id, member ids); valid while the name is not a candidate of a cell
         self._members: dict[str, tuple[int, frozenset[int]]] = {}
+        self._rev: dict[int, set[str]] = {}  # object or member id -> names holding it
         self._pending: _Pending | None = None
         self.enabled = True
         self._pre_seconds = 0.0
@@ -132,6 +137,7 @@ class LineageAgent:
         self._cache.clear()
         self._code_globals.clear()
         self._members.clear()
+        self._rev.clear()
         self._pending = None
         self._fn_reads.clear()
         self._fn_slots.clear()
@@ -152,7 +158,9 @@ class LineageAgent:
         if not self.enabled:
             return
         started = time.perf_counter()
-        source = self.shell.transform_cell(info.raw_cell or "")
+        source = getattr(info, "transformed_cell", None)
+        if source is None:  # older IPython: transform it ourselves
+            source = self.shell.transform_cell(info.raw_cell or "")
         analysis = analyze_cell(source)
         self._publish_helpers()
         slots = self.markers.prepare(k for st in analysis.statements for k in st.guards)
@@ -160,6 +168,13 @@ class LineageAgent:
         before = self.user_names()
         candidates = self._candidates(analysis, before)
         opaque = self._opaque(analysis, before, candidates)
+        layouts: dict[str, tuple[Any, ...]] = {}
+        for name in self._label_stores(analysis, before) - opaque:
+            layout = column_layout(before[name])
+            if layout is None:
+                opaque.add(name)  # no cheap layout: fingerprints decide
+            else:
+                layouts[name] = layout
         evidence = _static_evidence(analysis)
         for name in opaque:
             obj = before[name]
@@ -176,6 +191,7 @@ class LineageAgent:
                 self._cache[name] = (id(obj), fingerprint(obj))
         # strong references keep ids from being reused while the cell runs
         self._pending = _Pending(analysis, source, before, candidates, opaque, slots)
+        self._pending.identity = layouts
         self._pre_seconds = time.perf_counter() - started
 
     def post_run_cell(self, result: Any) -> None:
@@ -243,6 +259,17 @@ class LineageAgent:
             if name in rebound or name not in after:
                 continue
             obj = after[name]
+            if name in pending.identity:
+                # one column replaced at a label the cell computed: the column whose
+                # buffer changed (no hashing)
+                self._cache.pop(name, None)
+                moved = changed_columns(pending.identity[name], column_layout(obj))
+                if moved is None:
+                    mutated[name] = summarize(obj)
+                elif moved:
+                    mutated[name] = summarize(obj)
+                    mutated_parts[name] = tuple((p,) for p in moved)
+                continue
             if name not in opaque:
                 # changed only through constant stores: those parts, no hashing
                 own = stores.get(name)
@@ -280,7 +307,7 @@ class LineageAgent:
 
         changed_names = set(rebound) | set(mutated)
         for n in (*candidates, *rebound, *deleted):
-            self._members.pop(n, None)
+            self._unindex(n)
         self._register_functions(analysis, after, pending.slots)
         return CellReport(
             source=source,
@@ -316,6 +343,8 @@ class LineageAgent:
             for a in st.accesses:
                 if a.kind not in ("store", "delete") or a.literal:
                     continue
+                if list(a.path) == [["label"]] and a.kind == "store":
+                    continue  # df[f'c{i}'] = ..: read off the column layout (see below)
                 if not a.path or not a.exact:
                     opaque.add(a.root)
                 elif a.root in ns and not _reaches_all(ns[a.root], a.path):
@@ -337,6 +366,24 @@ class LineageAgent:
             # a name bound here and changed here may be a view of anything the cell read
             opaque.update(candidates)
         return opaque & candidates
+
+    @staticmethod
+    def _label_stores(analysis: CellAnalysis, ns: dict[str, Any]) -> set[str]:
+        """Frames the cell writes only as ``df[<one label>] = ...`` (an f-string key)."""
+        pd = sys.modules.get("pandas")
+        if pd is None:
+            return set()
+        out: set[str] = set()
+        for st in analysis.statements:
+            for a in st.accesses:
+                if (
+                    a.kind == "store"
+                    and not a.exact
+                    and list(a.path) == [["label"]]
+                    and isinstance(ns.get(a.root), pd.DataFrame)
+                ):
+                    out.add(a.root)
+        return out
 
     def _paths(
         self, analysis: CellAnalysis, before: dict[str, Any], after: dict[str, Any]
@@ -412,29 +459,62 @@ class LineageAgent:
         direct &= ns.keys()
         if not direct:
             return set()
+        self._sync_index(ns)
         ids: set[int] = set()
         for n in direct:
             ids.add(id(ns[n]))
-            ids.update(self._members_of(n, ns[n]))
+            ids.update(self._members[n][1])
         out = set(direct)
-        for name, obj in ns.items():
-            if name in out or isinstance(obj, (types.ModuleType, types.FunctionType, type)):
-                continue
-            if (
-                id(obj) in ids
-                or not ids.isdisjoint(self._members_of(name, obj))
-                or _shares_buffer(obj, ids)
-            ):
-                out.add(name)
+        rev = self._rev
+        for i in ids:
+            found = rev.get(i)
+            if found:
+                out.update(found)
         return out
 
+    def _sync_index(self, ns: dict[str, Any]) -> None:
+        """Bring the object index (id and member ids -> names) up to date: only names whose
+        binding changed since the last cell are looked into again."""
+        members = self._members
+        for name, obj in ns.items():
+            entry = members.get(name)
+            if entry is not None and entry[0] == id(obj):
+                continue
+            if entry is not None:
+                self._unindex(name)
+            self._members_of(name, obj)
+        if len(members) > len(ns):
+            for name in [n for n in members if n not in ns]:
+                self._unindex(name)
+
+    def _unindex(self, name: str) -> None:
+        entry = self._members.pop(name, None)
+        if entry is None:
+            return
+        for i in (entry[0], *entry[1]):
+            names = self._rev.get(i)
+            if names is not None:
+                names.discard(name)
+                if not names:
+                    del self._rev[i]
+
     def _members_of(self, name: str, obj: Any) -> frozenset[int]:
-        """Member ids of a name's value, cached until the name is touched by a cell."""
+        """Member ids of a name's value, indexed until the name is touched by a cell."""
         cached = self._members.get(name)
         if cached is not None and cached[0] == id(obj):
             return cached[1]
+        if cached is not None:
+            self._unindex(name)
+        if isinstance(obj, (types.ModuleType, types.FunctionType, type)):
+            members: frozenset[int] = frozenset()
+            self._members[name] = (id(obj), members)
+            return members  # never an alias of data
         members = frozenset(_member_ids(obj))
         self._members[name] = (id(obj), members)
+        rev = self._rev
+        rev.setdefault(id(obj), set()).add(name)
+        for m in members:
+            rev.setdefault(m, set()).add(name)
         return members
 
     def _alias_groups(self, names: set[str], ns: dict[str, Any]) -> dict[str, set[str]]:

@@ -53,8 +53,8 @@ def analyze_statement(stmt: ast.stmt, index: int) -> StatementInfo:
     """Def/use facts of one top-level statement."""
     v = _StatementVisitor()
     v.visit(stmt)
-    # model_construct: every field is built here from typed values; skip re-validation
-    return StatementInfo.model_construct(
+    # every field is built here from typed values; skip validation
+    return StatementInfo.build(
         index=index,
         lineno=stmt.lineno,
         end_lineno=stmt.end_lineno or stmt.lineno,
