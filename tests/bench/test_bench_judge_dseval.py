@@ -345,3 +345,135 @@ def test_real_session_reference_against_itself_and_perturbed(dseval_root) -> Non
             assert not judgement.correct, turn.question
             judged += 1
     assert judged >= 10
+
+
+# ---- tree validators and kernel-computed inputs (no kernel: extras given by hand) ---------
+
+MODEL = normalize_validator(
+    {"template": "empty", "model": ["m", "X", "y", ["accuracy", "mse"], [-0.1, 0.2]]}
+)
+MODEL_EXACT = normalize_validator({"template": "empty", "model": ["m", "X", "y", "r2"]})
+
+
+def _model_obs(**metrics: float) -> DsevalObservation:
+    return obs(extras={"model#0": {"metrics": metrics}})
+
+
+@pytest.mark.parametrize(
+    ("spec", "ref", "sub", "verdict"),
+    [
+        (MODEL, {"accuracy": 0.8, "mse": 1.0}, {"accuracy": 0.8, "mse": 1.0}, "yes"),
+        (MODEL, {"accuracy": 0.8, "mse": 1.0}, {"accuracy": 0.73, "mse": 1.0}, "yes"),
+        (MODEL, {"accuracy": 0.8, "mse": 1.0}, {"accuracy": 0.71, "mse": 1.0}, "no"),
+        (MODEL, {"accuracy": 0.8, "mse": 1.0}, {"accuracy": 0.99, "mse": 1.19}, "yes"),
+        (MODEL, {"accuracy": 0.8, "mse": 1.0}, {"accuracy": 0.8, "mse": 1.21}, "no"),
+        (MODEL_EXACT, {"r2": 0.5}, {"r2": 0.5 + 1e-9}, "yes"),
+        (MODEL_EXACT, {"r2": 0.5}, {"r2": 0.51}, "no"),
+    ],
+    ids=[
+        "same",
+        "neg_tol_within",
+        "neg_tol_below",
+        "pos_tol_within",
+        "pos_tol_above",
+        "zero_tol_isclose",
+        "zero_tol_differs",
+    ],
+)
+def test_model_tolerances(spec, ref, sub, verdict: str) -> None:
+    judgement = judge_dseval(spec, _model_obs(**ref), _model_obs(**sub))
+    assert judgement.details["verdict"] == verdict, judgement.details
+
+
+def test_model_missing_or_failing_in_submission_and_reference() -> None:
+    ref = _model_obs(accuracy=0.8, mse=1.0)
+    assert judge_dseval(MODEL, ref, obs()).details["verdict"] == "no"
+    failing = obs(extras={"model#0": {"error": "model m not found"}})
+    assert "not found" in judge_dseval(MODEL, ref, failing).details["checks"][0]["reason"]
+    assert judge_dseval(MODEL, failing, ref).excluded  # the reference must be evaluable
+
+
+TABLE = normalize_validator(
+    {"template": "empty", "table_test": {"function_name": "f", "test_cases": [[1], [2]]}}
+)
+NO_INPUT_CHECK = normalize_validator(
+    {
+        "template": "empty",
+        "table_test": {"function_name": "f", "test_cases": [[1]], "input_checker": False},
+    }
+)
+
+
+def _table(outputs, inputs_after=None, cases=None) -> DsevalObservation:
+    data = {"outputs": outputs, "inputs_after": inputs_after or [(1,), (2,)]}
+    if cases is not None:
+        data["cases"] = cases
+    return obs(extras={"table_test#0": data})
+
+
+def test_table_test_verdicts() -> None:
+    ref = _table([2, 4], cases=[(1,), (2,)])
+    assert judge_dseval(TABLE, ref, _table([2, 4])).correct
+    assert judge_dseval(TABLE, ref, _table([2, 5])).details["verdict"] == "no"
+    changed = _table([2, 4], inputs_after=[(1,), (3,)])
+    assert "input of f" in judge_dseval(TABLE, ref, changed).details["checks"][0]["reason"]
+    ref1 = _table([2], inputs_after=[(1,)], cases=[(1,)])
+    assert judge_dseval(NO_INPUT_CHECK, ref1, _table([2], inputs_after=[(9,)])).correct
+    raised = obs(extras={"table_test#0": {"error": "function f raised on test case #0"}})
+    assert judge_dseval(TABLE, ref, raised).details["verdict"] == "no"
+    assert judge_dseval(TABLE, obs(extras={"table_test#0": {"error": "x"}}), ref).excluded
+
+
+def test_and_or_combination() -> None:
+    spec = normalize_validator(
+        {"template": "empty", "or": {"result": None, "stream": None}, "and": {"crash": None}}
+    )
+    ref = obs(result=5, stream="5\n")
+    assert judge_dseval(spec, ref, obs(result=6, stream="5\n")).correct  # or: stream says yes
+    assert not judge_dseval(spec, ref, obs(result=6, stream="6\n")).correct
+    assert (
+        judge_dseval(spec, ref, obs(result=5, stream="x", error="E: e")).details["verdict"] == "no"
+    )  # and: crash says no
+    partial = judge_dseval(spec, obs(result=DF, stream="a"), obs(result=DF.iloc[::-1], stream="b"))
+    assert partial.details["verdict"] == "partial"
+    tree = judge_dseval(spec, ref, obs(result=5, stream="5\n")).details["tree"]
+    assert [c["check"] for c in tree["children"]] == ["or", "and"]
+
+
+class _FakeRunner:
+    def __init__(self, match: bool) -> None:
+        self.match = match
+        self.seen: list = []
+
+    def compare(self, code, pairs):
+        from stateguard.bench.judges.matching import MatchResult
+
+        self.seen.append((code, list(pairs)))
+        return [MatchResult(match=self.match, reason="") for _ in pairs]
+
+
+def test_compare_fn_code_runs_through_the_runner_only() -> None:
+    code = "def compare_fn(ref, sub):\n    return {'match': True, 'reason': ''}\n"
+    spec = normalize_validator({"result": {"compare_fn": code}, "namespace_check": {"v": code}})
+    ref, sub = obs(result=1, namespace={"v": 2}), obs(result=9, namespace={"v": 3})
+    assert judge_dseval(spec, ref, sub).excluded  # no runner: not judged, never in-process
+    yes, no = _FakeRunner(True), _FakeRunner(False)
+    assert judge_dseval(spec, ref, sub, yes).correct
+    assert yes.seen == [(code, [(1, 9)]), (code, [(2, 3)])]
+    assert judge_dseval(spec, ref, sub, no).details["verdict"] == "no"  # code has no loose pass
+
+
+def test_vis_is_excluded_and_intact_options() -> None:
+    assert judge_dseval(normalize_validator({"vis": None}), obs(), obs()).excluded
+    allow = normalize_validator({"namespace_intact": {"deletion": ["tmp"], "update": True}})
+    sub = obs(namespace_diff={"tmp": "deleted", "df": "updated"})
+    assert judge_dseval(allow, obs(namespace_diff={}), sub).correct
+    strict = normalize_validator(
+        {"namespace_intact": {"replacement": ["a"], "treat_replacement_as_update": False}}
+    )
+    assert judge_dseval(
+        strict, obs(namespace_diff={}), obs(namespace_diff={"a": "replaced"})
+    ).correct
+    assert not judge_dseval(
+        strict, obs(namespace_diff={}), obs(namespace_diff={"b": "replaced"})
+    ).correct
