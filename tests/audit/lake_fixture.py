@@ -144,3 +144,11 @@ def _task(
         "data_sources": sources,
         "subtasks": subtasks or [],
     }
+
+
+if __name__ == "__main__":  # python tests/audit/lake_fixture.py OUT_DIR
+    import sys
+
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    print(build_lake(out))

@@ -11,6 +11,22 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "AuditFinding": "stateguard.audit.auditor",
+    "AuditSettings": "stateguard.audit.auditor",
+    "Auditor": "stateguard.audit.auditor",
+    "CellAudit": "stateguard.audit.auditor",
+    "audit_cell": "stateguard.audit.auditor",
+    "AuditLedger": "stateguard.audit.ledger",
+    "Coverage": "stateguard.audit.ledger",
+    "AuditRuntime": "stateguard.audit.operators",
+    "OperatorRejected": "stateguard.audit.operators",
+    "OperatorCall": "stateguard.audit.observations",
+    "SourceIndex": "stateguard.audit.discovery",
+    "SourceMap": "stateguard.audit.sources",
+    "index_lake": "stateguard.audit.sources",
+    "discover_eval": "stateguard.audit.discover_eval",
+    "operator_calls": "stateguard.audit.kernelops",
+    "operators_prompt": "stateguard.audit.kernelops",
     "JOIN_MIME": "stateguard.audit.diagnostics",
     "FrameRef": "stateguard.audit.diagnostics",
     "JoinCellReport": "stateguard.audit.diagnostics",

@@ -66,6 +66,13 @@ def install_code(lake: str | Path, mode: Literal["reject", "flag"] = "reject") -
     )
 
 
+def operators_prompt() -> str:
+    """The operators' one-line documentation, for an agent's system prompt."""
+    from importlib.resources import files
+
+    return files("stateguard.audit").joinpath("prompts/operators.md").read_text(encoding="utf-8")
+
+
 def operator_calls(private: Iterable[dict[str, Any]]) -> tuple[OperatorCall, ...]:
     """The operator calls among an execution's private payloads, in call order."""
     return tuple(
