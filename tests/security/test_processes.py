@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from security_probes import find_processes, require_confined, run, wait_gone
 
-from stateguard.kernel import KernelSession, ResourceLimits
+from stateguard.kernel import KernelSession, ResourceLimits, SandboxPolicy
 
 pytestmark = pytest.mark.kernel
 
@@ -187,3 +187,40 @@ def test_kernel_and_its_children_die_when_the_host_is_killed(tmp_path: Path) -> 
     if not confined:
         pytest.skip("kernel is unconfined; its children may outlive the host")
     assert left == []
+
+
+def test_open_files_are_bounded() -> None:
+    with KernelSession(limits=ResourceLimits(open_files=64)) as session:
+        res = run(
+            session,
+            "import errno\n"
+            "held, refused = [], None\n"
+            "try:\n"
+            "    for _ in range(1000):\n"
+            "        held.append(open('/dev/null'))\n"
+            "except OSError as exc:\n"
+            "    refused = exc.errno\n"
+            "for f in held:\n"
+            "    f.close()\n"
+            "len(held) < 64, refused == errno.EMFILE",
+        )
+        assert res.result == "(True, True)"
+
+
+def test_private_tmp_is_bounded() -> None:
+    policy = SandboxPolicy.from_env().model_copy(update={"tmp_bytes": 16 * 1024**2})
+    with KernelSession(sandbox=policy) as session:
+        require_confined(session)
+        res = run(
+            session,
+            "import errno\n"
+            "try:\n"
+            "    with open('/tmp/fill', 'wb') as f:\n"
+            "        for _ in range(64):\n"
+            "            f.write(b'x' * 1024**2)\n"
+            "    outcome = 'written'\n"
+            "except OSError as exc:\n"
+            "    outcome = exc.errno == errno.ENOSPC\n"
+            "outcome",
+        )
+        assert res.result == "True"
