@@ -199,3 +199,28 @@ def test_hybrid_judge_only_decides_undecided_turns(tmp_path: Path) -> None:
     results = {t.turn_id: t for t in RunStore(tmp_path / "hybrid").results()}
     assert results[2].correct is True and results[2].judged_by == "llm"
     assert all(results[i].judged_by is None and results[i].correct for i in (1, 3, 4, 5))
+
+
+@pytest.mark.kernel
+def test_report_rejudges_undecided_turns_of_a_finished_run(tmp_path: Path) -> None:
+    from stateguard.bench.judging import rejudge_run
+
+    copy = tmp_path / "dataset"
+    shutil.copytree(DATASET, copy)
+    task_json = copy / "task" / "longds" / RETAIL / "task.json"
+    turns = json.loads(task_json.read_text())
+    turns[1]["code"] = 'sales["revenue"] = sales["units"] * sales["unit_price"]\n'
+    turns[1]["code"] += 'print(f"Revenue grew from 150 to {sales.revenue.sum()}")'
+    task_json.write_text(json.dumps(turns))
+    out = tmp_path / "run"
+    run_benchmark(RunConfig(suite="longds", path=str(copy / "task" / "longds" / RETAIL)), out)
+    assert write_metrics(out)["turns_undecided"] == 1
+    counts = rejudge_run(
+        out, "hybrid", judge_llm_overrides=_scripted(tmp_path, ["<score>1</score>"])
+    )
+    assert counts == {"judged": 1, "unparseable": 0}
+    metrics = write_metrics(out)
+    assert metrics["turns_undecided"] == 0 and metrics["turns_llm_judged"] == 1
+    assert metrics["turn_accuracy"] == 1.0 and len(RunStore(out).results()) == 5
+    result = CliRunner().invoke(app, ["bench", "report", str(out), "--judge", "exact"])
+    assert result.exit_code != 0

@@ -8,6 +8,9 @@
   (the benchmark's own protocol); its verdict replaces the deterministic one.
 - ``judge="hybrid"``: only turns the deterministic rules left undecided go to it.
 
+`rejudge_run` applies the same to a finished run directory (``bench report --judge``),
+rewriting its recorded verdicts.
+
 The LLM judge is `AnswerJudge` over any chat model (OpenAI-compatible endpoints in
 practice), with the prompt from ``judge_prompt_file`` or the shipped default. A reply
 without a parseable score leaves the turn excluded, counted in ``judge_unparseable``.
@@ -83,3 +86,59 @@ class TurnJudge:
     def unparseable(self) -> int:
         """Turns the LLM judge could not score."""
         return 0 if self._judge is None else self._judge.unparseable
+
+
+def rejudge_run(
+    run_dir: Path | str,
+    judge: str,
+    *,
+    judge_llm_overrides: dict[str, Any] | None = None,
+    judge_prompt_file: str | None = None,
+    model_factory: Callable[[RunConfig], ChatModel] | None = None,
+) -> dict[str, int]:
+    """Re-judge the recorded LongDS turns of a run with ``judge`` (``llm`` or ``hybrid``).
+
+    The tasks are reloaded from the run's settings; verdicts in ``turns.jsonl`` are
+    replaced (each turn stays recorded once). Returns counts: ``judged`` (turns sent to
+    the LLM judge) and ``unparseable``.
+    """
+    from stateguard.bench.loaders import load_suite
+    from stateguard.bench.records import RunStore
+    from stateguard.errors import StateguardError
+
+    if judge not in ("llm", "hybrid"):
+        raise StateguardError(f"--judge for a finished run must be llm or hybrid, got {judge!r}")
+    store = RunStore(run_dir)
+    config = store.config()
+    if config.suite not in TEXT_SUITES:
+        raise StateguardError(
+            f"the LLM judge scores text answers ({TEXT_SUITES}), not {config.suite}"
+        )
+    update: dict[str, Any] = {"judge": judge}
+    if judge_llm_overrides:
+        update["judge_llm_overrides"] = judge_llm_overrides
+    if judge_prompt_file:
+        update["judge_prompt_file"] = judge_prompt_file
+    config = config.model_copy(update=update)
+    loaded = load_suite(
+        config.suite,
+        config.path,
+        start_index=config.start_index,
+        task_limit=config.limit,
+        turn_limit=config.turn_limit,
+        path_maps=config.path_maps,
+    )
+    tasks = {t.task_id: t for t in loaded.tasks}
+    turn_judge = TurnJudge(config, model_factory)
+    results: list[TurnResult] = []
+    judged = 0
+    for result in store.results():
+        task = tasks.get(result.task_id)
+        if task is None or result.turn_id > len(task.turns) or result.judged_by == "llm":
+            results.append(result)
+            continue
+        new = TurnResult.model_validate(turn_judge.apply(task, result.model_dump()))
+        judged += new.judged_by == "llm"
+        results.append(new)
+    store.rewrite_turns(results)
+    return {"judged": judged, "unparseable": turn_judge.unparseable}

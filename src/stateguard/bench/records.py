@@ -240,6 +240,11 @@ class RunStore:
         """Append a turn unless it is already recorded; returns whether it was written."""
         return self._append_unique(TURNS_FILE, result, (result.task_id, result.turn_id))
 
+    def rewrite_turns(self, results: Iterable[TurnResult]) -> None:
+        """Replace ``turns.jsonl`` (a re-judged run); each turn must appear once."""
+        lines = [r.model_dump_json() for r in results]
+        _atomic_write(self.turns_path, "".join(line + "\n" for line in lines))
+
     def append_injection(self, record: InjectionRecord) -> bool:
         """Append an injection unless one is recorded for that turn."""
         return self._append_unique(INJECTIONS_FILE, record, (record.task_id, record.turn_id))

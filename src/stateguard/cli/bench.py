@@ -221,11 +221,43 @@ def report(
     out: Path | None = typer.Option(None, help="Report folder (default RUN_DIR/report)."),
     resamples: int = typer.Option(10_000, min=1, help="Bootstrap resamples."),
     seed: int = typer.Option(0, help="Bootstrap seed."),
+    judge: str | None = typer.Option(
+        None,
+        help="Re-judge the runs' LongDS answers first: llm (every answer) | hybrid "
+        "(the turns the deterministic judge left undecided).",
+    ),
+    judge_prompt_file: Path | None = typer.Option(
+        None,
+        exists=True,
+        dir_okay=False,
+        help="LLM judge template ({question} {ground_truth} {solution}).",
+    ),
+    judge_base_url: str | None = typer.Option(None, help="LLM judge endpoint."),
+    judge_model: str | None = typer.Option(None, help="LLM judge model."),
 ) -> None:
     """metrics.json per run; with RUN_DIR_B the paired bootstrap of B − A; plots and HTML."""
+    from stateguard.bench.judging import rejudge_run
     from stateguard.bench.report import build_report
 
     console = Console()
+    if judge is not None:
+        _check(judge, ("llm", "hybrid"), "--judge")
+        overrides = {
+            k: v for k, v in {"base_url": judge_base_url, "model": judge_model}.items() if v
+        }
+        prompt = str(judge_prompt_file.resolve()) if judge_prompt_file else None
+        for rd in [run_dir] + ([run_dir_b] if run_dir_b is not None else []):
+            try:
+                counts = rejudge_run(
+                    rd, judge, judge_llm_overrides=overrides, judge_prompt_file=prompt
+                )
+            except StateguardError as exc:
+                console.print(f"[red]error:[/red] {escape(str(exc))}")
+                raise typer.Exit(2) from exc
+            console.print(
+                f"{rd}: {counts['judged']} turn(s) judged by the LLM judge, "
+                f"{counts['unparseable']} without a parseable score"
+            )
     try:
         summary = build_report(run_dir, run_dir_b, out, n_resamples=resamples, seed=seed)
     except StateguardError as exc:
