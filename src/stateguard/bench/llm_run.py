@@ -97,7 +97,9 @@ def run_llm_task(
             cell_timeout=config.cell_timeout,
             data_files=describe_inputs(task),
         )
-        with open(traj_dir / f"{task.task_id}.jsonl", "w", encoding="utf-8") as traj:
+        traj_path = traj_dir / f"{task.task_id}.jsonl"  # LongDS ids are domain/dataset/taskN
+        traj_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(traj_path, "w", encoding="utf-8") as traj:
             for turn in task.turns:
                 started = time.monotonic()
                 setup = turn.meta.get("setup_code")
