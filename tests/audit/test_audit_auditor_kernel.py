@@ -124,3 +124,27 @@ def test_the_guard_survives_restart_and_reset(session: tuple[TrackedSession, Aud
     audit = auditor.observe(res.execution)
     assert [f.kind for f in audit.findings] == ["cross_product"]
     assert [c.kind for c in audit.operators] == ["discover"]
+
+
+def test_files_the_agents_own_code_reads_are_noted(
+    session: tuple[TrackedSession, Auditor],
+) -> None:
+    ts, auditor = session
+    ts.reset()
+    res = ts.execute(
+        "import pandas as pd, json\n"
+        "acres = pd.read_csv('data/wildfires/nifc_acres_burned_by_state.csv')\n"
+        "stations = json.load(open('data/stations/weather_stations.json'))\n"
+        "open('notes.txt', 'w').write('x')\n"  # outside the lake: not a source
+    )
+    assert res.execution.ok, res.execution.error
+    audit = auditor.observe(res.execution)
+    assert audit.files_read == (
+        "wildfires/nifc_acres_burned_by_state.csv",
+        "stations/weather_stations.json",
+    )
+    assert auditor.never_looked_at(
+        ["wildfires/nifc_acres_burned_by_state.csv", "population/state_abbreviations.csv"]
+    ) == ("population/state_abbreviations.csv",)
+    quiet = ts.execute("n = len(acres)")
+    assert auditor.observe(quiet.execution).files_read == ()

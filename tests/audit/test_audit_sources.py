@@ -143,3 +143,6 @@ def test_subtasks_are_loaded(fixture_dir: Path) -> None:
     tasks = load_workload(fixture_dir / "workload.json")
     env2 = next(t for t in tasks if t.id == "env-2")
     assert [s.id for s in env2.subtasks] == ["env-2-1", "env-2-2"]
+    turns = env2.turns()
+    assert [t.id for t in turns] == ["env-2-1", "env-2-2", "env-2"]
+    assert turns[-1].subtasks == () and turns[-1].answer == "Nevada"

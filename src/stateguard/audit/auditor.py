@@ -13,6 +13,7 @@ A composition root (`GuardedSession`) uses it in three steps::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -24,6 +25,8 @@ from stateguard.audit.kernelops import install_code as operators_code
 from stateguard.audit.kernelops import operator_calls
 from stateguard.audit.ledger import AuditLedger, Coverage
 from stateguard.audit.observations import OperatorCall
+from stateguard.audit.sourcewatch import files_read
+from stateguard.audit.sourcewatch import install_code as watch_code
 from stateguard.kernel import ExecutionResult
 
 
@@ -35,9 +38,11 @@ class AuditSettings(BaseModel):
     join_guard: Literal["off", "flag", "reject"] = "flag"
     """"flag" reports lossy or keyless pandas joins; "reject" also fails the cell on errors."""
     lake: str | None = None
-    """The data lake as the kernel sees it (e.g. ``data``); None: no operators."""
-    operators: Literal["reject", "flag"] = "reject"
+    """The data lake as the kernel sees it (e.g. ``data``); None: no operators, no watch."""
+    operators: Literal["off", "reject", "flag"] = "reject"
     """Whether a rejecting validation rule refuses an operator call or only flags it."""
+    watch_reads: bool = True
+    """Note which lake files the agent's own code opens (needs `lake`)."""
 
 
 class AuditFinding(BaseModel):
@@ -61,6 +66,8 @@ class CellAudit(BaseModel):
 
     joins: JoinCellReport | None = None
     operators: tuple[OperatorCall, ...] = ()
+    files_read: tuple[str, ...] = ()
+    """Lake files (relative) the cell's own code opened for reading."""
 
     @property
     def findings(self) -> tuple[AuditFinding, ...]:
@@ -98,7 +105,11 @@ class CellAudit(BaseModel):
 
 def audit_cell(result: ExecutionResult) -> CellAudit:
     """The join-guard report and operator calls carried by one execution result."""
-    return CellAudit(joins=join_report(result.private), operators=operator_calls(result.private))
+    return CellAudit(
+        joins=join_report(result.private),
+        operators=operator_calls(result.private),
+        files_read=files_read(result.private),
+    )
 
 
 class Auditor:
@@ -108,6 +119,8 @@ class Auditor:
                  ledger_path: Path | None = None) -> None:
         self.settings = settings or AuditSettings()
         self.ledger = AuditLedger(ledger_path)
+        self.files_read: dict[str, None] = {}
+        """Lake files the agent's code read directly, in first-read order."""
 
     @property
     def setup_code(self) -> str:
@@ -115,15 +128,24 @@ class Auditor:
         parts = []
         if self.settings.join_guard != "off":
             parts.append(join_guard_code(self.settings.join_guard))
-        if self.settings.lake is not None:
-            parts.append(operators_code(self.settings.lake, self.settings.operators))
+        lake = self.settings.lake
+        if lake is not None and self.settings.operators != "off":
+            parts.append(operators_code(lake, self.settings.operators))
+        if lake is not None and self.settings.watch_reads:
+            parts.append(watch_code(lake))
         return "\n".join(parts)
 
     def observe(self, result: ExecutionResult) -> CellAudit:
         """Read a cell's audit and keep its operator calls in the ledger."""
         audit = audit_cell(result)
         self.ledger.extend(audit.operators)
+        self.files_read.update(dict.fromkeys(audit.files_read))
         return audit
+
+    def never_looked_at(self, paths: Iterable[str]) -> tuple[str, ...]:
+        """Of `paths` (lake-relative), those neither read by the agent's code nor scanned."""
+        scanned = {s.split("#")[0] for s in self.ledger.coverage().sources}
+        return tuple(p for p in paths if p not in self.files_read and p not in scanned)
 
     def coverage(self) -> Coverage:
         """What the agent observed of the lake through the operators so far."""

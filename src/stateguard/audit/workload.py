@@ -38,6 +38,15 @@ class WorkloadTask(BaseModel):
     data_sources: tuple[str, ...] = ()
     subtasks: tuple[WorkloadTask, ...] = ()
 
+    def turns(self) -> tuple[WorkloadTask, ...]:
+        """The task as a multi-turn session: its subtasks in order (depth first), then
+        the main question itself (without its subtasks)."""
+        out: list[WorkloadTask] = []
+        for sub in self.subtasks:
+            out.extend(sub.turns())
+        out.append(self.model_copy(update={"subtasks": ()}))
+        return tuple(out)
+
 
 def load_workload(path: Path | str) -> list[WorkloadTask]:
     """The tasks of a workload file."""
