@@ -10,7 +10,7 @@ import ast
 import io
 import tokenize
 
-from stateguard.bench.inject import Candidate, TurnFacts, _node_info, _parse, _Source
+from stateguard.bench.faults import Candidate, TurnFacts, _node_info, _parse, _Source
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _OP_SYMBOL = {
