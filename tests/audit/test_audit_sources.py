@@ -146,3 +146,18 @@ def test_subtasks_are_loaded(fixture_dir: Path) -> None:
     turns = env2.turns()
     assert [t.id for t in turns] == ["env-2-1", "env-2-2", "env-2"]
     assert turns[-1].subtasks == () and turns[-1].answer == "Nevada"
+
+
+def test_large_csv_is_sampled_but_fully_counted(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    body = "id,city\n" + "".join(f"{i},c{i % 7}\n" for i in range(5000))
+    (lake / "big.csv").write_text(body)
+    m = index_lake(lake, sample_bytes=1000, sample_rows=100)
+    (src,) = m.sources
+    assert src.sampled and src.rows == 5000
+    assert [c.name for c in src.columns] == ["id", "city"]
+    full = index_lake(lake)
+    assert not full.sources[0].sampled and full.sources[0].rows == 5000
+    (lake / "big.csv").write_text(body.replace("4999,", "5000,"))
+    assert index_lake(lake, sample_bytes=1000).sources[0].signature != src.signature

@@ -32,11 +32,32 @@ class Part:
     caption: str | None = None
     error: str | None = None
     rows: int | None = None
-    """Row count of a text document (lines); tables use ``len(frame)``."""
+    """Row count of a text document (lines), or of a sampled table; else ``len(frame)``."""
+    sampled: bool = False
+    """Only the first rows of a large table were read (`rows` counts them all)."""
 
 
-def _csv(path: Path, sep: str) -> Iterator[Part]:
-    yield Part("table", frame=pd.read_csv(path, sep=sep, low_memory=False))
+def _csv(path: Path, sep: str, sample_rows: int | None = None) -> Iterator[Part]:
+    if sample_rows is None:
+        frame = pd.read_csv(path, sep=sep, low_memory=False, encoding_errors="replace")
+        yield Part("table", frame=frame)
+        return
+    frame = pd.read_csv(path, sep=sep, nrows=sample_rows, encoding_errors="replace")
+    yield Part("table", frame=frame, rows=max(count_lines(path) - 1, len(frame)), sampled=True)
+
+
+def count_lines(path: Path) -> int:
+    """Newline-terminated lines of a file (plus a last unterminated one), read in blocks.
+
+    For a CSV this is the row count plus the header unless quoted fields hold newlines.
+    """
+    n = 0
+    last = b"\n"
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n + (last != b"\n")
 
 
 def _json(path: Path) -> Iterator[Part]:
@@ -113,6 +134,9 @@ def _text(path: Path) -> Iterator[Part]:
     yield Part("text", text=raw[:TEXT_CHARS], rows=raw.count("\n") + (not raw.endswith("\n")))
 
 
+SAMPLED = frozenset({".csv", ".tsv", ".tab"})
+"""Formats a large file of which only the first rows are read for the source map."""
+
 READERS: dict[str, Callable[[Path], Iterator[Part]]] = {
     ".csv": lambda p: _csv(p, ","),
     ".tsv": lambda p: _csv(p, "\t"),
@@ -133,12 +157,18 @@ READERS: dict[str, Callable[[Path], Iterator[Part]]] = {
 """Suffix (lower case) -> reader. Files with other suffixes are not indexed."""
 
 
-def read_parts(path: Path) -> list[Part]:
-    """Every table or text in `path`; one "unreadable" part naming the error on failure."""
-    reader = READERS.get(path.suffix.lower())
+def read_parts(path: Path, *, sample_rows: int | None = None) -> list[Part]:
+    """Every table or text in `path`; one "unreadable" part naming the error on failure.
+
+    With `sample_rows`, a CSV/TSV is read only that far (its rows are still counted).
+    """
+    suffix = path.suffix.lower()
+    reader = READERS.get(suffix)
     if reader is None:
         return []
     try:
+        if sample_rows is not None and suffix in SAMPLED:
+            return list(_csv(path, "," if suffix == ".csv" else "\t", sample_rows))
         return list(reader(path))
     except Exception as exc:  # a broken file is a fact about the lake, not a crash
         return [Part("unreadable", error=f"{type(exc).__name__}: {exc}")]

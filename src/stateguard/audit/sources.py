@@ -17,7 +17,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.errors import SourceMapError
-from stateguard.audit.readers import READERS, Part, read_parts
+from stateguard.audit.readers import READERS, SAMPLED, Part, read_parts
 
 PREVIEW_ROWS = 5
 VALUE_SAMPLE = 30
@@ -70,6 +70,8 @@ class Source(BaseModel):
     error: str | None = None
     bytes: int = 0
     """Size of the file holding the source."""
+    sampled: bool = False
+    """Schema and samples come from the first rows only (a large CSV/TSV)."""
 
 
 class SourceMap(BaseModel):
@@ -107,11 +109,19 @@ class SourceMap(BaseModel):
         return cls.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def index_lake(root: Path | str, *, max_bytes: int = 512 * 2**20) -> SourceMap:
+def index_lake(
+    root: Path | str,
+    *,
+    max_bytes: int = 512 * 2**20,
+    sample_bytes: int = 32 * 2**20,
+    sample_rows: int = 10_000,
+) -> SourceMap:
     """Index every readable file under `root` (hidden files and folders skipped).
 
-    Files larger than `max_bytes` are listed as unreadable with the reason,
-    rather than loaded.
+    CSV/TSV files larger than `sample_bytes` are read for their first
+    `sample_rows` rows only (rows are still counted; the signature is then the
+    file's SHA-256). Other files larger than `max_bytes` are listed as
+    unreadable with the reason, rather than loaded.
     """
     base = Path(root)
     if not base.is_dir():
@@ -124,13 +134,19 @@ def index_lake(root: Path | str, *, max_bytes: int = 512 * 2**20) -> SourceMap:
         if path.suffix.lower() not in READERS:
             continue
         size = path.stat().st_size
-        if size > max_bytes:
+        sampled = size > sample_bytes and path.suffix.lower() in SAMPLED
+        if sampled:
+            parts = read_parts(path, sample_rows=sample_rows)
+        elif size > max_bytes:
             parts = [Part("unreadable", error=f"{size} bytes exceeds the {max_bytes} cap")]
         else:
             parts = read_parts(path)
         single = len(parts) == 1
         for part in parts:
-            sources.append(_source(rel, part, single, size))
+            source = _source(rel, part, single, size)
+            if part.sampled:
+                source = source.model_copy(update={"signature": file_signature(path)})
+            sources.append(source)
     return SourceMap(root=str(base), sources=tuple(sources))
 
 
@@ -149,7 +165,8 @@ def _source(rel: str, part: Part, single: bool, size: int) -> Source:
             kind="table",
             location=location,
             columns=tuple(_column(frame, c) for c in frame.columns),
-            rows=len(frame),
+            rows=part.rows if part.sampled and part.rows is not None else len(frame),
+            sampled=part.sampled,
             signature=table_signature(frame),
             preview=frame.head(PREVIEW_ROWS).to_string(max_colwidth=40)[:2000],
             bytes=size,
@@ -180,6 +197,15 @@ def _column(frame: pd.DataFrame, name: object) -> ColumnInfo:
         sample = tuple(str(v) for v in short)
     return ColumnInfo(name=str(name), dtype=str(col.dtype), nulls=int(col.isna().sum()),
                       sample=sample)
+
+
+def file_signature(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
 
 
 def table_signature(frame: pd.DataFrame) -> str:
