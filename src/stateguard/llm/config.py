@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from stateguard.errors import ModelError
 from stateguard.kernel.env import register_secret
 from stateguard.llm.base import ChatModel, UsageMeter
+from stateguard.llm.local import LLAMA_CPP_INSTALL_HINT, LlamaCppModel
+from stateguard.llm.openai_model import OpenAIChatModel
+from stateguard.llm.scripted import ScriptedModel
 
 Backend = Literal["openai", "local", "scripted"]
 DEFAULT_CONFIG_FILE = Path("stateguard.toml")
@@ -150,8 +153,6 @@ def resolve_backend(config: ModelConfig) -> Backend:
         return "openai"
     if llama_cpp_available():
         return "local"
-    from stateguard.llm.local import LLAMA_CPP_INSTALL_HINT
-
     raise ModelError(
         "no chat model is configured and none can be chosen automatically. Either\n"
         "  (1) use an OpenAI-compatible server: set its URL and model name with "
@@ -166,8 +167,6 @@ def build_model(config: ModelConfig, meter: UsageMeter | None = None) -> ChatMod
     """Construct the backend described by ``config``, recording usage to ``meter``."""
     backend = resolve_backend(config)
     if backend == "openai":
-        from stateguard.llm.openai_model import OpenAIChatModel
-
         if not config.model:
             raise ModelError(
                 f"the openai backend needs a model name (server {config.base_url or 'default'}): "
@@ -185,8 +184,6 @@ def build_model(config: ModelConfig, meter: UsageMeter | None = None) -> ChatMod
             meter=meter,
         )
     if backend == "local":
-        from stateguard.llm.local import LlamaCppModel
-
         return LlamaCppModel(
             config.model_path,
             n_ctx=config.n_ctx,
@@ -195,8 +192,6 @@ def build_model(config: ModelConfig, meter: UsageMeter | None = None) -> ChatMod
             cache_dir=config.cache_dir,
             meter=meter,
         )
-    from stateguard.llm.scripted import ScriptedModel
-
     return ScriptedModel(_load_script(config.script_path), meter=meter)
 
 

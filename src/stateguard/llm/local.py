@@ -13,6 +13,7 @@ from typing import Any
 from stateguard.errors import ModelError
 from stateguard.llm.base import UsageMeter
 from stateguard.llm.messages import ChatMessage, ChatResponse, Usage
+from stateguard.llm.model_files import default_model_path
 
 LLAMA_CPP_INSTALL_HINT = (
     "pip install 'stateguard[local]'  (this builds llama-cpp-python from source, which takes "
@@ -78,8 +79,6 @@ class LlamaCppModel:
         if self._llm is not None:
             return
         if self.model_path is None:
-            from stateguard.llm.model_files import default_model_path
-
             self.model_path = default_model_path(self.cache_dir)
         if not self.model_path.is_file():
             raise ModelError(f"GGUF model file {self.model_path} does not exist")
