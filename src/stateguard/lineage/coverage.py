@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from stateguard.lineage._paths import block_key
@@ -34,6 +34,11 @@ class BlockMarkers(ast.NodeTransformer):
         self.cov: list[int] = []
         self._keys: dict[int, int] = {}  # block key -> slot, for the cell being run
         self.active = False
+        self.armed = False
+        self.failed = False
+        self.on_tree: Callable[[ast.Module], None] | None = None
+        """Called with the cell's parsed tree before markers go in (the lineage agent
+        analyses the tree IPython already parsed instead of parsing the cell again)."""
 
     # -- slots ---------------------------------------------------------------
 
@@ -45,6 +50,7 @@ class BlockMarkers(ast.NodeTransformer):
                 self._keys[key] = len(self.cov)
                 self.cov.append(0)
         self.active = bool(self._keys)
+        self.failed = False
         return dict(self._keys)
 
     def ran(self, slots: dict[int, int]) -> set[int]:
@@ -73,11 +79,22 @@ class BlockMarkers(ast.NodeTransformer):
     # -- the transformer -------------------------------------------------------
 
     def visit_Module(self, node: ast.Module) -> ast.Module:
+        if self.armed:
+            self.armed = False
+            if self.on_tree is not None:
+                try:
+                    self.on_tree(node)
+                except Exception:  # IPython would drop a transformer that raises
+                    self.active = False
+                    return node
         if not self.active:
             return node
         self.active = False  # one cell, one pass
-        self._walk(node.body)
-        ast.fix_missing_locations(node)
+        try:
+            self._walk(node.body)
+            ast.fix_missing_locations(node)
+        except Exception:  # some markers may be missing: every block counts as run
+            self.failed = True
         return node
 
     def _walk(self, body: list[ast.stmt], for_body: bool = False) -> None:

@@ -15,6 +15,7 @@ Nothing here ever changes the user's namespace.
 
 from __future__ import annotations
 
+import ast
 import dis
 import re
 import sys
@@ -48,7 +49,7 @@ from stateguard.lineage.parts import (
     tracked_pure_receiver,
 )
 from stateguard.lineage.report import REPORT_MIME, CellReport
-from stateguard.lineage.static import CellAnalysis, analyze_cell
+from stateguard.lineage.static import CellAnalysis, analyze_cell, analyze_tree
 
 
 def _static_evidence(analysis: CellAnalysis) -> set[str]:
@@ -96,6 +97,9 @@ class LineageAgent:
         self._members: dict[str, tuple[int, frozenset[int]]] = {}
         self._rev: dict[int, set[str]] = {}  # object or member id -> names holding it
         self._pending: _Pending | None = None
+        self._source = ""
+        self._visible: dict[str, bool] = {}  # name -> not one of IPython's own
+        self._compiler: tuple[Any, Any] | None = None
         self.enabled = True
         self._pre_seconds = 0.0
         self.markers = BlockMarkers()
@@ -110,7 +114,16 @@ class LineageAgent:
         self.uninstall()
         self.shell.events.register("pre_run_cell", self.pre_run_cell)
         self.shell.events.register("post_run_cell", self.post_run_cell)
-        self.shell.ast_transformers.append(self.markers)
+        # the cell's tree is taken where IPython parses it: registering an AST transformer
+        # would make IPython re-walk every tree (fix_missing_locations) for every cell
+        compiler = self.shell.compile
+        original = compiler.ast_parse
+
+        def ast_parse(*args: Any, **kwargs: Any) -> Any:
+            return self.markers.visit(original(*args, **kwargs))
+
+        compiler.ast_parse = ast_parse
+        self._compiler = (compiler, original)
         self._publish_helpers()
 
     def _publish_helpers(self) -> None:
@@ -129,8 +142,12 @@ class LineageAgent:
         ):
             if cb in self.shell.events.callbacks[event]:
                 self.shell.events.unregister(event, cb)
-        if self.markers in self.shell.ast_transformers:
-            self.shell.ast_transformers.remove(self.markers)
+        installed = getattr(self, "_compiler", None)
+        if installed is not None:
+            compiler, _ = installed
+            if "ast_parse" in vars(compiler):
+                del compiler.ast_parse  # back to the class's own method
+            self._compiler = None
 
     def reset(self) -> None:
         """Forget caches (after the host reset the namespace)."""
@@ -145,23 +162,37 @@ class LineageAgent:
     def user_names(self) -> dict[str, Any]:
         """User-visible globals, without IPython's own bookkeeping names."""
         hidden = self.shell.user_ns_hidden
-        return {
-            k: v
-            for k, v in self.shell.user_ns.items()
-            if k not in hidden
-            and not _IPY_NAME.match(k)
-            and not (k.startswith("__") and k.endswith("__"))  # __warningregistry__ etc.
-        }
+        visible = self._visible
+        out: dict[str, Any] = {}
+        for k, v in self.shell.user_ns.items():
+            ok = visible.get(k)
+            if ok is None:
+                ok = visible[k] = not _IPY_NAME.match(k) and not (
+                    k.startswith("__") and k.endswith("__")  # __warningregistry__ etc.
+                )
+            if ok and k not in hidden:
+                out[k] = v
+        return out
 
     def pre_run_cell(self, info: Any) -> None:
-        """Snapshot identities and fingerprint candidates before the cell runs."""
+        """Arm the cell: its tree is analysed when IPython hands it to the transformers."""
         if not self.enabled:
             return
         started = time.perf_counter()
         source = getattr(info, "transformed_cell", None)
         if source is None:  # older IPython: transform it ourselves
             source = self.shell.transform_cell(info.raw_cell or "")
-        analysis = analyze_cell(source)
+        self._source = source
+        self._pending = None
+        self.markers.on_tree = self._prepare
+        self.markers.armed = True
+        self._pre_seconds = time.perf_counter() - started
+
+    def _prepare(self, tree: ast.Module) -> None:
+        """Snapshot identities and fingerprint candidates before the cell runs."""
+        started = time.perf_counter()
+        source = self._source
+        analysis = analyze_tree(tree)
         self._publish_helpers()
         slots = self.markers.prepare(k for st in analysis.statements for k in st.guards)
         self.markers.reset(self._fn_slots)
@@ -192,13 +223,20 @@ class LineageAgent:
         # strong references keep ids from being reused while the cell runs
         self._pending = _Pending(analysis, source, before, candidates, opaque, slots)
         self._pending.identity = layouts
-        self._pre_seconds = time.perf_counter() - started
+        self._pre_seconds += time.perf_counter() - started
 
     def post_run_cell(self, result: Any) -> None:
         """Diff the namespace and publish the cell's report."""
-        if not self.enabled or self._pending is None:
+        if not self.enabled or (self._pending is None and not self.markers.armed):
             return
         started = time.perf_counter()
+        if self._pending is None:
+            self.markers.armed = False
+            analysis = analyze_cell(self._source)
+            if analysis.syntax_error is None:
+                # it parses, yet never reached the transformers: what ran was not observed
+                analysis = CellAnalysis(syntax_error="lineage failed: the cell was not observed")
+            self._pending = _Pending(analysis, self._source, {}, set(), set(), {})
         pending = self._pending
         self._pending = None
         source = pending.source
@@ -211,9 +249,12 @@ class LineageAgent:
             )
         from IPython.display import publish_display_data
 
-        payload = report.model_dump(mode="json")
-        payload["hook_seconds"] = self._pre_seconds + time.perf_counter() - started
-        publish_display_data({REPORT_MIME: payload})
+        report = report.model_copy(
+            update={"hook_seconds": self._pre_seconds + time.perf_counter() - started}
+        )
+        # one JSON string: the kernel's and the client's message layers walk nested
+        # structures element by element in Python, a string they pass through whole
+        publish_display_data({REPORT_MIME: report.model_dump_json()})
 
     # -- the diff -------------------------------------------------------------
 
@@ -248,6 +289,8 @@ class LineageAgent:
             self._cache.pop(n, None)
 
         ran = self.markers.ran(pending.slots)
+        if self.markers.failed:
+            ran = {k for st in analysis.statements for k in st.guards}
         executed = _executed(analysis, self._failed_statement(result, analysis))
         paths = self._paths(analysis, before, after)
         stores = self._stores(analysis, executed, ran, paths)
@@ -321,7 +364,7 @@ class LineageAgent:
             aliases={
                 n: tuple(sorted(alias_groups[n])) for n in changed_names if alias_groups.get(n)
             },
-            ran_blocks=tuple(sorted(ran)),
+            ran_blocks=None if self.markers.failed else tuple(sorted(ran)),
             paths=paths,
             mutated_parts=mutated_parts,
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from types import TracebackType
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from stateguard.errors import LineageError
 from stateguard.kernel import ExecutionResult, KernelSession
@@ -96,7 +96,13 @@ class TrackedSession:
         if payload is None:
             return TrackedResult(execution=res)
         started = time.perf_counter()
-        report = CellReport.model_validate(payload)
+        try:
+            if isinstance(payload, str):
+                report = CellReport.model_validate_json(payload)
+            else:
+                report = CellReport.model_validate(payload)
+        except ValidationError:
+            return TrackedResult(execution=res)  # not a report this session can trust
         cell = self.graph.record_cell(report)
         return TrackedResult(
             execution=res,

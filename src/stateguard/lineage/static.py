@@ -46,6 +46,7 @@ __all__ = [
     "StatementInfo",
     "analyze_cell",
     "analyze_statement",
+    "analyze_tree",
 ]
 
 
@@ -85,6 +86,11 @@ def analyze_cell(source: str) -> CellAnalysis:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:
         return CellAnalysis(syntax_error=f"{type(exc).__name__}: {exc}")
+    return analyze_tree(tree)
+
+
+def analyze_tree(tree: ast.Module) -> CellAnalysis:
+    """`analyze_cell` of an already parsed cell (the tree is not changed)."""
     return CellAnalysis.model_construct(
         statements=tuple(analyze_statement(s, i) for i, s in enumerate(tree.body)),
         syntax_error=None,
