@@ -103,6 +103,7 @@ def test_join_guard_findings_reach_the_observation_text(
     audit = auditor.observe(res.execution)
     (f,) = audit.findings
     assert f.origin == "join_guard" and f.kind == "dropped_rows" and f.line == 4
+    assert f.outputs == ("m",)
     assert audit.describe() == (
         "audit warning: inner merge of `sales` and `targets` dropped 1 of 3 left rows "
         "(`sales`): `year` value 2019 is missing from the right side (`targets`) (line 4)"

@@ -59,7 +59,7 @@ def test_inner_join_that_drops_a_year_is_reported_privately(k: KernelSession) ->
     assert report is not None
     (rec,) = report.records
     assert rec.inputs[0].names == ("sales",) and rec.inputs[1].names == ("targets",)
-    assert rec.line == 1 and rec.where == "<cell>"
+    assert rec.line == 1 and rec.where == "<cell>" and rec.output_names == ("m",)
     (d,) = rec.diagnostics
     assert d.kind == "dropped_rows" and d.rows == 50 and d.keys == ("2019",)
     assert "inner merge of `sales` and `targets` dropped 50 of 200 left rows" in d.message

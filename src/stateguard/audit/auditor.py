@@ -57,6 +57,9 @@ class AuditFinding(BaseModel):
     message: str
     line: int | None = None
     """Cell line of the pandas call (join guard only)."""
+    outputs: tuple[str, ...] = ()
+    """Variables holding the result (join guard: names bound to it after the cell;
+    operator: the registered output table)."""
 
 
 class CellAudit(BaseModel):
@@ -77,14 +80,15 @@ class CellAudit(BaseModel):
             for rec in self.joins.records:
                 out.extend(
                     AuditFinding(origin="join_guard", kind=d.kind, severity=d.severity,
-                                 message=d.message, line=rec.line)
+                                 message=d.message, line=rec.line, outputs=rec.output_names)
                     for d in rec.diagnostics
                 )
         for call in self.operators:
             out.extend(
                 AuditFinding(origin="operator", kind=f.rule,
                              severity="error" if f.severity == "reject" else "warning",
-                             message=f.message)
+                             message=f.message,
+                             outputs=(call.args["output"],) if call.args.get("output") else ())
                 for f in call.findings
             )
         return tuple(out)

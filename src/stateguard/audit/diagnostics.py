@@ -84,6 +84,8 @@ class JoinRecord(BaseModel):
     """concat only: 0 stacks rows, 1 pairs rows by index."""
     inputs: tuple[FrameRef, ...]
     output_rows: int
+    output_names: tuple[str, ...] = ()
+    """User variables bound to the result at the end of the cell (empty: not kept)."""
     left_keys: tuple[str, ...] = ()
     """Key columns (or ``<index>``) of the left input; empty for cross and concat."""
     right_keys: tuple[str, ...] = ()

@@ -67,6 +67,8 @@ class JoinGuard:
         self.use_indexers = use_indexers
         self.mode: Mode = mode
         self.records: list[JoinRecord] = []
+        self._results: list[Any] = []
+        """The result object of each record (held until the cell ends, to name it)."""
         self.truncated = 0
         self._depth = 0
         self._originals: dict[str, Any] = {}
@@ -138,16 +140,22 @@ class JoinGuard:
     def pre_run_cell(self, info: Any) -> None:
         """Forget records of calls made outside a cell (host bookkeeping)."""
         self.records = []
+        self._results = []
         self.truncated = 0
 
     def post_run_cell(self, result: Any) -> None:
         """Publish the cell's records, if it made any guarded call."""
         if not self.records and not self.truncated:
             return
-        report = JoinCellReport(
-            records=tuple(self.records), mode=self.mode, truncated=self.truncated
-        )
+        results = self._results + [None] * (len(self.records) - len(self._results))
+        records = [
+            r.model_copy(update={"output_names": self._named(obj).names})
+            if obj is not None else r
+            for r, obj in zip(self.records, results, strict=False)
+        ]
+        report = JoinCellReport(records=tuple(records), mode=self.mode, truncated=self.truncated)
         self.records = []
+        self._results = []
         self.truncated = 0
         from IPython.display import publish_display_data
 
@@ -182,6 +190,7 @@ class JoinGuard:
                 self._observe(
                     lambda: self._merge_record(signature, op, args, kwargs, result, tapped),
                     caller,
+                    result,
                 )
             finally:
                 self._tapped = []
@@ -208,14 +217,14 @@ class JoinGuard:
                     args = (list(args[0]), *args[1:])
                 result = original(*args, **kwargs)
                 self._observe(lambda: self._concat_record(signature, args, kwargs, result),
-                              caller)
+                              caller, result)
             finally:
                 self._depth -= 1
             return result
 
         return wrapper
 
-    def _observe(self, build: Any, caller: types.FrameType) -> None:
+    def _observe(self, build: Any, caller: types.FrameType, result: Any = None) -> None:
         started = time.perf_counter()
         try:
             record = build()
@@ -223,7 +232,7 @@ class JoinGuard:
             record = None
             error = f"{type(exc).__name__}: {exc}"
         if record is None:
-            return self._keep_failed(error, caller, started)
+            return self._keep_failed(error, caller, started, result)
         record = record.model_copy(
             update={
                 "line": caller.f_lineno,
@@ -232,12 +241,14 @@ class JoinGuard:
                 "check_seconds": time.perf_counter() - started,
             }
         )
-        self._keep(record)
+        self._keep(record, result)
         if self.mode == "reject" and record.errors:
             raise JoinRejectedError(record)
         return None
 
-    def _keep_failed(self, error: str, caller: types.FrameType, started: float) -> None:
+    def _keep_failed(
+        self, error: str, caller: types.FrameType, started: float, result: Any
+    ) -> None:
         self._keep(
             JoinRecord(
                 operation="merge",
@@ -247,12 +258,14 @@ class JoinGuard:
                 line=caller.f_lineno,
                 check_error=error,
                 check_seconds=time.perf_counter() - started,
-            )
+            ),
+            result,
         )
 
-    def _keep(self, record: JoinRecord) -> None:
+    def _keep(self, record: JoinRecord, result: Any = None) -> None:
         if len(self.records) < MAX_RECORDS:
             self.records.append(record)
+            self._results.append(result)
         else:
             self.truncated += 1
 
