@@ -1,8 +1,13 @@
-"""Small shared identifier types used across packages."""
+"""Small shared identifier types used across packages.
+
+`VarKey` is the one way to read and write a versioned variable key, ``name@vN``
+(``name`` may carry a part path, e.g. ``orders['margin']@v2``).
+"""
 
 from __future__ import annotations
 
-from typing import NewType
+import re
+from typing import NamedTuple, NewType
 
 VarName = NewType("VarName", str)
 """A global variable name in the worker's namespace."""
@@ -12,3 +17,34 @@ CellId = NewType("CellId", int)
 
 StateId = NewType("StateId", str)
 """Identifier of an analytical state (e.g. ``S3``)."""
+
+_KEY = re.compile(r"^(?P<name>.+)@v(?P<version>\d+)$", re.S)
+
+
+class VarKey(NamedTuple):
+    """A versioned variable: ``name@vN``."""
+
+    name: str
+    version: int
+
+    @classmethod
+    def parse(cls, key: str) -> VarKey:
+        """``"cost@v2"`` -> ``VarKey("cost", 2)``; ValueError for anything else."""
+        match = _KEY.match(key)
+        if match is None:
+            raise ValueError(f"not a versioned variable key (name@vN): {key!r}")
+        return cls(match["name"], int(match["version"]))
+
+    @staticmethod
+    def is_key(text: str) -> bool:
+        """True for ``name@vN``, False for a bare name."""
+        return _KEY.match(text) is not None
+
+    @staticmethod
+    def name_of(text: str) -> str:
+        """The name of a key, or the text itself when it is a bare name."""
+        match = _KEY.match(text)
+        return match["name"] if match else text
+
+    def __str__(self) -> str:
+        return f"{self.name}@v{self.version}"

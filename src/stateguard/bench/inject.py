@@ -45,6 +45,7 @@ from stateguard.bench.faults import (
     _Source,
 )
 from stateguard.bench.mutations import ast_candidates
+from stateguard.types import VarKey
 
 __all__ = [
     "Candidate",
@@ -131,7 +132,7 @@ def stale_candidates(
     for t in turns:
         if not (t.ok and t.rerunnable):
             continue
-        written = {k.split("@")[0] for k in t.created}
+        written = {VarKey.name_of(k) for k in t.created}
         seen: set[str] = set()
         for key in t.reads:
             read = versions.get(key)

@@ -41,6 +41,7 @@ from stateguard.manager import (
     build_supervisor,
 )
 from stateguard.state import AnalyticalState, StateStore
+from stateguard.types import VarKey
 
 StoreKind = Literal["memory", "file"]
 
@@ -340,7 +341,7 @@ class GuardedSession:
         """Every live value that is stale, with the reason."""
         out = []
         for key, reason in sorted(self.graph.stale_live_versions().items()):
-            name = key.rsplit("@", 1)[0]
+            name = VarKey.name_of(key)
             out.append(
                 StaleValue(name=name, version=key, reason=reason, explanation=reason.describe())
             )
@@ -353,7 +354,7 @@ class GuardedSession:
         if reason is None:
             return None
         return StaleValue(
-            name=key.rsplit("@", 1)[0], version=key, reason=reason, explanation=reason.describe()
+            name=VarKey.name_of(key), version=key, reason=reason, explanation=reason.describe()
         )
 
     def lineage_of(self, name: str) -> Lineage:
@@ -370,7 +371,7 @@ class GuardedSession:
         )
 
     def _key(self, name: str) -> str:
-        if "@v" in name:
+        if VarKey.is_key(name):
             try:
                 self.graph.version(name)
             except KeyError as exc:

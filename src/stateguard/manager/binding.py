@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from stateguard.lineage import LineageGraph
 from stateguard.manager.protocol import StepView
 from stateguard.state import AnalyticalState, Relation, VariableRef
+from stateguard.types import VarKey
 
 
 def span_versions(steps: Sequence[StepView]) -> tuple[list[str], list[str]]:
@@ -22,7 +23,7 @@ def span_versions(steps: Sequence[StepView]) -> tuple[list[str], list[str]]:
             if r.version not in created_keys:
                 external.setdefault(r.version)
         for key in s.cell.created:
-            created[key.split("@")[0]] = key
+            created[VarKey.name_of(key)] = key
             created_keys.add(key)
     return list(external), list(created.values())
 
@@ -36,7 +37,7 @@ def bind_variables(
     """
     out: dict[str, VariableRef] = {}
     for item in [*keys, *names]:
-        if "@v" in item:
+        if VarKey.is_key(item):
             name, _, ver = item.partition("@v")
             try:
                 v = graph.version(item)

@@ -11,6 +11,7 @@ from stateguard.manager import actions as A
 from stateguard.manager.binding import bind_variables, span_versions
 from stateguard.manager.protocol import StepView
 from stateguard.state import AnalyticalState, Relation, StateStore
+from stateguard.types import VarKey
 
 
 class Draft(BaseModel):
@@ -38,10 +39,10 @@ def updated_state(
         else [s for s in steps if action.source_interval[0] <= s.step <= action.source_interval[1]]
     )
     external, created = span_versions(span)
-    requested_keys = [v for v in action.used_variables if "@v" in v]
-    requested_names = [v for v in action.used_variables if "@v" not in v]
+    requested_keys = [v for v in action.used_variables if VarKey.is_key(v)]
+    requested_names = [v for v in action.used_variables if not VarKey.is_key(v)]
     if action.used_variables:
-        span_keys = {k.split("@")[0]: k for k in [*external, *created]}
+        span_keys = {VarKey.name_of(k): k for k in [*external, *created]}
         keys = [k for k in requested_keys if k in set(external) | set(created)]
         keys += [span_keys[n] for n in requested_names if n in span_keys]
         names = [n for n in requested_names if n not in span_keys]

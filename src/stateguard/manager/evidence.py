@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.lineage import LineageGraph
 from stateguard.manager.protocol import StepView
+from stateguard.types import VarKey
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
 _DECIMALS = re.compile(
@@ -50,7 +51,7 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
         written_later[i] = set(names_after)
         cell = steps[i].cell
         if cell is not None:
-            names_after |= {k.split("@")[0] for k in cell.created}
+            names_after |= {VarKey.name_of(k) for k in cell.created}
     for i, step in enumerate(steps):
         cell = step.cell
         if cell is None:
@@ -68,7 +69,7 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
                     check="stale_use",
                     message=(
                         f"step {step.step} read {read.version}, derived from {why.outdated}; "
-                        f"{why.outdated.split('@')[0]} was since rewritten as "
+                        f"{VarKey.name_of(why.outdated)} was since rewritten as "
                         f"{why.superseded_by} (cell {why.superseding_cell})"
                     ),
                     variables=(read.version,),

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from stateguard.manager.notes import RepairMode
 from stateguard.manager.protocol import StepView
+from stateguard.types import VarKey
 
 _SCHEDULE: tuple[RepairMode, ...] = ("light", "heavy", "rollback")
 
@@ -19,9 +20,9 @@ def repair_mode(attempt: int, max_repairs: int) -> RepairMode:
 
 def suspect_names(suspected: Sequence[str]) -> list[str]:
     """Variable names of suspected versions (``name@vN`` -> ``name``)."""
-    return [v.split("@")[0] for v in suspected]
+    return [VarKey.name_of(v) for v in suspected]
 
 
 def rollback_names(steps: Sequence[StepView]) -> list[str]:
     """Names the draft's steps wrote: what a rollback restores."""
-    return sorted({k.split("@")[0] for s in steps if s.cell is not None for k in s.cell.created})
+    return sorted({VarKey.name_of(k) for s in steps if s.cell is not None for k in s.cell.created})

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from stateguard.kernel import ProbeResult
 from stateguard.lineage import LineageGraph, TrackedSession
+from stateguard.types import VarKey
 
 
 class Workspace(Protocol):
@@ -116,4 +117,4 @@ class KernelWorkspace:
         res = self.session.execute(_RESTORE.format(path=str(path), names=sorted(names)))
         if res.cell is None or not res.execution.ok:
             return []
-        return sorted({k.split("@")[0] for k in res.cell.created})
+        return sorted({VarKey.name_of(k) for k in res.cell.created})

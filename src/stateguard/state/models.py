@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from stateguard.errors import StoreError
+from stateguard.types import VarKey
 
 RelationType = Literal["init", "progress", "branch", "invalidate", "combine"]
 """Kind of link between two analytical states (``init`` has no target)."""
@@ -50,7 +51,7 @@ class VariableRef(BaseModel):
     @property
     def key(self) -> str:
         """Versioned key, e.g. ``margin@v2``."""
-        return f"{self.name}@v{self.version}"
+        return str(VarKey(self.name, self.version))
 
 
 class Relation(BaseModel):
