@@ -157,6 +157,9 @@ def test_results_are_byte_identical_with_and_without_the_guard(kernel: KernelSes
         assert report is not None and len(report.records) == 11
         assert all(r.check_error is None for r in report.records)
         assert guarded.stdout == plain.stdout
+        # pandas' own warnings still point at the user's line (and are not hidden)
+        assert "Pandas4Warning" in plain.stderr
+        assert guarded.stderr == plain.stderr
     finally:
         _silent(kernel, "__import__('stateguard.audit.joinguard').audit.joinguard"
                         ".uninstall_join_guard()")

@@ -24,6 +24,7 @@ import inspect
 import sys
 import time
 import types
+import warnings
 from typing import Any, Literal
 
 import pandas as pd
@@ -184,7 +185,7 @@ class JoinGuard:
             self._depth += 1
             self._tapped = []
             try:
-                result = original(*args, **kwargs)
+                result = _call_in_place_of(caller, original, args, kwargs)
                 # exactly one join computed: its indexers describe this call's rows
                 tapped = self._tapped[0] if len(self._tapped) == 1 else None
                 self._observe(
@@ -215,7 +216,7 @@ class JoinGuard:
                 # and hand pandas the very same objects, in the same order
                 if args and isinstance(args[0], types.GeneratorType):
                     args = (list(args[0]), *args[1:])
-                result = original(*args, **kwargs)
+                result = _call_in_place_of(caller, original, args, kwargs)
                 self._observe(lambda: self._concat_record(signature, args, kwargs, result),
                               caller, result)
             finally:
@@ -331,6 +332,39 @@ class JoinGuard:
         axis = a.get("axis", 0)
         return check_concat(named, result, axis=1 if axis in (1, "columns") else 0,
                             join=a.get("join") or "outer")
+
+
+def _call_in_place_of(caller: types.FrameType, original: Any, args: Any, kwargs: Any) -> Any:
+    """Call pandas; warnings it attributes to this wrapper are re-issued at `caller`.
+
+    pandas points its warnings at the first frame outside pandas, which is now the
+    wrapper. Re-issuing them at the user's line keeps them exactly as visible as
+    without the guard (a DeprecationWarning is shown only for ``__main__`` code).
+    """
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:  # type: ignore[assignment]
+            warnings.simplefilter("always")
+            result = original(*args, **kwargs)
+    finally:
+        _reissue(caught, caller)
+    return result
+
+
+def _reissue(caught: list[warnings.WarningMessage], caller: types.FrameType) -> None:
+    for w in caught:
+        if w.filename == __file__:
+            warnings.warn_explicit(
+                w.message,
+                w.category,
+                caller.f_code.co_filename,
+                caller.f_lineno,
+                module=caller.f_globals.get("__name__", "<unknown>"),
+                registry=caller.f_globals.setdefault("__warningregistry__", {}),
+                module_globals=caller.f_globals,
+            )
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno or 0)
 
 
 _GUARD: JoinGuard | None = None
