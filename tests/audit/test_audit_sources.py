@@ -161,3 +161,9 @@ def test_large_csv_is_sampled_but_fully_counted(tmp_path: Path) -> None:
     assert not full.sources[0].sampled and full.sources[0].rows == 5000
     (lake / "big.csv").write_text(body.replace("4999,", "5000,"))
     assert index_lake(lake, sample_bytes=1000).sources[0].signature != src.signature
+
+
+def test_the_shipped_example_scores_as_documented() -> None:
+    root = Path(__file__).resolve().parents[2] / "examples" / "kramabench_mini"
+    result = discover_eval(root / "workload.json", root / "lake")
+    assert (result.tasks, result.recall_at_5, result.recall_at_10) == (8, 1.0, 1.0)
