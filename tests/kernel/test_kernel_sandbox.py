@@ -59,7 +59,7 @@ def test_command_line_isolates_network_pid_and_files(tmp_path: Path) -> None:
     args = argv[argv.index("/usr/bin/bwrap") + 1 :]
     for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent"):
         assert flag in args
-    assert args[-4:] == ["--", "python", "-m", "x"]
+    assert args[-8:] == ["--remount-ro", "/", "--chdir", str(workdir), "--", "python", "-m", "x"]
     binds = {(args[i], args[i + 2]) for i, a in enumerate(args) if a in ("--bind", "--ro-bind")}
     writable = {dest for flag, dest in binds if flag == "--bind"}
     assert writable == {str(workdir), str(ipc)}

@@ -17,7 +17,9 @@ What the sandboxed kernel gets (`Sandbox.wrap`):
   Nothing else of the host is there: not the home directory, not the project, not
   the run directory (only its ``workdir``), not the task file or the gold;
 - the stateguard package itself (the kernel imports its launcher, guard, probes and
-  the lineage runtime) read-only under ``/opt/stateguard/lib``;
+  the lineage runtime) read-only under ``/opt/stateguard/lib``, and read-only any
+  ``site-packages`` directory outside the installation that is on ``sys.path``
+  (e.g. a ``pip install --user`` one);
 - PID, IPC and UTS namespaces; ``--die-with-parent``, and since the kernel's
   children live in its PID namespace they all die with it;
 - an unprivileged user. A non-root host runs bwrap unprivileged in a user
@@ -254,7 +256,7 @@ class Sandbox:
         args += ["--perms", "1777", "--tmpfs", "/dev/shm"]
         args += self._etc_args(etc)
         made: set[Path] = {Path("/usr"), Path("/tmp"), Path("/etc"), Path("/proc"), Path("/dev")}
-        for path in self._python_dirs():
+        for path in [*self._python_dirs(), *self._site_dirs()]:
             args += self._bind("--ro-bind", path, path, made)
         package = Path(stateguard.__file__).resolve().parent
         args += self._bind("--ro-bind", package, Path(_PACKAGE_ROOT) / "stateguard", made)
@@ -262,12 +264,15 @@ class Sandbox:
         if data_dir is not None:
             args += self._data_args(data_dir, made)
         args += self._bind("--bind", ipc_dir, ipc_dir, made)
-        args += ["--chdir", str(workdir), "--", *inner]
+        # The directories bwrap created for the mount points live on its root tmpfs,
+        # which an unprivileged sandbox user owns: make it read-only (submounts keep
+        # their own flags), so writes outside the workdir and /tmp fail.
+        args += ["--remount-ro", "/", "--chdir", str(workdir), "--", *inner]
         shell = ["/bin/sh", "-c", "trap '' INT; exec \"$@\"", "stateguard-sandbox"]
         return [*shell, self.bwrap, *args]
 
     def _etc_args(self, etc: Path) -> list[str]:
-        args = ["--perms", "0755", "--dir", "/etc"]
+        args = ["--perms", "0555", "--dir", "/etc"]
         keep = _ETC_KEEP + (_ETC_NETWORK if self.policy.network else ())
         for name in keep:
             host = Path("/etc") / name
@@ -306,12 +311,16 @@ class Sandbox:
 
     @staticmethod
     def _bind(flag: str, source: Path, dest: Path, made: set[Path]) -> list[str]:
-        """`flag source dest`, preceded by world-readable parents bwrap would copy 0700."""
+        """`flag source dest`, preceded by its parents, made readable by all, writable by none.
+
+        Left to itself, bwrap would copy a host parent's mode (e.g. 0700), and in a user
+        namespace the sandbox user would own, and could write, those directories.
+        """
         args: list[str] = []
         for parent in _ancestors(dest):
             if parent in made:
                 continue
-            args += ["--perms", "0755", "--dir", str(parent)]
+            args += ["--perms", "0555", "--dir", str(parent)]
             made.add(parent)
         made.add(dest)
         return [*args, flag, str(source), str(dest)]
@@ -336,6 +345,27 @@ class Sandbox:
                 found = [p for p in found if not p.is_relative_to(path)] + [path]
         return found
 
+    @classmethod
+    def _site_dirs(cls) -> list[Path]:
+        """``site-packages``/``dist-packages`` dirs on ``sys.path`` outside the installation.
+
+        E.g. a ``pip install --user`` directory, or one a ``.pth`` file adds. Only such
+        directories are bound: other ``sys.path`` entries (a source checkout, test
+        directories) stay out of the sandbox.
+        """
+        roots = [Path("/usr"), *cls._python_dirs()]
+        found: list[Path] = []
+        for raw in sys.path:
+            if not raw:
+                continue
+            path = Path(raw).resolve()
+            if path.name not in ("site-packages", "dist-packages") or not path.is_dir():
+                continue
+            if any(path.is_relative_to(r) for r in roots) or path in found:
+                continue
+            found.append(path)
+        return found
+
     # ------------------------------------------------------------- environment
     def kernel_env(self, env: dict[str, str]) -> dict[str, str]:
         """`env` adjusted for the sandbox's file system (HOME, PATH, PYTHONPATH)."""
@@ -343,7 +373,7 @@ class Sandbox:
         out["HOME"] = _SANDBOX_HOME
         out["TMPDIR"] = "/tmp"
         out["PATH"] = f"{Path(sys.executable).parent}:{_SANDBOX_PATH}"
-        out["PYTHONPATH"] = _PACKAGE_ROOT
+        out["PYTHONPATH"] = ":".join([_PACKAGE_ROOT, *map(str, self._site_dirs())])
         out["PYTHONNOUSERSITE"] = "1"
         return out
 
