@@ -50,7 +50,8 @@ def test_replay_ceiling_skips_failing_reference_and_records_lineage_dependencies
     assert turns[6]["skipped"] and turns[6]["correct"] is None
     assert "AttributeError" in turns[6]["skipped_reason"]
     assert turns[2]["depends_on"] == [1]
-    assert turns[3]["depends_on"] == [2]  # reads the revised orders, created at turn 2
+    # reads the revised price column (turn 2) and the qty column created at turn 1
+    assert turns[3]["depends_on"] == [1, 2]
     assert turns[5]["depends_on"] == [2]
     assert not any(t["flagged"] or t["injected"] for t in turns.values())
     m = compute_metrics(RunStore(gold_cache).records())

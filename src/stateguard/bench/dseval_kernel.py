@@ -34,10 +34,13 @@ from stateguard.bench.capture import _dump, _user_ns, portable
 
 
 def _default_ns() -> dict[str, Any]:
+    """What DSEval's own ``exec_code`` offers benchmark code: pd, np, random (and json)."""
+    import json
+
     import numpy
     import pandas
 
-    return {"pd": pandas, "np": numpy, "random": random, "__name__": "__dseval__"}
+    return {"pd": pandas, "np": numpy, "random": random, "json": json, "__name__": "__dseval__"}
 
 
 def _load(path: str) -> Any:
