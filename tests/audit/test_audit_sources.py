@@ -167,3 +167,14 @@ def test_the_shipped_example_scores_as_documented() -> None:
     root = Path(__file__).resolve().parents[2] / "examples" / "kramabench_mini"
     result = discover_eval(root / "workload.json", root / "lake")
     assert (result.tasks, result.recall_at_5, result.recall_at_10) == (8, 1.0, 1.0)
+
+
+def test_files_of_other_formats_are_listed_and_findable_by_name(tmp_path: Path) -> None:
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports/wildfire_season_2020.pdf").write_bytes(b"%PDF-1.4 not parsed")
+    (tmp_path / "a.csv").write_text("x\n1\n")
+    m = index_lake(tmp_path)
+    other = m.get("reports/wildfire_season_2020.pdf")
+    assert other.kind == "other" and other.bytes == 19 and len(other.signature) == 64
+    hits = SourceIndex(m).discover("wildfire season report")
+    assert [h.path for h in hits] == ["reports/wildfire_season_2020.pdf"]

@@ -57,7 +57,9 @@ class Source(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     id: SourceId
-    kind: Literal["table", "text", "unreadable"]
+    kind: Literal["table", "text", "unreadable", "other"]
+    """"other": a file of a format the map does not read (PDF, HDF5, images…), listed
+    by path, size and signature so it can still be discovered by its name."""
     location: SourceLocation
     columns: tuple[ColumnInfo, ...] = ()
     rows: int | None = None
@@ -121,7 +123,8 @@ def index_lake(
     CSV/TSV files larger than `sample_bytes` are read for their first
     `sample_rows` rows only (rows are still counted; the signature is then the
     file's SHA-256). Other files larger than `max_bytes` are listed as
-    unreadable with the reason, rather than loaded.
+    unreadable with the reason, rather than loaded. Files of other formats are
+    listed as "other" (path, size, and the SHA-256 of those up to `sample_bytes`).
     """
     base = Path(root)
     if not base.is_dir():
@@ -131,9 +134,12 @@ def index_lake(
         rel = path.relative_to(base).as_posix()
         if any(part.startswith(".") for part in Path(rel).parts):
             continue
-        if path.suffix.lower() not in READERS:
-            continue
         size = path.stat().st_size
+        if path.suffix.lower() not in READERS:
+            signature = file_signature(path) if size <= sample_bytes else ""
+            sources.append(Source(id=rel, kind="other", location=SourceLocation(path=rel),
+                                  signature=signature, bytes=size))
+            continue
         sampled = size > sample_bytes and path.suffix.lower() in SAMPLED
         if sampled:
             parts = read_parts(path, sample_rows=sample_rows)
