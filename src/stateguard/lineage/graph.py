@@ -528,6 +528,7 @@ class _CellPass:
         stmts = analysis.statements[: report.executed_statements]
         index = CellIndex(report, stmts)
         placement = index.place_changes()
+        self.index = index
         whole_mutated = {n for n in report.mutated if n not in report.mutated_parts}
         writes_at: dict[int, list[str]] = {}
         for name, idx in placement.items():
@@ -643,7 +644,8 @@ class _CellPass:
         # reads that are not accesses: globals of called functions, names from the
         # older name-level facts (the runtime resolved them; a report may lack accesses)
         for name in index.reads[st.index]:
-            if name not in seen_roots and not st.accesses:
+            if name not in seen_roots and (not st.accesses or name in pending):
+                # a store into a value bound earlier in this cell carries what built it
                 read(name, ())
         for name in st.calls:
             if name not in seen_roots:
@@ -810,7 +812,8 @@ class _CellPass:
         for i, a in enumerate(st.accesses):
             if a.kind != "store" or a.literal or not report.ran(a.guard):
                 continue
-            if a.root not in report.mutated_parts or a.root in report.rebound:
+            filled = a.root in self.index.filled_by_parts and a.root in report.rebound
+            if not filled and (a.root not in report.mutated_parts or a.root in report.rebound):
                 continue
             deps = parents
             if a.deps is not None:

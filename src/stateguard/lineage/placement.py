@@ -61,12 +61,19 @@ class CellIndex:
         last = stmts[-1].index
         placement: dict[str, int] = {}
         last_writer: dict[str, int] = {}
+        self.filled_by_parts: set[str] = set()
+        """Names bound, then filled only through constant-path stores later in the cell:
+        their version sits at the bind, and each store versions its part."""
         for st in stmts:
             for n in st.writes:
                 last_writer[n] = st.index
-            for n in (*st.mutates, *st.inplace_calls):
-                if n in last_writer:  # built, then filled in place later in the cell
+                self.filled_by_parts.discard(n)
+            for n in dict.fromkeys((*st.mutates, *st.inplace_calls)):
+                if n in last_writer and n not in st.writes and self.clean_store(st, n):
+                    self.filled_by_parts.add(n)
+                elif n in last_writer:  # built, then filled in place later in the cell
                     last_writer[n] = st.index
+                    self.filled_by_parts.discard(n)
         for name in report.rebound:
             if name in last_writer:
                 placement[name] = last_writer[name]
@@ -89,6 +96,16 @@ class CellIndex:
                 strong if strong is not None else (ref if ref is not None else first_call)
             )
         return placement
+
+    def clean_store(self, st: StatementInfo, name: str) -> bool:
+        """Whether `st` changes `name` only by stores at constant paths that reached parts."""
+        if name in st.inplace_calls or any(root == name for _, root in st.call_args):
+            return False
+        stores = [(i, a) for i, a in enumerate(st.accesses) if a.root == name and a.kind in (
+            "store", "delete") and not a.literal]  # fmt: skip
+        return bool(stores) and all(
+            a.exact and a.path and self.report.paths.get(f"{st.index}:{i}") for i, a in stores
+        )
 
     def mutation_reads(self) -> dict[str, tuple[str, ...]]:
         """For mutated names: reads of every statement that syntactically changes them."""
