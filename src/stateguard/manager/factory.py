@@ -29,7 +29,8 @@ def build_supervisor(
     workspace: Workspace | None = None,
     store: StateStore | None = None,
 ) -> Supervisor:
-    """A supervisor keeping ``states.sqlite`` and ``checkpoints/`` in `run_dir`.
+    """A supervisor keeping ``states.sqlite`` in `run_dir` (checkpoints: in the kernel's
+    working directory, see `KernelWorkspace`).
 
     ``store`` replaces ``run_dir/states.sqlite`` (e.g. an in-memory store). Events are
     drained by the caller (`stateguard.guard.GuardedSession` hands them to its sinks).
@@ -49,7 +50,7 @@ def build_supervisor(
     if workspace is None:
         if session is None:
             raise PolicyError(f"manager {kind!r} needs a tracked kernel session")
-        workspace = KernelWorkspace(session, run_dir / "checkpoints")
+        workspace = KernelWorkspace(session)
     if kind == "deterministic":
         policy = DeterministicPolicy()
     elif kind == "hybrid":

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Protocol
 
-from stateguard.kernel import ProbeResult
+from stateguard.kernel import ProbeResult, namespace
 from stateguard.lineage import LineageGraph, TrackedSession
 from stateguard.types import VarKey
 
@@ -41,44 +41,23 @@ class Workspace(Protocol):
         ...
 
 
-_DELETE = """
-import json as _sg_json
-_sg_ns = get_ipython().user_ns
-print(_sg_json.dumps([n for n in {names!r} if _sg_ns.pop(n, _sg_ns) is not _sg_ns]))
-del _sg_json, _sg_ns
-"""
-
-_CHECKPOINT = """
-import pickle as _sg_pickle, json as _sg_json
-_sg_saved = {{}}
-for _sg_n in {names!r}:
-    if _sg_n in get_ipython().user_ns:
-        try:
-            _sg_saved[_sg_n] = _sg_pickle.dumps(get_ipython().user_ns[_sg_n])
-        except Exception:
-            pass
-with open({path!r}, "wb") as _sg_fh:
-    _sg_pickle.dump(_sg_saved, _sg_fh)
-print(_sg_json.dumps(sorted(_sg_saved)))
-del _sg_pickle, _sg_json, _sg_saved, _sg_fh
-"""
-
-_RESTORE = """
-import pickle as _sg_pickle
-with open({path!r}, "rb") as _sg_fh:
-    for _sg_n, _sg_b in _sg_pickle.load(_sg_fh).items():
-        if _sg_n in {names!r}:
-            globals()[_sg_n] = _sg_pickle.loads(_sg_b)
-del _sg_pickle, _sg_fh, _sg_n, _sg_b
-"""
+CHECKPOINT_DIR = ".stateguard/checkpoints"
+"""Where checkpoints live, relative to the kernel's working directory."""
 
 
 class KernelWorkspace:
     """The real workspace: a tracked kernel session plus a checkpoint folder."""
 
-    def __init__(self, session: TrackedSession, checkpoint_dir: Path) -> None:
+    def __init__(self, session: TrackedSession, checkpoint_dir: Path | None = None) -> None:
+        """``checkpoint_dir`` must be reachable from inside the kernel; by default it is
+        ``.stateguard/checkpoints`` in the kernel's working directory (a sandboxed kernel
+        sees nothing else of the host)."""
         self.session = session
-        self.checkpoint_dir = Path(checkpoint_dir)
+        self.checkpoint_dir = (
+            Path(checkpoint_dir)
+            if checkpoint_dir is not None
+            else Path(session.kernel.workdir) / CHECKPOINT_DIR
+        )
 
     @property
     def graph(self) -> LineageGraph:
@@ -92,7 +71,7 @@ class KernelWorkspace:
     def delete_variables(self, names: list[str]) -> list[str]:
         """Delete names (silently: no lineage cell), then tell lineage they are gone."""
         res = self.session.kernel.execute(
-            _DELETE.format(names=list(names)), silent=True, store_history=False
+            namespace.call("delete", list(names)), silent=True, store_history=False
         )
         removed = json.loads(res.stdout.strip() or "[]") if res.ok else []
         self.session.graph.record_deleted(removed)
@@ -100,10 +79,9 @@ class KernelWorkspace:
 
     def checkpoint(self, checkpoint_id: str, names: list[str]) -> list[str]:
         """Pickle the values of `names` (unpicklable ones are skipped)."""
-        self.checkpoint_dir.mkdir(parents=True, exist_ok=True)
         path = self.checkpoint_dir / f"{checkpoint_id}.pkl"
         res = self.session.kernel.execute(
-            _CHECKPOINT.format(names=list(names), path=str(path)),
+            namespace.call("checkpoint", str(path), list(names)),
             silent=True,
             store_history=False,
         )
@@ -114,7 +92,7 @@ class KernelWorkspace:
         path = self.checkpoint_dir / f"{checkpoint_id}.pkl"
         if not path.exists() or not names:
             return []
-        res = self.session.execute(_RESTORE.format(path=str(path), names=sorted(names)))
+        res = self.session.execute(namespace.call("restore", str(path), sorted(names)))
         if res.cell is None or not res.execution.ok:
             return []
         return sorted({VarKey.name_of(k) for k in res.cell.created})

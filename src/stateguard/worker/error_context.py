@@ -11,25 +11,10 @@ import ast
 import json
 import re
 
-from stateguard.kernel import ExecutionResult, Executor
+from stateguard.kernel import ExecutionResult, Executor, namespace
 
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _MAX_NAMES = 8
-
-_PROBE = """
-import json as _j
-def _d(v):
-    t = type(v).__name__
-    s = getattr(v, "shape", None)
-    if s is not None:
-        return f"{t} shape={tuple(s)}" + (f" dtype={v.dtype}" if hasattr(v, "dtype") else "")
-    if isinstance(v, (list, tuple, dict, set)):
-        return f"{t} len={len(v)}"
-    r = repr(v)
-    return f"{t} {r[:60]}"
-_ns = get_ipython().user_ns
-print(_j.dumps({n: _d(_ns[n]) for n in NAMES if n in _ns}))
-"""
 
 
 def failing_line(code: str, execution: ExecutionResult) -> tuple[int, str] | None:
@@ -65,7 +50,7 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
     if not names:
         return note
     try:
-        probe = kernel.run_probe(_PROBE.replace("NAMES", repr(names)), timeout=10)
+        probe = kernel.run_probe(namespace.call("describe", names), timeout=10)
         described = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
     except Exception:  # a probe is a courtesy; never fail the step because of it
         described = {}
