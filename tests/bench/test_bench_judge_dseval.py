@@ -477,3 +477,15 @@ def test_vis_is_excluded_and_intact_options() -> None:
     assert not judge_dseval(
         strict, obs(namespace_diff={}), obs(namespace_diff={"b": "replaced"})
     ).correct
+
+
+def test_answer_written_in_the_code_is_partial_credit() -> None:
+    ref = obs(result=4622)
+    crashed = obs(error="NameError: x", source="print(4622)\nx")
+    assert judge_dseval(None, ref, crashed).details["verdict"] == "partial"
+    missing = obs(result=None, source="# there are 4622 rows\nn = len(df)")
+    judgement = judge_dseval(None, ref, missing)
+    assert judgement.details["verdict"] == "partial" and judgement.score == 0.5
+    assert not judgement.correct
+    assert judge_dseval(None, ref, obs(result=None, source="46220")).details["verdict"] == "no"
+    assert judge_dseval(None, ref, obs(error="E: e", source="x")).details["verdict"] == "no"

@@ -134,7 +134,8 @@ def run_llm_task(
                         diff = (
                             namespace_diff(session.graph, cells, cells[0].cell) if cells else None
                         )
-                        sub = observation(last.execution, captured, diff)
+                        source = "\n".join(c.source for c in cells) if cells else None
+                        sub = observation(last.execution, captured, diff, source=source)
                 g = gold.turn(turn.turn_id) if gold else None
                 g_obs = g.observation if g else None
                 verdict = judge(task, turn, g_obs, sub, answer, session=session)

@@ -185,8 +185,9 @@ def observation(
     diff: dict[str, str] | None = None,
     stdout: str | None = None,
     extras: dict[str, Any] | None = None,
+    source: str | None = None,
 ) -> DsevalObservation:
-    """The judged view of a turn."""
+    """The judged view of a turn (``source``: the code that ran)."""
     return DsevalObservation(
         result=captured.get("result") if captured.get("has_result") else None,
         namespace=dict(captured.get("namespace") or {}),
@@ -194,6 +195,7 @@ def observation(
         error=error_text(execution) if captured.get("error") is None else captured["error"],
         namespace_diff=diff,
         extras=extras or {},
+        source=source,
     )
 
 

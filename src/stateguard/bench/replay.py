@@ -95,7 +95,8 @@ class ReplayWorker:
         diff = None
         if cells:
             diff = namespace_diff(self.guard.graph, cells, cells[0].cell)
-        obs = observation(execution, captured, diff)
+        source = "\n".join(c.source for c in cells) if cells else None
+        obs = observation(execution, captured, diff, source=source)
         return judge(self.task, turn, gold, obs, session=self.guard.tracked)
 
     # -- one turn ----------------------------------------------------------------

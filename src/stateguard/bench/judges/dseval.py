@@ -4,7 +4,7 @@ The validator is the normalized tree of `judges.dseval_spec` (stored by the DSEv
 loader in ``BenchTurn.validator``); its top level is an ``and``. Each validator gives
 "yes" / "partial" / "no", as DSEval's do:
 
-- ``crash``: the submission must not raise.
+- ``crash``: the submission must not raise (partial credit: see the end).
 - ``namespace_intact``: the submission may add variables, but may update, replace or
   delete only what the reference did, unless the options allow more (True, False or a
   list of names); ``treat_replacement_as_update`` defaults to "replacement not given".
@@ -31,14 +31,17 @@ Metrics, generated cases and functions live in kernels, so ``model`` and
 needs, when code needs a runner that is not given, or for ``vis``, which DSEval
 itself does not implement.
 
-``Judgement.correct`` is verdict == "yes"; ``score`` is 1 / 0.5 / 0. DSEval's recovery
-of a missing result from printed output or source code (which can only turn "no"
-into "partial") is not done here.
+``Judgement.correct`` is verdict == "yes"; ``score`` is 1 / 0.5 / 0. As in DSEval, a
+crash or a missing result is "partial" when the reference result is written literally
+in the submission's code (``DsevalObservation.source``). DSEval's other recovery, of a
+missing result by evaluating the printed expressions (also at most "partial"), is not
+done here.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
@@ -87,6 +90,8 @@ class DsevalObservation(BaseModel):
     error: str | None = None
     namespace_diff: dict[str, DiffKind] | None = None
     extras: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = None
+    """The code that ran (the submission's), for DSEval's "answer shown in the code" credit."""
 
 
 class CodeRunner(Protocol):
@@ -155,6 +160,9 @@ class _Judge:
         if alias == "crash":
             if self.sub.error is None:
                 return self.leaf(alias, "yes", "ran without error")
+            shown = self.answer_in_source()
+            if shown:
+                return self.leaf(alias, "partial", shown)
             return self.leaf(alias, "no", f"submission raised: {self.sub.error}")
         if alias == "namespace_intact":
             return self.leaf(alias, *self.intact(config))
@@ -162,7 +170,12 @@ class _Judge:
             if self.ref.result is None:
                 return self.leaf(alias, "yes", "reference has no result")
             if self.sub.result is None:
-                return self.leaf(alias, "no", "output is missing")
+                shown = self.answer_in_source()
+                return (
+                    self.leaf(alias, "partial", shown)
+                    if shown
+                    else self.leaf(alias, "no", "output is missing")
+                )
             return self.leaf(alias, *self.compare(config, self.ref.result, self.sub.result))
         if alias == "namespace_check":
             children = [self.variable(name, options) for name, options in config.items()]
@@ -180,6 +193,18 @@ class _Judge:
         raise TaskFormatError(f"validator: unknown validator {alias!r}")
 
     # -- comparisons -------------------------------------------------------------
+
+    def answer_in_source(self) -> str:
+        """DSEval's partial credit: the reference result written literally in the code."""
+        if self.ref.result is None or not self.sub.source:
+            return ""
+        try:
+            text = str(self.ref.result)
+        except Exception:  # a value whose __str__ raises
+            return ""
+        if text and re.search(r"\b" + re.escape(text) + r"\b", self.sub.source):
+            return f"output is directly shown in the code: {text[:200]}"
+        return ""
 
     def compare(self, spec: Mapping[str, Any], ref: Any, sub: Any) -> tuple[Verdict, str]:
         if CODE_KEY in spec:
