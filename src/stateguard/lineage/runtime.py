@@ -595,6 +595,14 @@ class LineageAgent:
                 if found:
                     out.setdefault(name, set()).update(found)
         for st in analysis.statements:
+            for a in st.accesses:
+                # a function kept in a container or an attribute: fs[0](), ops['f']()
+                if a.kind == "read" and a.path and a.root in ns:
+                    held = _held_at(ns[a.root], a.path)
+                    if held is not None and _is_user_callable(held, self.shell.user_ns):
+                        found = self._transitive_globals(held, ns, ran_slots)
+                        if found:
+                            out.setdefault(a.root, set()).update(found)
             for recv, meth in st.method_calls:
                 obj = ns.get(recv)
                 if obj is None or isinstance(obj, (types.ModuleType, type)):
@@ -700,6 +708,22 @@ def install(shell: Any | None = None) -> LineageAgent:
 def agent() -> LineageAgent | None:
     """The installed agent, if any."""
     return _AGENT
+
+
+def _held_at(obj: Any, steps: tuple[Any, ...]) -> Any:
+    """The object at a constant path of plain keys and attributes, or None."""
+    for kind, *rest in steps:
+        try:
+            if kind == "key" and isinstance(obj, (dict, list, tuple)):
+                key = rest[0]
+                obj = obj[tuple(key) if isinstance(key, list) else key]
+            elif kind == "attr" and isinstance(getattr(obj, "__dict__", None), dict):
+                obj = vars(obj).get(rest[0])
+            else:
+                return None
+        except (KeyError, IndexError, TypeError):
+            return None
+    return obj
 
 
 def _reaches_all(obj: Any, steps: tuple[Any, ...]) -> bool:
