@@ -16,8 +16,6 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "stateguard"
 PENDING = {
     "audit/joinfaults.py",
     "audit/kernelops.py",
-    "bench/judging.py",
-    "cli/bench.py",
 }
 
 

@@ -23,17 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from stateguard.bench.judges.llm_answer import AnswerJudge
-from stateguard.bench.records import RunConfig, TurnResult
+from stateguard.bench.loaders import load_suite
+from stateguard.bench.records import RunConfig, RunStore, TurnResult
 from stateguard.bench.tasks import BenchTask
-from stateguard.llm import ChatModel
+from stateguard.errors import StateguardError
+from stateguard.llm import ChatModel, UsageMeter, build_model, load_model_config
 
 TEXT_SUITES = ("longds",)
 
 
 def build_judge_model(config: RunConfig) -> ChatModel:
     """The judge's chat model: ``judge_llm_overrides`` over the run's model settings."""
-    from stateguard.llm import UsageMeter, build_model, load_model_config
-
     overrides = {**config.llm_overrides, **config.judge_llm_overrides}
     cfg_file = Path(config.llm_config_file) if config.llm_config_file else None
     return build_model(load_model_config(overrides, cfg_file), meter=UsageMeter())
@@ -102,10 +102,6 @@ def rejudge_run(
     replaced (each turn stays recorded once). Returns counts: ``judged`` (turns sent to
     the LLM judge) and ``unparseable``.
     """
-    from stateguard.bench.loaders import load_suite
-    from stateguard.bench.records import RunStore
-    from stateguard.errors import StateguardError
-
     if judge not in ("llm", "hybrid"):
         raise StateguardError(f"--judge for a finished run must be llm or hybrid, got {judge!r}")
     store = RunStore(run_dir)

@@ -11,6 +11,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from stateguard.bench.judging import rejudge_run
+from stateguard.bench.records import RunConfig
+from stateguard.bench.report import HEADLINE, build_report, write_metrics
+from stateguard.bench.runner import run_benchmark
 from stateguard.errors import StateguardError
 
 bench_app = typer.Typer(
@@ -60,8 +64,6 @@ class _Live:
 
 
 def _headline_table(title: str, metrics: dict[str, dict[str, Any]]) -> Table:
-    from stateguard.bench.report import HEADLINE
-
     table = Table(title=title)
     table.add_column("metric")
     for label in metrics:
@@ -133,9 +135,6 @@ def run(
     ),
 ) -> None:
     """Run (or resume) a benchmark and print its headline metrics."""
-    from stateguard.bench.records import RunConfig
-    from stateguard.bench.report import write_metrics
-    from stateguard.bench.runner import run_benchmark
 
     _check(suite, _SUITES, "--suite")
     _check(worker, _WORKERS, "--worker")
@@ -236,8 +235,6 @@ def report(
     judge_model: str | None = typer.Option(None, help="LLM judge model."),
 ) -> None:
     """metrics.json per run; with RUN_DIR_B the paired bootstrap of B − A; plots and HTML."""
-    from stateguard.bench.judging import rejudge_run
-    from stateguard.bench.report import build_report
 
     console = Console()
     if judge is not None:
