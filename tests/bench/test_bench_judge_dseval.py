@@ -489,3 +489,9 @@ def test_answer_written_in_the_code_is_partial_credit() -> None:
     assert not judgement.correct
     assert judge_dseval(None, ref, obs(result=None, source="46220")).details["verdict"] == "no"
     assert judge_dseval(None, ref, obs(error="E: e", source="x")).details["verdict"] == "no"
+
+
+def test_empty_namespace_check_passes_as_in_dseval() -> None:
+    spec = normalize_validator({"template": "empty", "namespace_check": None})
+    assert spec == {"namespace_check": {}}
+    assert judge_dseval(spec, obs(), obs()).correct
