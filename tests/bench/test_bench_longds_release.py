@@ -35,6 +35,7 @@ DEPS = {
     [
         (DATASET, [HEALTH, RETAIL]),  # task_list order, not path order
         (RELEASE, [HEALTH, RETAIL]),
+        (DATASET / "task", [HEALTH, RETAIL]),
         (RELEASE / "retail", [RETAIL]),
         (RELEASE / "health" / "clinic_visits", [HEALTH]),
         (RELEASE / HEALTH, [HEALTH]),

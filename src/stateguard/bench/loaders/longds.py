@@ -296,6 +296,8 @@ def _release_root(path: Path) -> Path | None:
     """The ``.../task/longds`` folder at or above ``path``, when ``path`` is in that layout."""
     if (path / "task" / BENCHMARK).is_dir():
         return path / "task" / BENCHMARK
+    if path.name == "task" and (path / BENCHMARK).is_dir():
+        return path / BENCHMARK
     for candidate in (path, *path.parents):
         if candidate.name == BENCHMARK and candidate.parent.name == "task":
             return candidate
