@@ -26,12 +26,29 @@ FOR_NAME = "__sg_for__"
 
 _SIZED = (list, tuple, range, dict, set, frozenset, str, bytes)
 
+#: The marker slots of this kernel (one lineage agent per kernel). Module-level, like
+#: `for_marker`, so functions defined in cells stay picklable by reference (joblib, Ray).
+COVER: list[int] = []
+
+
+def for_marker(slot: int, iterable: Any) -> Any:
+    """Mark `slot` when `iterable` yields a first element; return an equivalent iterable."""
+    if type(iterable) in _SIZED:
+        if len(iterable):
+            COVER[slot] = 1
+        return iterable
+    it = iter(iterable)
+    for first in it:
+        COVER[slot] = 1
+        return itertools.chain((first,), it)
+    return it
+
 
 class BlockMarkers(ast.NodeTransformer):
     """Allocates marker slots and inserts the markers (an IPython AST transformer)."""
 
     def __init__(self) -> None:
-        self.cov: list[int] = []
+        self.cov = COVER
         self._keys: dict[int, int] = {}  # block key -> slot, for the cell being run
         self.active = False
         self.armed = False
@@ -64,17 +81,7 @@ class BlockMarkers(ast.NodeTransformer):
         for s in slots:
             cov[s] = 0
 
-    def for_wrapper(self, slot: int, iterable: Any) -> Any:
-        """Mark `slot` when `iterable` yields a first element; return an equivalent iterable."""
-        if type(iterable) in _SIZED:
-            if len(iterable):
-                self.cov[slot] = 1
-            return iterable
-        it = iter(iterable)
-        for first in it:
-            self.cov[slot] = 1
-            return itertools.chain((first,), it)
-        return it
+    for_wrapper = staticmethod(for_marker)
 
     # -- the transformer -------------------------------------------------------
 
