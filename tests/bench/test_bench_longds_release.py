@@ -225,3 +225,26 @@ def test_report_rejudges_undecided_turns_of_a_finished_run(tmp_path: Path) -> No
     assert metrics["turn_accuracy"] == 1.0 and len(RunStore(out).results()) == 5
     result = CliRunner().invoke(app, ["bench", "report", str(out), "--judge", "exact"])
     assert result.exit_code != 0
+
+
+@pytest.mark.kernel
+def test_native_agent_on_a_release_task_writes_its_trajectory(tmp_path: Path) -> None:
+    from stateguard.bench.events import Event
+    from stateguard.bench.llm_run import run_llm_task
+    from stateguard.llm import ScriptedModel
+
+    (task,) = scan_longds(RELEASE / HEALTH, turn_limit=1).tasks
+    config = RunConfig(suite="longds", path=str(RELEASE / HEALTH), worker="llm")
+    events: list[Event] = []
+    code = "import pandas as pd\nprint(len(pd.read_csv('data/visits.csv')))"
+
+    def reply(messages) -> str:
+        if any(m.role == "assistant" for m in messages):
+            return "<answer>There are 4 patients.</answer>"
+        return f"Counting.\n```python\n{code}\n```"
+
+    model = ScriptedModel(reply)
+    run_llm_task(task, config, tmp_path, set(), events.append, model)
+    (turn,) = [e.payload for e in events if e.kind == "turn"]
+    assert turn["correct"] is True, turn  # prose against single-field gold {"n_patients": 4}
+    assert (tmp_path / "trajectories" / f"{HEALTH}.jsonl").is_file()
