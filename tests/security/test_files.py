@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 from pathlib import Path
@@ -155,8 +156,6 @@ def test_data_is_read_only_even_without_the_guard(session: KernelSession, task_t
         "outcomes.append(f'shell: {proc.returncode}')\n"
         "outcomes",
     )
-    import errno
-
     outcomes = eval(res.result or "[]")
     assert outcomes[0] == f"dir_fd: {errno.EROFS}"
     assert outcomes[1] in (f"closure: {errno.EROFS}", f"closure: {errno.EACCES}")

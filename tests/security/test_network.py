@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 from collections.abc import Iterator
 
@@ -67,8 +68,6 @@ def test_only_loopback_exists_and_outside_addresses_are_unreachable(
         "    outside = exc.errno\n"
         "names, outside",
     )
-    import errno
-
     assert res.result == f"(['lo'], {errno.ENETUNREACH})"
 
 
