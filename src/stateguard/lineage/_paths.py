@@ -16,8 +16,9 @@ The runtime pass later normalizes paths against live objects.
 
 *Guarded blocks* are the statement runs that may not execute: the bodies of
 ``if``/``else``, loops, ``except`` handlers, ``try``'s ``else`` and ``case``
-arms, plus the statements after a compound statement that can leave its block
-(``return``, ``raise``, ``break``, ``continue`` inside it). A block is keyed by
+arms, the statements after a compound statement that can leave its block
+(``return``, ``raise``, ``break``, ``continue`` inside it), and each statement
+after the first of a ``try`` body (an exception skips the rest). A block is keyed by
 the position of its first statement; the runtime marks each key it reaches.
 """
 
@@ -169,11 +170,12 @@ def _may_leave(stmt: ast.stmt) -> bool:
     return False
 
 
-def block_heads(body: list[ast.stmt], conditional: bool) -> list[int]:
-    """Indexes in `body` where a guarded block starts."""
+def block_heads(body: list[ast.stmt], conditional: bool, every: bool = False) -> list[int]:
+    """Indexes in `body` where a guarded block starts (`every`: each statement after the
+    first, as in a ``try`` body, where any statement may raise past the rest)."""
     heads = [0] if conditional and body else []
     for i in range(1, len(body)):
-        if _may_leave(body[i - 1]):
+        if every or _may_leave(body[i - 1]):
             heads.append(i)
     return heads
 

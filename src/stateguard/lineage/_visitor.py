@@ -332,10 +332,10 @@ class _StatementVisitor(ast.NodeVisitor):
 
     # -- blocks -----------------------------------------------------------
 
-    def _visit_block(self, body: list[ast.stmt], conditional: bool) -> None:
+    def _visit_block(self, body: list[ast.stmt], conditional: bool, every: bool = False) -> None:
         """Visit a statement list, switching the guard at each guarded block it starts."""
         saved = self.guard
-        heads = set(block_heads(body, conditional))
+        heads = set(block_heads(body, conditional, every))
         for i, stmt in enumerate(body):
             if i in heads:
                 self.guard = block_key(stmt)
@@ -416,7 +416,7 @@ class _StatementVisitor(ast.NodeVisitor):
         self.control.pop()
 
     def visit_Try(self, node: ast.Try) -> None:
-        self._visit_block(node.body, False)
+        self._visit_block(node.body, False, every=bool(node.handlers))
         for h in node.handlers:
             saved = self.guard
             if h.body:
