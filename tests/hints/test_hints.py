@@ -17,6 +17,7 @@ from stateguard.hints import (
     StateNotice,
 )
 from stateguard.manager import Hint
+from stateguard.manager.notes import Evidence
 
 STATES = StateNotice(
     states=(
@@ -30,11 +31,17 @@ STATES = StateNotice(
         ),
     )
 )
-REPAIR = RepairNotice(
-    error_variables=("cost@v1",),
-    evidence=("step 3 read cost@v1, derived from rate@v1; rate was rewritten as rate@v2",),
-    checks=("stale_use",),
+STALE = Evidence(
+    check="stale_use",
+    message="(the manager's own log line)",
+    variables=("cost@v1",),
+    superseding=("rate@v2",),
+    finding="stale_read",
+    step=3,
+    outdated="rate@v1",
+    superseding_cell=2,
 )
+REPAIR = RepairNotice(error_variables=("cost@v1",), evidence=(STALE,), checks=("stale_use",))
 
 
 def block(text: str, tag: str) -> tuple[str, str]:
@@ -62,8 +69,11 @@ def test_repair_notes_are_an_error_hint_block() -> None:
     inside, after = block(text, "error_hint")
     lines = inside.splitlines()
     assert lines[1] == "error_variable: cost@v1"
-    assert lines[2].startswith("faulty_reasoning: step 3 read cost@v1")
-    assert HintTemplates.default().reasons["stale_use"] in lines[2]
+    assert lines[2] == (
+        "faulty_reasoning: step 3 read cost@v1, derived from rate@v1; rate was since "
+        f"rewritten as rate@v2 (cell 2); {HintTemplates.default().reasons['stale_use']}"
+    )
+    assert "log line" not in text  # the agent reads the rendered facts, not the manager's log
     assert after == ""  # a light repair adds no action line
     heavy = REPAIR.model_copy(update={"mode": "heavy", "removed": ("cost",)})
     _, action = block(HintRenderer().render(Hint(kind="repair", notice=heavy)).text, "error_hint")
@@ -107,3 +117,21 @@ def test_the_state_list_stays_within_its_budget() -> None:
     assert len(renderer.states_json(many)) <= 1500
     assert states and states[-1]["id"] == "S11"  # the newest states are kept
     assert len(states[-1]["variables"]) <= 7
+
+
+def test_free_text_evidence_and_details() -> None:
+    written = Evidence(check="policy", message="the margin ignores refunds")
+    judged = Evidence(
+        check="unsupported_claim",
+        message="x",
+        finding="not_printed",
+        numbers=("42",),
+        detail="never printed",
+    )
+    notice = RepairNotice(evidence=(written, judged), reasoning="an LLM's own account")
+    hint = HintRenderer().render(Hint(kind="repair", notice=notice))
+    assert hint.evidence == (
+        "the margin ignores refunds",
+        "the answer states 42, which no successful execution in this turn printed (never printed)",
+    )
+    assert "an LLM's own account" in hint.text

@@ -10,11 +10,13 @@ variables are shortened, then the oldest states dropped.
 from __future__ import annotations
 
 import json
+from string import Template
 from typing import Any
 
 from stateguard.hints.templates import HintTemplates
 from stateguard.manager import Hint
-from stateguard.manager.notes import RepairNotice, StateNote, StateNotice
+from stateguard.manager.notes import Evidence, RepairNotice, StateNote, StateNotice
+from stateguard.types import VarKey
 
 _SHORT_VARIABLES = 6
 _SHORT_TEXT = 80
@@ -73,6 +75,31 @@ class HintRenderer:
         return self.templates.fill("state", states=self.states_json(notice))
 
     # -- repair notes --------------------------------------------------------------
+    def finding(self, e: Evidence) -> str:
+        """One finding in words: its template filled from its facts, else its own text."""
+        template = self.templates.evidence.get(e.finding or "")
+        if template is None:
+            return e.message
+        read = e.variables[0] if e.variables else ""
+        superseded_by = e.superseding[0] if e.superseding else ""
+        facts = {
+            "step": "" if e.step is None else str(e.step),
+            "read": read,
+            "outdated": e.outdated or "",
+            "name": VarKey.name_of(e.outdated or read),
+            "superseded_by": superseded_by,
+            "cell": "" if e.superseding_cell is None else str(e.superseding_cell),
+            "numbers": ", ".join(e.numbers),
+            "places": "" if e.places is None else str(e.places),
+            "constraint": e.constraint or "",
+        }
+        text = Template(template).safe_substitute(facts).strip()
+        if e.detail and "detail" in self.templates.evidence:
+            text = Template(self.templates.evidence["detail"]).safe_substitute(
+                finding=text, detail=e.detail
+            )
+        return text
+
     def _action(self, notice: RepairNotice) -> str:
         if notice.mode == "heavy" and notice.removed:
             return self.templates.fill("heavy", removed=", ".join(notice.removed))
@@ -91,7 +118,7 @@ class HintRenderer:
         reasons = [self.templates.reasons.get(c, c) for c in notice.checks]
         if notice.reasoning:
             reasons.append(notice.reasoning)
-        parts = [*notice.evidence, *dict.fromkeys(reasons)]
+        parts = [*(self.finding(e) for e in notice.evidence), *dict.fromkeys(reasons)]
         reasoning = "; ".join(p.strip().rstrip(".") for p in parts if p.strip())
         suspects = ", ".join(notice.error_variables) or self.templates.no_suspects
         return self.templates.fill(
@@ -108,5 +135,6 @@ class HintRenderer:
         if isinstance(notice, StateNotice):
             return hint.model_copy(update={"text": self.state(notice)})
         if isinstance(notice, RepairNotice):
-            return hint.model_copy(update={"text": self.repair(notice)})
+            lines = tuple(self.finding(e) for e in notice.evidence)
+            return hint.model_copy(update={"text": self.repair(notice), "evidence": lines})
         return hint

@@ -29,6 +29,7 @@ class HintTemplates(BaseModel):
     rollback: str
     rollback_restored: str
     reasons: dict[str, str]
+    evidence: dict[str, str]
 
     @classmethod
     def default(cls) -> HintTemplates:
@@ -55,7 +56,8 @@ class HintTemplates(BaseModel):
             raise HintTemplateError(f"{where}: {exc}") from exc
         if base is not None:
             reasons = {**base.reasons, **data.get("reasons", {})}
-            data = {**base.model_dump(), **data, "reasons": reasons}
+            evidence = {**base.evidence, **data.get("evidence", {})}
+            data = {**base.model_dump(), **data, "reasons": reasons, "evidence": evidence}
         try:
             return cls.model_validate(data)
         except ValidationError as exc:

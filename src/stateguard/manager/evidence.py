@@ -11,9 +11,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from stateguard.lineage import LineageGraph
+from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
 from stateguard.types import VarKey
 
@@ -24,21 +23,6 @@ _DECIMALS = re.compile(
     re.IGNORECASE,
 )
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-
-
-class Evidence(BaseModel):
-    """One concrete finding against the current turn's result."""
-
-    model_config = ConfigDict(frozen=True)
-
-    check: str
-    """stale_use | unsupported_claim | constraint_failed | output_requirement."""
-    message: str
-    variables: tuple[str, ...] = ()
-    """Suspected variable versions (``margin@v1``)."""
-    superseding: tuple[str, ...] = ()
-    """The writes that made them stale (``cogs@v2``, with the cell)."""
-    ambiguous: bool = False
 
 
 def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]:
@@ -74,6 +58,10 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
                     ),
                     variables=(read.version,),
                     superseding=(why.superseded_by,),
+                    finding="stale_read",
+                    step=step.step,
+                    outdated=why.outdated,
+                    superseding_cell=why.superseding_cell,
                 )
             )
     return out
@@ -119,6 +107,7 @@ def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) ->
             Evidence(
                 check="unsupported_claim",
                 message="the answer states results but no code ran successfully in this turn",
+                finding="no_successful_code",
             )
         ]
     observed: list[float] = []
@@ -139,6 +128,8 @@ def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) ->
             ),
             # reformatted or derived-by-hand numbers are possible: let a judge look if one exists
             ambiguous=True,
+            finding="not_printed",
+            numbers=tuple(f"{v:g}" for v in missing[:5]),
         )
     ]
 
@@ -167,5 +158,8 @@ def output_requirements(question: str, answer: str) -> list[Evidence]:
                 f"the question asks for {places} decimal place(s) but the answer gives "
                 + ", ".join(f"{v:g}" for v in bad[:5])
             ),
+            finding="decimals",
+            places=places,
+            numbers=tuple(f"{v:g}" for v in bad[:5]),
         )
     ]

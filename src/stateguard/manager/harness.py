@@ -25,8 +25,8 @@ from stateguard.errors import IllegalActionError, PolicyError, StoreError
 from stateguard.manager import actions as A
 from stateguard.manager.config import HarnessConfig
 from stateguard.manager.drafts import Draft, normalize_relations, updated_state
-from stateguard.manager.evidence import Evidence
 from stateguard.manager.lifecycle import CHAINING, Phase, check_legal, phase_of
+from stateguard.manager.notes import Evidence
 from stateguard.manager.notices import hint_state_ids, repair_hint, state_hint
 from stateguard.manager.policies.base import Observation, Policy, PolicyContext, compact_step
 from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent, StepView
@@ -293,7 +293,7 @@ class StateHarness:
         d = self._draft
         d.repairs += 1
         mode = repair_mode(d.repairs, self.config.max_repairs)
-        evidence = [
+        evidence = list(action.evidence) or [
             Evidence(check="policy", message=m, variables=tuple(action.suspected_variables))
             for m in action.analytical_evidence
         ]

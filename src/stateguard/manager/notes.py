@@ -12,6 +12,42 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 RepairMode = Literal["light", "heavy", "rollback"]
+Finding = Literal[
+    "stale_read", "stale_input", "no_successful_code", "not_printed", "decimals", "constraint"
+]
+
+
+class Evidence(BaseModel):
+    """One concrete finding against the current turn's result, as typed facts.
+
+    ``message`` is the manager's own description (logs, LLM prompts); the agent reads
+    the wording `stateguard.hints` renders from ``finding`` and the facts, or the
+    message when there is no ``finding`` (free text written by an LLM policy).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    check: str
+    """stale_use | unsupported_claim | constraint_failed | output_requirement | policy."""
+    message: str
+    variables: tuple[str, ...] = ()
+    """Suspected variable versions (``margin@v1``)."""
+    superseding: tuple[str, ...] = ()
+    """The writes that made them stale (``cogs@v2``, with the cell)."""
+    ambiguous: bool = False
+    finding: Finding | None = None
+    step: int | None = None
+    """The step that read a stale value."""
+    outdated: str | None = None
+    """The superseded version a stale value was derived from."""
+    superseding_cell: int | None = None
+    numbers: tuple[str, ...] = ()
+    """Numbers of the answer the finding is about."""
+    places: int | None = None
+    """Decimal places the question asks for."""
+    constraint: str | None = None
+    detail: str = ""
+    """An error message, or a judge's reason."""
 
 
 class StateNote(BaseModel):
@@ -47,7 +83,7 @@ class RepairNotice(BaseModel):
     kind: Literal["repair"] = "repair"
     error_variables: tuple[str, ...] = ()
     """The suspected versions (``name@vN``)."""
-    evidence: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
     """Machine-checked findings, one per item."""
     checks: tuple[str, ...] = ()
     """Which checks failed (``stale_use``, ``unsupported_claim``, ``constraint_failed``,

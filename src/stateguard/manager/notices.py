@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from stateguard.manager.evidence import Evidence
-from stateguard.manager.notes import RepairMode, RepairNotice, StateNote, StateNotice
+from stateguard.manager.notes import Evidence, RepairMode, RepairNotice, StateNote, StateNotice
 from stateguard.manager.protocol import Hint
 from stateguard.state import AnalyticalState, StateStore
 
@@ -65,7 +64,7 @@ def repair_hint(
     suspects = tuple(sorted({v for e in evidence for v in e.variables}))
     notice = RepairNotice(
         error_variables=suspects,
-        evidence=tuple(e.message for e in evidence),
+        evidence=tuple(evidence),
         checks=tuple(dict.fromkeys(checks)),
         reasoning=reasoning,
         mode=mode,

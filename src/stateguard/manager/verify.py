@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from stateguard.kernel import ProbeResult
 from stateguard.lineage import LineageGraph
-from stateguard.manager.evidence import Evidence
+from stateguard.manager.notes import Evidence
 from stateguard.state import Constraint, VariableRef
 
 Probe = Callable[[str], ProbeResult]
@@ -31,6 +31,9 @@ def constraint_failures(constraints: Iterable[Constraint], probe: Probe) -> list
                 Evidence(
                     check="constraint_failed",
                     message=f"constraint '{c.text}' does not hold{detail}",
+                    finding="constraint",
+                    constraint=c.text,
+                    detail=f"{res.error.ename}: {res.error.evalue}" if res.error else "",
                 )
             )
     return out
@@ -56,6 +59,9 @@ def stale_inputs(
                     message=why.describe(),
                     variables=(ref.key,),
                     superseding=(why.superseded_by,),
+                    finding="stale_input",
+                    outdated=why.outdated,
+                    superseding_cell=why.superseding_cell,
                 )
             )
     return out

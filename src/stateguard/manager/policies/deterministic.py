@@ -87,6 +87,7 @@ class DeterministicPolicy:
                 return A.Repair(
                     analytical_evidence=tuple(e.message for e in bad),
                     checks=tuple(dict.fromkeys(e.check for e in bad)),
+                    evidence=tuple(bad),
                     suspected_variables=tuple(dict.fromkeys(v for e in bad for v in e.variables)),
                 )
             if obs.event == "segment" and not any(s.cell and s.cell.created for s in steps):

@@ -12,7 +12,7 @@ import json
 
 from stateguard.errors import ModelError
 from stateguard.llm import ChatMessage, ChatModel
-from stateguard.manager.evidence import Evidence
+from stateguard.manager.notes import Evidence
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.policies.deterministic import DeterministicPolicy, issue_from_question
 from stateguard.manager.prompts import fill
@@ -95,6 +95,7 @@ class HybridPolicy(DeterministicPolicy):
                     e.model_copy(
                         update={
                             "message": f"{e.message} ({verdict.get('reason', '')})".strip(),
+                            "detail": str(verdict.get("reason", "")).strip(),
                             "ambiguous": False,
                         }
                     )
