@@ -72,3 +72,21 @@ def test_an_unconfined_run_says_so_on_the_terminal_and_in_answers_json(
     answers = json.loads((run_dir / "answers.json").read_text())
     assert answers["confinement"]["confined"] is False
     assert answers["confinement"]["reason"] == "the sandbox is turned off"
+
+
+def test_network_is_opt_in_per_task(tmp_path: Path) -> None:
+    task_dir = tmp_path / "task"
+    (task_dir / "data").mkdir(parents=True)
+    (task_dir / "data" / "t.csv").write_text("a\n1\n")
+    (task_dir / "task.yaml").write_text(
+        "name: net\ndata: data\nnetwork: true\nturns:\n  - question: q\n"
+    )
+    cell = f"{F}python\nimport socket\n[n for _, n in socket.if_nameindex()]\n{F}"
+    model = ScriptedModel([cell, "<answer>x</answer>"])
+    summary = run_task(load_task(task_dir), model, "none", tmp_path / "run")
+    assert summary.confinement is not None
+    if not summary.confinement.confined:
+        pytest.skip("kernel is unconfined; it has the host's network anyway")
+    assert summary.confinement.network == "host"
+    trajectory = (tmp_path / "run" / "trajectory.jsonl").read_text()
+    assert "['lo']" not in trajectory  # the host's interfaces, not a loopback-only namespace

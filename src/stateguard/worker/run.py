@@ -27,7 +27,7 @@ from typing import Any
 
 from stateguard.errors import StateguardError
 from stateguard.guard import GuardedSession, JsonlEventSink
-from stateguard.kernel import Confinement, KernelSession, ResourceLimits
+from stateguard.kernel import Confinement, KernelSession, ResourceLimits, SandboxPolicy
 from stateguard.kernel.env import scrub
 from stateguard.llm import ChatModel
 from stateguard.manager import SUPERVISOR_KINDS
@@ -188,6 +188,7 @@ class RunSession:
             data_dir=data_dir,
             limits=self.limits,
             default_timeout=self.worker_options["cell_timeout"],
+            sandbox=SandboxPolicy.from_env().model_copy(update={"network": self.task.network}),
         )
         self.confinement = kernel.confinement
         self._guard = GuardedSession(

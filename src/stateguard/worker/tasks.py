@@ -88,6 +88,8 @@ class Task(BaseModel):
     description: str = ""
     data: tuple[Path, ...] = ()
     turns: tuple[TaskTurn, ...] = ()
+    network: bool = False
+    """Give the agent's kernel the host's network (it has none by default, when sandboxed)."""
     source: Path | None = None
     """The file the task was loaded from, if any."""
 
