@@ -17,6 +17,7 @@ from typing import Any
 from stateguard.bench.judges.dseval import DsevalObservation, kernel_checks
 from stateguard.bench.judges.matching import MatchResult
 from stateguard.bench.tasks import BenchTask, BenchTurn
+from stateguard.errors import KernelError
 from stateguard.lineage import TrackedSession
 
 CAPTURE_DIR = ".stateguard-bench"
@@ -34,7 +35,10 @@ def _load(path: Path) -> dict[str, Any]:
 def _probe_dump(session: TrackedSession, call: str, path: Path, timeout: float) -> dict[str, Any]:
     """Run a kernel-side helper in a fork probe and read the pickle it wrote."""
     path.unlink(missing_ok=True)
-    probe = session.kernel.run_probe(call, timeout=timeout)
+    try:
+        probe = session.kernel.run_probe(call, timeout=timeout)
+    except KernelError as exc:  # a dead kernel: the check fails, the run goes on
+        return {"error": f"kernel unavailable: {exc}"}
     if not path.exists():
         detail = probe.error.evalue if probe.error else probe.status
         return {"error": f"kernel evaluation failed: {detail}"}
@@ -43,7 +47,7 @@ def _probe_dump(session: TrackedSession, call: str, path: Path, timeout: float) 
 
 def _ensure_dir(session: TrackedSession, folder: Path) -> None:
     """Create ``folder`` from inside the kernel (a sandboxed kernel can write only there)."""
-    if not folder.is_dir():
+    if not folder.is_dir() and session.kernel.is_alive():
         code = f"__import__('os').makedirs({str(folder)!r}, exist_ok=True)"
         session.kernel.execute(code, silent=True, store_history=False)
 
