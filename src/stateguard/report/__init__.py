@@ -6,13 +6,13 @@ writes ``report.html``.
 """
 
 from stateguard.report.page import REPORT_FILE, render_page, write_report
-from stateguard.report.run import RunData, RunMeta, RunSummary, TurnAnswer, TurnView, load_run
+from stateguard.report.run import RunData, RunMeta, RunTotals, TurnAnswer, TurnView, load_run
 
 __all__ = [
     "REPORT_FILE",
     "RunData",
     "RunMeta",
-    "RunSummary",
+    "RunTotals",
     "TurnAnswer",
     "TurnView",
     "load_run",

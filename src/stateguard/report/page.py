@@ -14,7 +14,7 @@ from pathlib import Path
 from stateguard.errors import StateguardError
 from stateguard.report.fmt import DASH, count, esc, seconds, state_link
 from stateguard.report.graph_svg import render_legend, render_state_graph
-from stateguard.report.run import RunData, RunSummary, load_run
+from stateguard.report.run import RunData, RunTotals, load_run
 from stateguard.report.style import CSS
 from stateguard.report.timeline import render_timeline
 from stateguard.state import AnalyticalState
@@ -34,7 +34,7 @@ def _card(label: str, value: str, sub: str = "") -> str:
 
 
 def _summary_cards(run: RunData) -> str:
-    s: RunSummary = run.summary
+    s: RunTotals = run.summary
     if s.accuracy is None:
         accuracy = _card("accuracy", DASH, "no gold answers")
     else:

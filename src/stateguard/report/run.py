@@ -69,8 +69,9 @@ class TurnView(_Frozen):
     outcome: TurnAnswer = TurnAnswer()
 
 
-class RunSummary(_Frozen):
-    """Totals over the run; a total is ``None`` when no turn recorded that quantity."""
+class RunTotals(_Frozen):
+    """Totals the report shows, derived from the run's turns (``answers.json`` itself is
+    `stateguard.worker.summary.RunSummary`); ``None`` when no turn recorded a quantity."""
 
     turns: int
     answered: int
@@ -119,7 +120,7 @@ class RunData(_Frozen):
     """Draft states never committed (not drawn)."""
     states_recorded: bool = False
     notebook: NotebookInfo | None = None
-    summary: RunSummary
+    summary: RunTotals
 
     @property
     def stale(self) -> frozenset[str]:
@@ -312,10 +313,10 @@ def _total(values: Sequence[int | None]) -> int | None:
     return sum(known) if known else None
 
 
-def _summary(turns: Sequence[TurnView]) -> RunSummary:
+def _summary(turns: Sequence[TurnView]) -> RunTotals:
     outcomes = [t.outcome for t in turns]
     walls = [o.wall_time for o in outcomes if o.wall_time is not None]
-    return RunSummary(
+    return RunTotals(
         turns=len(turns),
         answered=sum(o.answer is not None for o in outcomes),
         graded=sum(o.correct is not None for o in outcomes),
