@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stateguard.lineage.static import CellAnalysis, analyze_cell
 
@@ -447,3 +449,37 @@ def test_analysis_is_frozen() -> None:
     a = analyze_cell("x = 1")
     with pytest.raises(ValueError):
         a.statements[0].reads = ("y",)  # type: ignore[misc]
+
+
+_ATOMS = ["a", "b", "x1", "1", "2.5", "'s'"]
+
+
+@st.composite
+def _simple_expr(draw: st.DrawFn, depth: int = 0) -> str:
+    if depth > 3 or draw(st.booleans()):
+        return draw(st.sampled_from(_ATOMS))
+    kind = draw(st.sampled_from(["bin", "neg", "cmp"]))
+    left = draw(_simple_expr(depth + 1))
+    right = draw(_simple_expr(depth + 1))
+    if kind == "bin":
+        return f"({left} {draw(st.sampled_from(['+', '-', '*', '/', '%', '**']))} {right})"
+    if kind == "neg":
+        return f"(-{left})"
+    return f"({left} < {right} == {draw(_simple_expr(depth + 1))})"
+
+
+@given(target=st.sampled_from(["a", "y", "x1"]), value=_simple_expr())
+@settings(max_examples=300, deadline=None)
+def test_simple_assignment_fast_path_matches_the_visitor(target: str, value: str) -> None:
+    """`name = <operators over names and constants>` skips the visitor, with equal facts."""
+    import ast
+
+    from stateguard.lineage import static
+
+    stmt = ast.parse(f"{target} = {value}").body[0]
+    fast = static._simple_assign(stmt, 0)
+    assert fast is not None
+    v = static._StatementVisitor()
+    v.visit(stmt)
+    assert fast.reads == tuple(v.reads) and fast.writes == tuple(v.writes)
+    assert fast.accesses == tuple(v.accesses)

@@ -34,6 +34,7 @@ import ast
 from stateguard.lineage._visitor import _StatementVisitor
 from stateguard.lineage.facts import (
     INPLACE_METHODS,
+    Access,
     CellAnalysis,
     FunctionInfo,
     StatementInfo,
@@ -41,6 +42,7 @@ from stateguard.lineage.facts import (
 
 __all__ = [
     "INPLACE_METHODS",
+    "Access",
     "CellAnalysis",
     "FunctionInfo",
     "StatementInfo",
@@ -50,8 +52,61 @@ __all__ = [
 ]
 
 
+def _simple_assign(stmt: ast.stmt, index: int) -> StatementInfo | None:
+    """`name = <names, constants and operators>` (the commonest statement), without the
+    visitor; None for anything else. Gives exactly what the visitor gives."""
+    if type(stmt) is not ast.Assign or len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0]
+    if type(target) is not ast.Name:
+        return None
+    loads: list[str] = []
+    stack: list[ast.AST] = [stmt.value]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            loads.append(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.Constant:
+            continue
+        elif kind is ast.BinOp:
+            stack.append(node.right)  # type: ignore[attr-defined]
+            stack.append(node.left)  # type: ignore[attr-defined]
+        elif kind is ast.UnaryOp:
+            stack.append(node.operand)  # type: ignore[attr-defined]
+        elif kind is ast.Compare:
+            stack.extend(reversed(node.comparators))  # type: ignore[attr-defined]
+            stack.append(node.left)  # type: ignore[attr-defined]
+        else:
+            return None
+    accesses = [Access("read", n, (), True, None, None, False) for n in loads]
+    accesses.append(Access("bind", target.id, (), True, None, tuple(range(len(loads))), False))
+    return StatementInfo.build(
+        index=index,
+        lineno=stmt.lineno,
+        end_lineno=stmt.end_lineno or stmt.lineno,
+        reads=tuple(dict.fromkeys(loads)),
+        writes=(target.id,),
+        deletes=(),
+        mutates=(),
+        method_receivers=(),
+        inplace_calls=(),
+        store_keys=(),
+        calls=(),
+        method_calls=(),
+        functions=(),
+        star_import=False,
+        accesses=tuple(accesses),
+        call_args=(),
+        guards=(),
+    )
+
+
 def analyze_statement(stmt: ast.stmt, index: int) -> StatementInfo:
     """Def/use facts of one top-level statement."""
+    fast = _simple_assign(stmt, index)
+    if fast is not None:
+        return fast
     v = _StatementVisitor()
     v.visit(stmt)
     # every field is built here from typed values; skip validation
