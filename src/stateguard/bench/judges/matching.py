@@ -20,7 +20,9 @@ and returns a `MatchResult`. Options (all default False unless noted):
 - ``metrictol`` (default None): for numbers, the submission matches when it is no less
   than ``metrictol`` times the reference (a score that may be higher, not lower).
 
-Semantics follow DSEval's ``ExactMatcher``.
+Semantics follow DSEval's ``ExactMatcher`` (checked case by case against its package),
+with one deliberate difference: a scalar NaN matches NaN. DSEval compares scalars with
+``np.isclose``, under which a NaN reference matches nothing, not even itself.
 """
 
 from __future__ import annotations
