@@ -254,7 +254,7 @@ class LineageAgent:
         )
         # one JSON string: the kernel's and the client's message layers walk nested
         # structures element by element in Python, a string they pass through whole
-        publish_display_data({REPORT_MIME: report.model_dump_json()})
+        publish_display_data({REPORT_MIME: report.model_dump_json(exclude_defaults=True)})
 
     # -- the diff -------------------------------------------------------------
 
