@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.audit.diagnostics import JoinRecord
 from stateguard.audit.joinguard import JoinGuard
 
 FaultKind = Literal["key_dropped", "how_inner", "key_format", "duplicate_key"]
@@ -237,9 +238,7 @@ def _run_cells(
     return guard, cell_of, ns
 
 
-def _raised_marker(exc: Exception) -> Any:
-    from stateguard.audit.diagnostics import JoinRecord
-
+def _raised_marker(exc: Exception) -> JoinRecord:
     return JoinRecord(operation="merge", how="?", inputs=(), output_rows=0,
                       check_error=f"raised {type(exc).__name__}: {exc}")
 

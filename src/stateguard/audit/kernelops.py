@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from stateguard.audit.observations import OperatorCall
+from stateguard.audit.operators import AuditRuntime
 
 #: MIME type of one operator call published from the kernel.
 OPS_MIME = "application/vnd.stateguard.audit.op+json"
@@ -30,8 +31,6 @@ def install_operators(
 ) -> Any:
     """Index `lake` and bind the operators into the kernel's namespace; returns the runtime."""
     global _RUNTIME
-    from stateguard.audit.operators import AuditRuntime
-
     if shell is None:
         from IPython import get_ipython
 

@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from stateguard.audit.discover_eval import discover_eval
 from stateguard.audit.errors import AuditError
 
 audit_app = typer.Typer(
@@ -22,8 +23,6 @@ def discover_eval_command(
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable result."),
 ) -> None:
     """Recall@1/5/10 of each task's gold data_sources, ranking the lake from the query alone."""
-    from stateguard.audit.discover_eval import discover_eval  # pandas, bm25s: only when used
-
     try:
         result = discover_eval(workload, lake)
     except AuditError as exc:
