@@ -219,20 +219,21 @@ def load_longds_task(
     data_dir: Path | None = None,
     path_maps: tuple[PathMap, ...] = (),
     turn_limit: int | None = None,
-    meta: dict[str, str] | None = None,
+    coordinates: dict[str, str] | None = None,
 ) -> BenchTask:
     """Load ``<task_dir>/task.json`` into a `BenchTask`.
 
     Defaults (the flat layout, ``task.json`` beside ``data/``): task id = the folder
     name, data = ``<task_dir>/data``. `scan_longds` passes the release layout's id
     (``domain/dataset/taskN``) and parallel data folder. ``turn_limit`` keeps the first
-    turns only. Turns must be numbered 1..n in file order. Raises `TaskFormatError`
+    turns only; ``coordinates`` fill `PathMap` placeholders (``dataset``). Turns must be
+    numbered 1..n in file order. Raises `TaskFormatError`
     naming the file, the turn and the field when the file is malformed.
     """
     task_dir = Path(task_dir).resolve()
     path = task_dir / TASK_FILE
     raw_turns = _read_turns(path)
-    where = {"domain": domain or "", "dataset": "", "task": task_dir.name, **(meta or {})}
+    where = {"domain": domain or "", "dataset": "", "task": task_dir.name, **(coordinates or {})}
     turns: list[BenchTurn] = []
     for index, raw in enumerate(raw_turns[:turn_limit] if turn_limit else raw_turns):
         if not isinstance(raw, dict):
@@ -402,7 +403,7 @@ def scan_longds(
                     data_dir=located.data_dir,
                     path_maps=path_maps,
                     turn_limit=turn_limit,
-                    meta={"dataset": located.dataset or ""},
+                    coordinates={"dataset": located.dataset or ""},
                 )
             )
         except TaskFormatError as exc:
