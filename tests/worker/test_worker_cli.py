@@ -145,6 +145,38 @@ def test_chat_turn_by_turn(tmp_path: Path) -> None:
     ]
 
 
+def manager_schema(request: dict) -> dict:
+    """The JSON schema a request asks for (the manager's calls do; the worker's do not)."""
+    return ((request.get("response_format") or {}).get("json_schema") or {}).get("schema") or {}
+
+
+@pytest.mark.kernel
+def test_the_manager_can_have_its_own_model(tmp_path: Path) -> None:
+    task_dir = write_mini_task(tmp_path / "task")
+
+    def reply(request: dict) -> str:
+        if request["model"] == "manager-model":
+            return '{"issue": "a step", "conclusions": []}'
+        last = request["messages"][-1]["content"]
+        if last.startswith("Output:"):
+            return "<answer>" + last.removeprefix("Output:\n").strip() + "</answer>"
+        return f"{F}python\nprint(6)\n{F}"
+
+    with FakeOpenAIServer(reply) as server:
+        flags = ["--base-url", server.base_url, "--model", "worker-model"]
+        result = CliRunner().invoke(
+            app,
+            ["run", str(task_dir), "--out", str(tmp_path / "run"), "--max-steps", "3", *flags,
+             "--manager", "hybrid", "--manager-model", "manager-model"],
+        )  # fmt: skip
+        bodies = server.bodies
+    assert result.exit_code == 0, result.output
+    by_model = {b["model"] for b in bodies}
+    assert by_model == {"worker-model", "manager-model"}
+    assert all(manager_schema(b) for b in bodies if b["model"] == "manager-model")
+    assert not any(manager_schema(b) for b in bodies if b["model"] == "worker-model")
+
+
 @pytest.mark.kernel
 def test_readme_command_runs_the_example_against_an_endpoint(tmp_path: Path) -> None:
     """`stateguard run examples/unit_economics` with only an OpenAI-compatible endpoint set."""
@@ -158,10 +190,11 @@ def test_readme_command_runs_the_example_against_an_endpoint(tmp_path: Path) -> 
 
     def reply(request: dict) -> str:
         messages = request["messages"]
-        first = messages[0]["content"]
-        if first.startswith("Name one step of a data analysis"):
+        # the manager's calls declare the JSON they expect: answer by that schema
+        required = manager_schema(request).get("required", [])
+        if "issue" in required:
             return '{"issue": "unit economics step", "conclusions": []}'
-        if "deterministic check could not confirm" in first:
+        if "verdict" in required:
             return '{"verdict": "supported"}'
         users = "\n".join(m["content"] for m in messages if m["role"] == "user")
         turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))

@@ -202,6 +202,9 @@ def _open_session(
 _MODEL_OPTIONS = {
     "base_url": typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
     "model": typer.Option(None, "--model", help="Model name at the endpoint."),
+    "manager_model": typer.Option(
+        None, "--manager-model", help="Model name for the manager at the same endpoint."
+    ),
     # Refused (see _overrides); hidden so that it is not advertised.
     "api_key": typer.Option(None, "--api-key", hidden=True),
     "model_path": typer.Option(None, "--model-path", help="GGUF file for the embedded backend."),
@@ -274,6 +277,7 @@ def run_command(
     ),
     base_url: str | None = _MODEL_OPTIONS["base_url"],
     model: str | None = _MODEL_OPTIONS["model"],
+    manager_model: str | None = _MODEL_OPTIONS["manager_model"],
     api_key: str | None = _MODEL_OPTIONS["api_key"],
     model_path: Path | None = _MODEL_OPTIONS["model_path"],
     backend: str | None = _MODEL_OPTIONS["backend"],
@@ -292,6 +296,8 @@ def run_command(
     )
     out_dir = out or _default_out(task.name)
     options = _run_options(max_steps, cell_timeout, context_chars)
+    if manager_model is not None:  # the manager's own model; else it shares the worker's
+        options["manager_model"] = _build_model(err, {**overrides, "model": manager_model}, config)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)
     failed = False
     with console.status("starting the kernel…") as status:
@@ -321,6 +327,7 @@ def chat_command(
     context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
     base_url: str | None = _MODEL_OPTIONS["base_url"],
     model: str | None = _MODEL_OPTIONS["model"],
+    manager_model: str | None = _MODEL_OPTIONS["manager_model"],
     api_key: str | None = _MODEL_OPTIONS["api_key"],
     model_path: Path | None = _MODEL_OPTIONS["model_path"],
     backend: str | None = _MODEL_OPTIONS["backend"],
@@ -335,6 +342,8 @@ def chat_command(
     )
     out_dir = out or _default_out(f"chat-{task.name}")
     options = _run_options(max_steps, cell_timeout, context_chars)
+    if manager_model is not None:  # the manager's own model; else it shares the worker's
+        options["manager_model"] = _build_model(err, {**overrides, "model": manager_model}, config)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)
     failed = False
     try:
