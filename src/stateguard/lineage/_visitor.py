@@ -286,7 +286,11 @@ class _StatementVisitor(ast.NodeVisitor):
             self._visit_part_store(t, deps)
 
     def _visit_part_store(
-        self, t: ast.Attribute | ast.Subscript, deps: tuple[int, ...] | None, visit: bool = True
+        self,
+        t: ast.Attribute | ast.Subscript,
+        deps: tuple[int, ...] | None,
+        visit: bool = True,
+        kind: str = "store",
     ) -> None:
         """x.a = v / x[i] = v: a write of that part of x (and reads of i)."""
         found = access_path(t)
@@ -303,7 +307,7 @@ class _StatementVisitor(ast.NodeVisitor):
             if self._is_global(root) and not self._deferred:
                 if root not in self.writes:
                     self.reads.setdefault(root)
-                self._access("store", root, tuple(steps), exact, deps)
+                self._access(kind, root, tuple(steps), exact, deps)
             elif self._is_global(root):
                 self._load(root)
         self._mark(self.mutates, t)
@@ -326,7 +330,7 @@ class _StatementVisitor(ast.NodeVisitor):
             if isinstance(t, ast.Name):
                 self._delete(t.id)
             elif isinstance(t, (ast.Attribute, ast.Subscript)):
-                self._visit_part_store(t, ())
+                self._visit_part_store(t, (), kind="delete")
             else:
                 self.visit(t)
 

@@ -771,7 +771,7 @@ class _CellPass:
     def _stored_here(self, st: StatementInfo) -> set[str]:
         out: set[str] = set()
         for i, a in enumerate(st.accesses):
-            if a.kind == "store" and not a.literal:
+            if a.kind in ("store", "delete") and not a.literal:
                 for parts in self._access_parts(st, i, a):
                     if parts:
                         out.add(_symbol(a.root, parts))
@@ -785,7 +785,7 @@ class _CellPass:
         static: dict[str, set[tuple[str, ...]]] = {}
         for st in stmts:
             for i, a in enumerate(st.accesses):
-                if a.kind == "store" and not a.literal and self.report.ran(a.guard):
+                if a.kind in ("store", "delete") and not a.literal and self.report.ran(a.guard):
                     for parts in self._access_parts(st, i, a):
                         static.setdefault(a.root, set()).add(parts)
         out: dict[int, dict[str, list[tuple[str, ...]]]] = {}
@@ -810,7 +810,7 @@ class _CellPass:
         written: dict[str, list[tuple[str, ...]]] = {}
         created: list[str] = []
         for i, a in enumerate(st.accesses):
-            if a.kind != "store" or a.literal or not report.ran(a.guard):
+            if a.kind not in ("store", "delete") or a.literal or not report.ran(a.guard):
                 continue
             filled = a.root in self.index.filled_by_parts and a.root in report.rebound
             if not filled and (a.root not in report.mutated_parts or a.root in report.rebound):

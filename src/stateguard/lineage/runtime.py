@@ -392,6 +392,8 @@ class LineageAgent:
                     opaque.add(a.root)
                 elif a.root in ns and not _reaches_all(ns[a.root], a.path):
                     opaque.add(a.root)  # into something inside a part: maybe not that part
+                elif a.kind == "delete" and not _keyed(_held_at(ns.get(a.root), a.path[:-1])):
+                    opaque.add(a.root)  # del lst[0] moves every later element
             for recv, meth in st.method_calls:
                 if meth in MUTATING_METHODS or not tracked_pure_receiver(ns.get(recv)):
                     opaque.add(recv)
@@ -708,6 +710,16 @@ def install(shell: Any | None = None) -> LineageAgent:
 def agent() -> LineageAgent | None:
     """The installed agent, if any."""
     return _AGENT
+
+
+def _keyed(obj: Any) -> bool:
+    """Values whose parts keep their keys when one is deleted (not sequences)."""
+    if isinstance(obj, dict):
+        return True
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(obj, pd.DataFrame):
+        return True
+    return not isinstance(obj, (list, tuple)) and isinstance(getattr(obj, "__dict__", None), dict)
 
 
 def _held_at(obj: Any, steps: tuple[Any, ...]) -> Any:
