@@ -187,6 +187,8 @@ def may_change_arguments(callee: str, ns: dict[str, Any]) -> bool:
     if isinstance(obj, types.ModuleType):
         top = obj.__name__.split(".")[0]
         return top not in PURE_MODULES or attr in IMPURE_FUNCTIONS
+    if attr in IMPURE_FUNCTIONS or attr in MUTATING_METHODS:
+        return True  # rng.shuffle(arr): a method of a numpy object that changes its argument
     return not tracked_pure_receiver(obj)
 
 
