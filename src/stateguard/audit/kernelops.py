@@ -10,12 +10,14 @@ raises `OperatorRejected` in the cell: the agent sees the diagnostic as the erro
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 from stateguard.audit.observations import OperatorCall
 from stateguard.audit.operators import AuditRuntime
+from stateguard.audit.sources import SourceMap, index_lake
 
 #: MIME type of one operator call published from the kernel.
 OPS_MIME = "application/vnd.stateguard.audit.op+json"
@@ -24,6 +26,32 @@ NAMES = ("Discover", "Bash", "Scan", "UnionScan", "Probe", "Query", "Batch")
 """Names the operators get in the kernel's namespace."""
 
 _RUNTIME: Any = None
+_MAPS: dict[tuple[str, int], SourceMap] = {}
+"""Source maps indexed in this process, by lake and tree fingerprint (a reset re-installs
+the operators; it should not re-read the whole lake)."""
+
+
+def _tree_fingerprint(root: Path) -> int:
+    """Hash of every file's relative path, size and modification time under `root`."""
+    entries = []
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            full = os.path.join(dirpath, name)
+            try:
+                st = os.stat(full)
+            except OSError:
+                continue
+            entries.append((os.path.relpath(full, root), st.st_size, st.st_mtime_ns))
+    return hash(tuple(sorted(entries)))
+
+
+def source_map_for(lake: str | Path) -> SourceMap:
+    """The lake's source map, indexed once per process while the files stay the same."""
+    root = Path(lake).resolve()
+    key = (str(root), _tree_fingerprint(root))
+    if key not in _MAPS:
+        _MAPS[key] = index_lake(root)
+    return _MAPS[key]
 
 
 def install_operators(
@@ -41,7 +69,7 @@ def install_operators(
 
         publish_display_data({OPS_MIME: call.model_dump(mode="json")})
 
-    rt = AuditRuntime(lake, on_call=publish, mode=mode)
+    rt = AuditRuntime(lake, source_map=source_map_for(lake), on_call=publish, mode=mode)
     bound = {
         "Discover": rt.discover,
         "Bash": rt.bash,
