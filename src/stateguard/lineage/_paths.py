@@ -180,28 +180,6 @@ def block_heads(body: list[ast.stmt], conditional: bool, every: bool = False) ->
     return heads
 
 
-def conditional_bodies(stmt: ast.stmt) -> list[tuple[list[ast.stmt], bool]]:
-    """The statement lists nested directly in `stmt`, each with whether it is conditional."""
-    if isinstance(stmt, ast.If):
-        return [(stmt.body, True), (stmt.orelse, True)]
-    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-        return [(stmt.body, True), (stmt.orelse, True)]
-    if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-        out: list[tuple[list[ast.stmt], bool]] = [(stmt.body, False)]
-        out += [(h.body, True) for h in stmt.handlers]
-        out += [(stmt.orelse, True), (stmt.finalbody, False)]
-        return out
-    if isinstance(stmt, (ast.With, ast.AsyncWith)):
-        return [(stmt.body, False)]
-    if isinstance(stmt, ast.Match):
-        return [(c.body, True) for c in stmt.cases]
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return [(stmt.body, False)]
-    if isinstance(stmt, ast.ClassDef):
-        return [(stmt.body, False)]
-    return []
-
-
 def has_break(body: list[ast.stmt]) -> bool:
     """Whether a loop body contains a ``break`` of its own loop."""
     todo: list[ast.AST] = list(body)

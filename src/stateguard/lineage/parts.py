@@ -59,11 +59,6 @@ def part_text(key: Any, kind: str = "key") -> str:
     return f".{key}" if kind == "attr" else f"[{key!r}]"
 
 
-def symbol_text(root: str, parts: list[str] | tuple[str, ...]) -> str:
-    """``d['k']['j']`` from ``d`` and ``["['k']", "['j']"]``."""
-    return root + "".join(parts)
-
-
 def _hashable(v: Any) -> Any:
     return tuple(_hashable(x) for x in v) if isinstance(v, list) else v
 
@@ -76,7 +71,7 @@ def _is_plain_instance(obj: Any) -> bool:
     return isinstance(getattr(obj, "__dict__", None), dict)
 
 
-def normalize(obj: Any, steps: tuple[Any, ...], exact: bool) -> list[list[str]]:
+def normalize(obj: Any, steps: tuple[Any, ...]) -> list[list[str]]:
     """The part paths an access reaches on `obj`: one path, or several for ``df[['a', 'b']]``.
 
     The empty path means the whole object.

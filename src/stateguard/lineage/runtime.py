@@ -446,7 +446,7 @@ class LineageAgent:
                 if obj is None:
                     continue
                 try:
-                    found = normalize(obj, a.path, a.exact)
+                    found = normalize(obj, a.path)
                 except Exception:  # a user __getattr__/__eq__ that raises: the whole value
                     continue
                 if found != [[]]:
