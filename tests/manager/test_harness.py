@@ -183,3 +183,29 @@ def test_no_policy_output_breaks_invariants(actions, calls, lifecycle) -> None:
         if e.type == "control":
             json.dumps(e.data)  # events are JSON-serializable
     assert all(n <= 3 for n in repairs.values()), repairs
+
+
+def test_events_are_typed_payloads_on_the_wire() -> None:
+    from stateguard.manager import events as E
+    from stateguard.manager.protocol import ManagerEvent
+
+    event = ManagerEvent.of(E.Abandon(state="S1", reason="why"), turn=2, step=5)
+    assert (event.type, event.data) == ("abandon", {"state": "S1", "reason": "why"})
+    assert event.payload == E.Abandon(state="S1", reason="why")
+    h, _, _ = make(
+        [
+            A.OpenState(issue="q"),
+            A.CommitState(),  # illegal: never updated
+            A.UpdateState(),
+            A.FinalizeRelations(),
+            A.CommitState(),
+        ]
+    )
+    h.begin_turn(0, "q")
+    h.review_answer(StepView(turn=0, step=0, answer="a"))
+    h.end_turn(0, "a")
+    logged_types = set()
+    for logged in h.drain_events():
+        logged_types.add(logged.type)
+        assert logged.payload.type == logged.type  # every event the harness logs is typed
+    assert {"activation", "control", "illegal_action", "commit", "turn_end"} <= logged_types

@@ -19,10 +19,10 @@ steps form a state).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from stateguard.errors import IllegalActionError, PolicyError, StoreError
 from stateguard.manager import actions as A
+from stateguard.manager import events as E
 from stateguard.manager.config import HarnessConfig
 from stateguard.manager.drafts import Draft, normalize_relations, updated_state
 from stateguard.manager.lifecycle import CHAINING, Phase, check_legal, phase_of
@@ -113,7 +113,7 @@ class StateHarness:
         """A turn is over: a draft left open is abandoned (nothing half-verified survives)."""
         if self._draft is not None:
             self._abandon("turn ended without a committed state")
-        self._log("turn_end", answer=answer)
+        self._log(E.TurnEnd(answer=answer))
         self.phase = "idle"
 
     def close(self) -> None:
@@ -131,7 +131,7 @@ class StateHarness:
         self.phase = phase_of(event)  # type: ignore[assignment]
         last_result: str | None = None
         for chain in range(self.config.max_chain + 1):
-            self._log("activation", event=event, chain=chain, draft=self._draft_id())
+            self._log(E.Activation(event=event, chain=chain, draft=self._draft_id()))
             kind, last_result = self._run_activation(event, last_result)
             # at turn start the worker must run next; elsewhere OPEN/UPDATE/FINALIZE chain on
             if (
@@ -150,22 +150,23 @@ class StateHarness:
             try:
                 action = self.policy.next_action(obs, ctx)
             except PolicyError as exc:
-                self._log("policy_error", error=str(exc))
+                self._log(E.PolicyFailed(error=str(exc)))
                 action = A.Abstain(reason=f"policy error: {exc}")
             if not A.is_control(action):
                 result = run_tool(action, ctx)  # type: ignore[arg-type]
-                self._log("tool_call", action=action.model_dump(), result=result[:2000])
+                self._log(E.ToolCall(action=action.model_dump(mode="json"), result=result[:2000]))
                 last_result = result
                 continue
             try:
                 result = self._apply(action, event)  # type: ignore[arg-type]
             except IllegalActionError as exc:
-                self._log("illegal_action", action=action.model_dump(mode="json"), error=str(exc))
+                dumped = action.model_dump(mode="json")
+                self._log(E.IllegalAction(action=dumped, error=str(exc)))
                 last_result = f"error: {exc}"
                 continue
-            self._log("control", action=action.model_dump(mode="json"), result=result)
+            self._log(E.Control(action=action.model_dump(mode="json"), result=result))
             return action.kind, result  # type: ignore[attr-defined]
-        self._log("activation_budget_exhausted", max_actions=self.config.max_actions)
+        self._log(E.BudgetExhausted(max_actions=self.config.max_actions))
         return "ABSTAIN", None
 
     def _context(self) -> PolicyContext:
@@ -273,7 +274,7 @@ class StateHarness:
         self._last_checkpoint = ckpt
         self._draft = None
         self._segment_start_step = len(self.steps)
-        self._log("commit", state=committed.model_dump(mode="json"), checkpoint=saved)
+        self._log(E.Commit(state=committed.model_dump(mode="json"), checkpoint=saved))
         return f"committed {committed.id}"
 
     def verify_draft(self) -> list[Evidence]:
@@ -327,17 +328,18 @@ class StateHarness:
         if event == "review":
             self._answer_rejected = True
         self._log(
-            "repair",
-            state=state_id,
-            attempt=d.repairs,
-            mode=mode,
-            removed=removed,
-            restored=restored,
-            notice=hint.notice.model_dump(mode="json") if hint.notice else None,
+            E.RepairLogged(
+                state=state_id,
+                attempt=d.repairs,
+                mode=mode,
+                removed=removed,
+                restored=restored,
+                notice=hint.notice.model_dump(mode="json") if hint.notice else None,
+            )
         )
         if mode == "rollback":
             self._log(
-                "rollback", state=state_id, checkpoint=self._last_checkpoint, restored=restored
+                E.Rollback(state=state_id, checkpoint=self._last_checkpoint, restored=restored)
             )
         return f"repair {d.repairs} ({mode})"
 
@@ -348,9 +350,9 @@ class StateHarness:
         try:
             self.store.abandon(sid)
         except StoreError as exc:
-            self._log("store_error", error=str(exc))
+            self._log(E.StoreFailed(error=str(exc)))
         self._draft = None
-        self._log("abandon", state=sid, reason=reason)
+        self._log(E.Abandon(state=sid, reason=reason))
         return f"abandoned {sid}"
 
     # -- hints and events ---------------------------------------------------
@@ -363,7 +365,7 @@ class StateHarness:
         if hint is None:
             return []
         notice = hint.notice.model_dump(mode="json") if hint.notice else None
-        self._log("hint", kind="state", states=list(hint.state_ids), notice=notice)
+        self._log(E.HintLogged(kind="state", states=list(hint.state_ids), notice=notice))
         return [hint]
 
     def _take_hints(self) -> list[Hint]:
@@ -373,6 +375,6 @@ class StateHarness:
     def _draft_id(self) -> str | None:
         return self._draft.state.id if self._draft else None
 
-    def _log(self, type_: str, **data: Any) -> None:
+    def _log(self, payload: E.Payload) -> None:
         step = self.steps[-1].step if self.steps else None
-        self._events.append(ManagerEvent(type=type_, turn=self.turn, step=step, data=data))
+        self._events.append(ManagerEvent.of(payload, turn=self.turn, step=step))

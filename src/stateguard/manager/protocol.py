@@ -7,12 +7,13 @@ reference-only user content. A `Supervisor` never solves the task.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, Self, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord
+from stateguard.manager.events import PAYLOAD, Payload
 from stateguard.manager.notes import Notice
 
 
@@ -59,7 +60,10 @@ class AnswerReview(BaseModel):
 
 
 class ManagerEvent(BaseModel):
-    """One logged manager event (activation, tool call, control action, hint, repair...)."""
+    """One logged manager event on the wire: ``type`` and ``data`` of a typed payload.
+
+    Build it with `of`; read it back typed with `payload` (see `stateguard.manager.events`).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -67,6 +71,16 @@ class ManagerEvent(BaseModel):
     turn: int | None = None
     step: int | None = None
     data: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, payload: Payload, *, turn: int | None = None, step: int | None = None) -> Self:
+        """The wire form of a typed payload."""
+        return cls(type=payload.type, turn=turn, step=step, data=payload.data())
+
+    @property
+    def payload(self) -> Payload:
+        """The typed payload (ValidationError for an event of an unknown shape)."""
+        return PAYLOAD.validate_python({"type": self.type, **self.data})
 
 
 @runtime_checkable

@@ -6,6 +6,7 @@ import json
 
 from stateguard.errors import ModelError
 from stateguard.llm import ChatMessage, ChatModel
+from stateguard.manager.events import WindowReview
 from stateguard.manager.prompts import fill
 from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent, StepView
 
@@ -67,9 +68,7 @@ class WindowObserver:
             text = json.loads(reply.content[start : end + 1]).get("hint") if start >= 0 else None
         except (ModelError, ValueError, AttributeError, RecursionError):
             text = None
-        self._events.append(
-            ManagerEvent(type="window_review", turn=self._turn, data={"hint": text})
-        )
+        self._events.append(ManagerEvent.of(WindowReview(hint=text), turn=self._turn))
         if not text:
             return AnswerReview(accepted=True)
         self._hinted = True
