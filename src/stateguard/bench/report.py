@@ -35,6 +35,8 @@ HEADLINE = (
     "llm_calls_per_turn",
     "turns_total",
     "turns_skipped",
+    "turns_undecided",
+    "tasks_rejected",
 )
 PAIRED_METRICS = ("turn_accuracy", "task_macro_accuracy")
 
