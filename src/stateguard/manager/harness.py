@@ -172,8 +172,9 @@ class StateHarness:
     def _context(self) -> PolicyContext:
         return PolicyContext(
             graph=self.workspace.graph,
-            workspace=self.workspace,
-            store=self.store,
+            probe=self.workspace.run_probe,
+            committed=tuple(self.store.committed()),
+            load_state=self.store.get,
             steps=tuple(self.steps),
             # after a repair, the worker's new attempt is what is reviewed
             turn_steps=tuple(self.steps[self._review_start_step :]),

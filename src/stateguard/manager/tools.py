@@ -48,7 +48,7 @@ def run_tool(action: A.ToolAction, ctx: PolicyContext) -> str:
             return f"does not compile: {exc.msg} (line {exc.lineno})"
         return "compiles"
     if isinstance(action, A.RunProbe):
-        res = ctx.workspace.run_probe(action.code)
+        res = ctx.probe(action.code)
         if res.error is not None:
             return f"{res.status}: {res.error.ename}: {res.error.evalue}"
         return json.dumps(
@@ -56,7 +56,7 @@ def run_tool(action: A.ToolAction, ctx: PolicyContext) -> str:
         )
     if isinstance(action, A.LoadState):
         try:
-            return ctx.store.get(action.state_id).model_dump_json()
+            return ctx.load_state(action.state_id).model_dump_json()
         except Exception as exc:
             return f"error: {exc}"
     if isinstance(action, A.TraceLineage):

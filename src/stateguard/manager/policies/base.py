@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.kernel import ProbeResult
 from stateguard.lineage import LineageGraph
 from stateguard.manager import actions as A
 from stateguard.manager.protocol import StepView
-from stateguard.manager.workspace import Workspace
-from stateguard.state import AnalyticalState, StateStore
+from stateguard.state import AnalyticalState
 
 
 class Observation(BaseModel):
@@ -36,11 +37,16 @@ class Observation(BaseModel):
 
 @dataclass(frozen=True)
 class PolicyContext:
-    """Read access for policies and tools: lineage, workspace probes, states, steps."""
+    """What a policy may read at one activation: a snapshot, no handle that can write.
+
+    ``probe`` runs code on a copy of the worker's namespace; ``load_state`` reads one
+    stored state; ``committed`` are the committed states at activation time.
+    """
 
     graph: LineageGraph
-    workspace: Workspace
-    store: StateStore
+    probe: Callable[[str], ProbeResult]
+    committed: tuple[AnalyticalState, ...]
+    load_state: Callable[[str], AnalyticalState]
     steps: tuple[StepView, ...]
     turn_steps: tuple[StepView, ...]
     pending_steps: tuple[StepView, ...]

@@ -50,7 +50,7 @@ class DeterministicPolicy:
             found += output_requirements(ctx.question, obs.answer)
             found += unsupported_claims(steps, obs.answer, ctx.question)
         if obs.draft is not None:
-            found += constraint_failures(obs.draft.constraints, ctx.workspace.run_probe)
+            found += constraint_failures(obs.draft.constraints, ctx.probe)
         return found
 
     def decide_evidence(
@@ -99,6 +99,6 @@ class DeterministicPolicy:
             return A.AbandonState(reason=obs.last_action_result or "")
         if not obs.relations_final:
             external, _ = span_versions(steps)
-            rels = infer_relations(obs.draft.used_variables, external, ctx.store.committed())
+            rels = infer_relations(obs.draft.used_variables, external, list(ctx.committed))
             return A.FinalizeRelations(mode="reselect", relations=rels)
         return A.CommitState()
