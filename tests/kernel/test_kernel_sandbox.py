@@ -90,3 +90,24 @@ def test_options_missing_from_old_bwrap_releases_are_left_out(
     assert "--disable-userns" in new and "--size" in new and "--unshare-user" in new
     assert "--disable-userns" not in old and "--size" not in old and "--unshare-user" in old
     assert "--cap-add" not in new
+
+
+def test_bwrap_that_cannot_create_namespaces_leaves_the_kernel_unconfined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = --version ]; then echo "bubblewrap 0.8.0"; exit 0; fi\n'
+        "echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2\n"
+        "exit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox_module.shutil, "which", lambda name: str(fake))
+    sandbox, confinement = resolve_sandbox(SandboxPolicy(mode="auto"))
+    assert sandbox is None and not confinement.confined
+    assert "cannot create a sandbox here: bwrap: Creating new namespace failed" in (
+        confinement.reason
+    )
+    with pytest.raises(SandboxUnavailableError, match=r"required but .* cannot create"):
+        resolve_sandbox(SandboxPolicy(mode="required"))

@@ -37,6 +37,7 @@ concurrent sandboxes share that budget.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -123,14 +124,46 @@ class Confinement(BaseModel, frozen=True):
         )
 
 
-def _bwrap_version(path: str) -> str | None:
+def _system_args() -> list[str]:
+    """``/usr`` read-only, the host's top-level links into it (``/lib64``...), /proc, /dev."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in _ROOT_LINKS:
+        host = Path("/") / name
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            args += ["--ro-bind", str(host), str(host)]
+    return [*args, "--proc", "/proc", "--dev", "/dev"]
+
+
+@functools.lru_cache(maxsize=8)
+def _check_bwrap(path: str, as_root: bool) -> tuple[str | None, str]:
+    """(version or None, why it is unusable or ""): ``--version``, then a tiny sandbox.
+
+    The second step catches hosts where bwrap is installed but may not create
+    namespaces (e.g. an unprivileged container). Cached per process.
+    """
     try:
         out = subprocess.run(
             [path, "--version"], capture_output=True, text=True, timeout=10, check=False
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"{path} --version failed: {exc}"
+    version = out.stdout.strip()
+    if out.returncode != 0 or not version:
+        return None, f"{path} --version failed: {out.stderr.strip()[:300]}"
+    smoke = [path, "--unshare-net", "--unshare-pid", "--die-with-parent"]
+    if not as_root:
+        smoke.append("--unshare-user")
+    smoke += [*_system_args(), "--", "/usr/bin/env", "true"]
+    try:
+        out = subprocess.run(smoke, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return version, f"{path} cannot create a sandbox here: {exc}"
+    if out.returncode != 0:
+        detail = out.stderr.strip()[:300] or f"exit status {out.returncode}"
+        return version, f"{path} cannot create a sandbox here: {detail}"
+    return version, ""
 
 
 def _release(version: str) -> tuple[int, ...]:
@@ -241,14 +274,7 @@ class Sandbox:
             args.append("--unshare-user")
             if self._release >= (0, 8, 0):
                 args.append("--disable-userns")
-        args += ["--ro-bind", "/usr", "/usr"]
-        for name in _ROOT_LINKS:
-            host = Path("/") / name
-            if host.is_symlink():
-                args += ["--symlink", os.readlink(host), str(host)]
-            elif host.is_dir():
-                args += ["--ro-bind", str(host), str(host)]
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += _system_args()
         args += ["--perms", "1777"]
         if self._release >= (0, 7, 0):
             args += ["--size", str(self.policy.tmp_bytes)]
@@ -389,21 +415,25 @@ def resolve_sandbox(policy: SandboxPolicy) -> tuple[Sandbox | None, Confinement]
     """The sandbox `policy` asks for, or None with the reason the kernel is unconfined.
 
     Raises `SandboxUnavailableError` when `policy.mode` is ``required`` and bubblewrap
-    is missing or broken.
+    is missing, broken, or not allowed to create namespaces on this host.
     """
     if policy.mode == "off":
         return None, Confinement(confined=False, reason="the sandbox is turned off")
     bwrap = shutil.which("bwrap")
-    version = _bwrap_version(bwrap) if bwrap else None
-    if bwrap is None or version is None:
-        reason = (
-            "bubblewrap (bwrap) is not installed; install it with your package manager, "
-            "e.g. apt-get install bubblewrap"
-            if bwrap is None
-            else f"{bwrap} --version failed"
+    if bwrap is None:
+        version, reason = (
+            None,
+            (
+                "bubblewrap (bwrap) is not installed; install it with your package manager, "
+                "e.g. apt-get install bubblewrap"
+            ),
         )
+    else:
+        version, reason = _check_bwrap(bwrap, os.geteuid() == 0)
+    if version is None or reason:
         if policy.mode == "required":
             raise SandboxUnavailableError(f"the sandbox is required but {reason}")
         return None, Confinement(confined=False, reason=reason)
+    assert bwrap is not None
     sandbox = Sandbox(bwrap, version, policy)
     return sandbox, sandbox.confinement()
