@@ -11,8 +11,10 @@ Paths are resolved with symlinks followed (so ``workdir/data/x`` and the absolut
 path are the same file), relative to ``dir_fd`` when one is given; file descriptors
 are resolved through ``/proc/self/fd``.
 
-This is a guard against *accidents* by analysis code, not a security boundary: the
-kernel runs with the host's privileges, so a subprocess (``rm``, ``!cp``), a C
+This is a guard against *accidents* by analysis code, not a security boundary. In the
+bubblewrap sandbox (`stateguard.kernel.sandbox`) the data directory is also a
+read-only mount, which is the boundary; without it the kernel runs with the host's
+privileges, so a subprocess (``rm``, ``!cp``), a C
 extension writing through its own file I/O (e.g. duckdb or pyarrow writers),
 ``ctypes``, or code that works around the hook by other means can still modify the
 data. Renaming a parent of the data directory is not prevented either.
