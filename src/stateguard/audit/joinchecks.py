@@ -62,11 +62,13 @@ def _shape(obj: Any) -> tuple[int, int]:
     return len(obj), 0
 
 
-def _label(n: Named) -> str:
+def label(n: Named) -> str:
+    """How a diagnostic names a frame: `name`, or <expression>."""
     return n.ref().label
 
 
-def _examples(values: Sequence[Any]) -> tuple[str, ...]:
+def examples_of(values: Sequence[Any]) -> tuple[str, ...]:
+    """Up to `MAX_EXAMPLES` values as reprs, sorted when they sort."""
     vals = list(values)
     with contextlib.suppress(TypeError):
         vals = sorted(vals)
@@ -86,7 +88,8 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _quote(keys: Sequence[str]) -> str:
+def quote(keys: Sequence[str]) -> str:
+    """Column names in backticks, comma-separated."""
     return ", ".join(f"`{k}`" for k in keys)
 
 
@@ -196,7 +199,7 @@ def _cross(left: Named, right: Named, out_rows: int) -> tuple[JoinDiagnostic, ..
             side="both",
             rows=out_rows,
             message=(
-                f"{_label(left)} and {_label(right)} were merged with no key (how='cross'); "
+                f"{label(left)} and {label(right)} were merged with no key (how='cross'); "
                 f"the result is their {nl}×{nr} cross product ({out_rows} rows)"
             ),
         ),
@@ -236,7 +239,7 @@ def disagreeing_pairing(
                     rows=differ,
                     columns=(str(col),),
                     message=(
-                        f"{_label(left)} and {_label(right)} were {how_said}, which are plain "
+                        f"{label(left)} and {label(right)} were {how_said}, which are plain "
                         f"row positions (0..n-1), so rows were paired by position, not by a key: "
                         f"both have column `{col}` and it disagrees in {differ} of {n} paired "
                         f"rows; merge on `{col}` instead"
@@ -259,17 +262,17 @@ def _fan_out(
     shown = facts.fanout[:MAX_EXAMPLES]
     detail = ", ".join(f"{_plain(k)!r}: {a}×{b} rows" for k, a, b in shown)
     more = " …" if facts.fanout_keys > len(shown) else ""
-    keys = _quote(lkey.names)
+    keys = quote(lkey.names)
     return [
         JoinDiagnostic(
             kind="many_to_many",
             severity="error",
             side="both",
             rows=facts.fanout_rows,
-            keys=_examples([k for k, _, _ in shown]),
+            keys=examples_of([k for k, _, _ in shown]),
             columns=lkey.names,
             message=(
-                f"key {keys} is unique in neither {_label(left)} nor {_label(right)}: "
+                f"key {keys} is unique in neither {label(left)} nor {label(right)}: "
                 f"{facts.fanout_keys} key value(s) repeat on both sides ({detail}{more}) and "
                 f"fan out into {facts.fanout_rows} of the {out_rows} result rows "
                 f"(inputs: {len(left.frame)} and {len(right.frame)} rows)"
@@ -295,12 +298,12 @@ def _near_unique(
             severity="warning",
             side="right",
             rows=extra,
-            keys=_examples([k for k, _ in shown]),
+            keys=examples_of([k for k, _ in shown]),
             columns=rkey.names,
             message=(
-                f"key {_quote(rkey.names)} of {_label(right)} is unique except for "
+                f"key {quote(rkey.names)} of {label(right)} is unique except for "
                 f"{len(facts.right_repeats)} value(s) ({detail}), so {extra} row(s) of "
-                f"{_label(left)} were duplicated ({out_rows} result rows)"
+                f"{label(left)} were duplicated ({out_rows} result rows)"
             ),
         )
     ]
@@ -314,13 +317,13 @@ def _overlap(
         return []
     assert facts.left is not None and facts.right is not None  # the exact path sets both
     nl, _, matched = facts.distinct
-    lnames, rnames = _quote(lkey.names), _quote(rkey.names)
-    lex = _examples(list(facts.left.examples))
-    rex = _examples(list(facts.right.examples))
+    lnames, rnames = quote(lkey.names), quote(rkey.names)
+    lex = examples_of(list(facts.left.examples))
+    rex = examples_of(list(facts.right.examples))
     normalized = _normalized_matches(facts)
     base = (
-        f"{matched} of {nl} distinct {lnames} values of {_label(left)} match {rnames} of "
-        f"{_label(right)} (e.g. left {', '.join(lex[:3])}; right {', '.join(rex[:3])})"
+        f"{matched} of {nl} distinct {lnames} values of {label(left)} match {rnames} of "
+        f"{label(right)} (e.g. left {', '.join(lex[:3])}; right {', '.join(rex[:3])})"
     )
     if normalized > matched:
         return [
@@ -401,12 +404,12 @@ def _losses(
     for side, this, other, key, missing in sides:
         if missing is None or not missing.rows:
             continue
-        examples = _examples(list(missing.examples))
+        examples = examples_of(list(missing.examples))
         many = len(missing.examples) > MAX_EXAMPLES or not missing.complete
         values = ", ".join(examples) + (" …" if many else "")
         plural = len(missing.examples) > 1 or not missing.complete
         total = len(this.frame)
-        what = f"{_quote(key.names)} value{'s' if plural else ''} {values}"
+        what = f"{quote(key.names)} value{'s' if plural else ''} {values}"
         if how == "inner":
             out.append(
                 JoinDiagnostic(
@@ -417,10 +420,10 @@ def _losses(
                     keys=examples,
                     columns=key.names,
                     message=(
-                        f"inner merge of {_label(left)} and {_label(right)} dropped "
-                        f"{missing.rows} of {total} {side} rows ({_label(this)}): {what} "
+                        f"inner merge of {label(left)} and {label(right)} dropped "
+                        f"{missing.rows} of {total} {side} rows ({label(this)}): {what} "
                         f"{'are' if plural else 'is'} missing from the "
-                        f"{'right' if side == 'left' else 'left'} side ({_label(other)})"
+                        f"{'right' if side == 'left' else 'left'} side ({label(other)})"
                     ),
                 )
             )
@@ -434,105 +437,10 @@ def _losses(
                     keys=examples,
                     columns=key.names,
                     message=(
-                        f"{how} merge: {missing.rows} of {total} rows of {_label(this)} found "
-                        f"no match in {_label(other)} ({what}); their {_label(other)} columns "
+                        f"{how} merge: {missing.rows} of {total} rows of {label(this)} found "
+                        f"no match in {label(other)} ({what}); their {label(other)} columns "
                         f"are null"
                     ),
                 )
             )
     return out
-
-
-# -- concat -------------------------------------------------------------------------
-
-
-def check_concat(
-    objs: Sequence[Named], result: Any, *, axis: int = 0, join: str = "outer"
-) -> JoinRecord:
-    """Check one `pd.concat` of frames (Series inputs only count rows)."""
-    frames = [o for o in objs if isinstance(o.frame, pd.DataFrame)]
-    base: dict[str, Any] = {
-        "operation": "concat",
-        "how": join,
-        "axis": axis,
-        "inputs": tuple(o.ref() for o in objs),
-        "output_rows": len(result),
-    }
-    if axis in (1, "columns"):
-        found = _concat_columns(frames, join)
-        return JoinRecord(**{**base, "axis": 1}, diagnostics=tuple(found))
-    found = []
-    if len(frames) >= 2:
-        all_cols: list[Any] = []
-        for f in frames:
-            all_cols.extend(c for c in f.frame.columns if c not in all_cols)
-        missing = {
-            str(c): [f for f in frames if c not in set(f.frame.columns)] for c in all_cols
-        }
-        missing = {c: fs for c, fs in missing.items() if fs}
-        if missing and join == "outer":
-            parts = [
-                f"`{c}` is missing from {', '.join(_label(f) for f in fs)} "
-                f"({sum(len(f.frame) for f in fs)} rows)"
-                for c, fs in list(missing.items())[:MAX_EXAMPLES]
-            ]
-            rows = sum(len(f.frame) for fs in missing.values() for f in fs)
-            found.append(
-                JoinDiagnostic(
-                    kind="union_fills_nulls",
-                    severity="warning",
-                    rows=rows,
-                    columns=tuple(missing),
-                    message=(
-                        f"concat of {', '.join(_label(f) for f in frames)} filled missing "
-                        f"columns with nulls: {'; '.join(parts)}"
-                    ),
-                )
-            )
-        elif missing:
-            found.append(
-                JoinDiagnostic(
-                    kind="union_drops_columns",
-                    severity="warning",
-                    columns=tuple(missing),
-                    message=(
-                        f"concat(join='inner') of {', '.join(_label(f) for f in frames)} "
-                        f"dropped columns not present in every input: {_quote(list(missing))}"
-                    ),
-                )
-            )
-    return JoinRecord(**base, diagnostics=tuple(found))
-
-
-def _concat_columns(frames: Sequence[Named], join: str) -> list[JoinDiagnostic]:
-    if len(frames) < 2:
-        return []
-    first = frames[0]
-    found: list[JoinDiagnostic] = []
-    for other in frames[1:]:
-        found += disagreeing_pairing(
-            first, other, first.frame, other.frame, "concatenated side by side (axis=1)"
-        )
-        a, b = first.frame.index, other.frame.index
-        if a.equals(b):
-            continue
-        only_a = a.difference(b, sort=False)
-        only_b = b.difference(a, sort=False)
-        if not len(only_a) and not len(only_b):
-            continue
-        effect = "dropped" if join == "inner" else "filled with nulls"
-        found.append(
-            JoinDiagnostic(
-                kind="index_misaligned",
-                severity="warning",
-                side="both",
-                rows=len(only_a) + len(only_b),
-                keys=_examples(list(only_a) + list(only_b)),
-                message=(
-                    f"concat(axis=1) aligns rows by index: {len(only_a)} index label(s) of "
-                    f"{_label(first)} are not in {_label(other)} and {len(only_b)} of "
-                    f"{_label(other)} are not in {_label(first)}; those rows were {effect}"
-                ),
-            )
-        )
-    return found

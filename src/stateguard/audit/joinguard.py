@@ -29,8 +29,9 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from stateguard.audit.concatchecks import check_concat
 from stateguard.audit.diagnostics import JOIN_MIME, JoinCellReport, JoinRecord
-from stateguard.audit.joinchecks import Named, check_concat, check_merge
+from stateguard.audit.joinchecks import Named, check_merge
 
 MAX_RECORDS = 50
 """Records kept per cell; later calls are still checked (and rejected) but only counted."""
