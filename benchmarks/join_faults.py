@@ -49,12 +49,16 @@ def main() -> None:
         print(result.model_dump_json(exclude={"outcomes"}))
         return
     print(f"sessions with merges: {result.sessions}")
-    print(f"clean merges: {result.clean_merges}, false alarms: {result.false_alarms} "
-          f"({result.false_alarm_rate:.1%}; error severity only "
-          f"{result.errors_only_false_alarm_rate:.1%})")
-    print(f"planted faults: {result.faults} (+{result.without_effect} without effect), "
-          f"flagged: {result.flagged} ({result.fault_recall:.1%}; error severity or "
-          f"exception only {result.errors_only_fault_recall:.1%})")
+    print(
+        f"clean merges: {result.clean_merges}, false alarms: {result.false_alarms} "
+        f"({result.false_alarm_rate:.1%}; error severity only "
+        f"{result.errors_only_false_alarm_rate:.1%})"
+    )
+    print(
+        f"planted faults: {result.faults} (+{result.without_effect} without effect), "
+        f"flagged: {result.flagged} ({result.fault_recall:.1%}; error severity or "
+        f"exception only {result.errors_only_fault_recall:.1%})"
+    )
     for kind, r in result.recall_by_kind.items():
         print(f"  {kind:<14} {r:.1%}")
     for o in result.outcomes:
@@ -63,8 +67,11 @@ def main() -> None:
         if o.fault is not None:
             said += f"  [new: {', '.join(o.new_kinds) or '-'}]"
         print(f"  {o.session} cell {o.cell} {what:<14} {said}")
-    print(json.dumps({"fault_recall": result.fault_recall,
-                      "false_alarm_rate": result.false_alarm_rate}))
+    print(
+        json.dumps(
+            {"fault_recall": result.fault_recall, "false_alarm_rate": result.false_alarm_rate}
+        )
+    )
 
 
 if __name__ == "__main__":
