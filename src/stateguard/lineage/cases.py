@@ -64,7 +64,7 @@ class CheckOutcome(BaseModel):
     after: int
     expected: bool
     observed: bool | None
-    """None when the cell produced no lineage report (e.g. the kernel died)."""
+    """None when the cell's lineage is unknown (the kernel died, or no valid report)."""
     stale_reads: tuple[str, ...] = ()
     """Human-readable reasons for each stale read of that cell."""
 
@@ -145,7 +145,7 @@ def run_case(session: TrackedSession, case: LineageCase, cell_timeout: float = 6
             CheckOutcome(
                 after=chk.after,
                 expected=chk.expect_stale,
-                observed=None if rec is None else rec.read_stale,
+                observed=None if rec is None or rec.unverified else rec.read_stale,
                 stale_reads=()
                 if rec is None
                 else tuple(r.stale.describe() for r in rec.stale_reads if r.stale is not None),

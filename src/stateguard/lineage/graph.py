@@ -134,6 +134,10 @@ class CellRecord(_Frozen):
     deleted: tuple[str, ...] = ()
     failed_statement: int | None = None
     syntax_error: str | None = None
+    unverified: str | None = None
+    """Why this cell's lineage is unknown (no valid report came back: the hooks were
+    removed or disabled, or a report was forged). What it read is unknown, not empty; what
+    it changed is versioned from the next report, with no parents."""
 
     @property
     def stale_reads(self) -> tuple[ReadRecord, ...]:
@@ -385,7 +389,40 @@ class LineageGraph:
 
     def record_cell(self, report: CellReport) -> CellRecord:
         """Apply one cell's report; returns what the cell read and created."""
+        self._apply_gap(report)
         return _CellPass(self, report).run()
+
+    def record_unverified(self, source: str, reason: str) -> CellRecord:
+        """A cell ran but sent no valid report: record that, not "it read nothing"."""
+        rec = CellRecord(cell=len(self._cells), source=source, unverified=reason)
+        self._cells.append(rec)
+        return rec
+
+    def _apply_gap(self, report: CellReport) -> None:
+        """Changes made by unverified cells, found when the runtime pass was armed again:
+        new versions derived from the old ones only (what else they came from is unknown),
+        so whatever was derived from the old ones is stale."""
+        if not (report.gap_rebound or report.gap_mutated or report.gap_deleted):
+            return
+        cell = next(
+            (c.cell for c in reversed(self._cells) if c.unverified is not None),
+            len(self._cells) - 1,
+        )
+        for name, summary in (*report.gap_rebound.items(), *report.gap_mutated.items()):
+            prev = self.current(name) if name in self._live else None
+            # derived from what it was (so no staleness it carried is lost) and from
+            # nothing known: readers of the old version are stale
+            self._add(
+                root=name,
+                parts=(),
+                kind="mutate" if name in report.gap_mutated else "bind",
+                cell=cell,
+                statement=None,
+                parents=(prev.key,) if prev is not None else (),
+                summary=summary,
+            )
+            self._live.add(name)
+        self._live.difference_update(report.gap_deleted)
 
     # -- version creation (used by the cell pass) ----------------------------
 

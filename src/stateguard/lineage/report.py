@@ -49,6 +49,19 @@ class CellReport(BaseModel):
     """For mutated names whose change is known part by part: the part paths changed
     (added and removed parts included). A mutated name absent here changed as a whole."""
 
+    token: str = ""
+    """The session's secret, given to the runtime pass at install: a report without it
+    was not made by the pass this session installed."""
+    seq: int = 0
+    """1 for the first tracked cell after install, then one more per report: a missing,
+    repeated or replayed report shows as a gap."""
+    gap_rebound: dict[str, str] = {}
+    """Names rebound (or new) since the last report, by a cell that sent none (its hooks
+    were removed or disabled): found when the pass was armed again."""
+    gap_mutated: dict[str, str] = {}
+    """Names changed in place since the last report, by such a cell."""
+    gap_deleted: tuple[str, ...] = ()
+
     def ran(self, guard: int | None) -> bool:
         """Whether code under `guard` ran in this cell."""
         return guard is None or self.ran_blocks is None or guard in self.ran_blocks

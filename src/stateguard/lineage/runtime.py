@@ -60,7 +60,9 @@ def _static_evidence(analysis: CellAnalysis) -> set[str]:
 class _Pending:
     """What the pre-cell hook hands to the post-cell hook."""
 
-    __slots__ = ("analysis", "before", "candidates", "identity", "opaque", "slots", "source")
+    __slots__ = (
+        "analysis", "before", "candidates", "gap", "identity", "opaque", "slots", "source"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -79,6 +81,7 @@ class _Pending:
         self.slots = slots
         # frames written at one label known only at run time: their column addresses
         self.identity: dict[str, tuple[Any, ...]] = {}
+        self.gap: tuple[dict[str, str], dict[str, str], tuple[str, ...]] | None = None
 
 
 _IPY_NAME = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
@@ -100,6 +103,11 @@ class LineageAgent:
         self._source = ""
         self._visible: dict[str, bool] = {}  # name -> not one of IPython's own
         self._compiler: tuple[Any, Any] | None = None
+        self.token = ""
+        self.seq = 0
+        # the namespace as the last report left it, and whether cells ran unreported since
+        self._last_ns: dict[str, Any] = {}
+        self._gap = False
         self.enabled = True
         self._pre_seconds = 0.0
         self.markers = BlockMarkers()
@@ -223,7 +231,40 @@ class LineageAgent:
         # strong references keep ids from being reused while the cell runs
         self._pending = _Pending(analysis, source, before, candidates, opaque, slots)
         self._pending.identity = layouts
+        if self._gap:
+            self._pending.gap = self._gap_changes(before)
+            self._gap = False
         self._pre_seconds += time.perf_counter() - started
+
+    def rearm(self, token: str, seq: int) -> None:
+        """Hooks back on after a cell sent no report; the next report also carries what
+        changed since the last one."""
+        self.token, self.seq = token, seq
+        self.enabled = True
+        self._pending = None
+        self.install()
+        self._gap = True
+
+    def _gap_changes(
+        self, ns: dict[str, Any]
+    ) -> tuple[dict[str, str], dict[str, str], tuple[str, ...]]:
+        last = self._last_ns
+        rebound = {n: summarize(o) for n, o in ns.items() if last.get(n, _MISSING) is not o}
+        deleted = tuple(n for n in last if n not in ns)
+        mutated: dict[str, str] = {}
+        for name, obj in ns.items():
+            if name in rebound:
+                continue
+            cached = self._cache.get(name)
+            if cached is None or cached[0] != id(obj):
+                continue  # never fingerprinted: no evidence either way (the cell is unverified)
+            new_fp = fingerprint(obj)
+            if cached[1] is None or new_fp is None or compare(cached[1], new_fp)[0]:
+                mutated[name] = summarize(obj)
+            self._cache[name] = (id(obj), new_fp)
+        for n in (*rebound, *mutated, *deleted):
+            self._unindex(n)
+        return rebound, mutated, deleted
 
     def post_run_cell(self, result: Any) -> None:
         """Diff the namespace and publish the cell's report."""
@@ -249,9 +290,15 @@ class LineageAgent:
             )
         from IPython.display import publish_display_data
 
-        report = report.model_copy(
-            update={"hook_seconds": self._pre_seconds + time.perf_counter() - started}
-        )
+        self.seq += 1
+        update: dict[str, Any] = {
+            "hook_seconds": self._pre_seconds + time.perf_counter() - started,
+            "token": self.token,
+            "seq": self.seq,
+        }
+        if pending.gap is not None:
+            update["gap_rebound"], update["gap_mutated"], update["gap_deleted"] = pending.gap
+        report = report.model_copy(update=update)
         # one JSON string: the kernel's and the client's message layers walk nested
         # structures element by element in Python, a string they pass through whole
         publish_display_data({REPORT_MIME: report.model_dump_json(exclude_defaults=True)})
@@ -352,6 +399,7 @@ class LineageAgent:
         for n in (*candidates, *rebound, *deleted):
             self._unindex(n)
         self._register_functions(analysis, after, pending.slots)
+        self._last_ns = after
         return CellReport(
             source=source,
             analysis=analysis,
@@ -693,7 +741,7 @@ class LineageAgent:
 _AGENT: LineageAgent | None = None
 
 
-def install(shell: Any | None = None) -> LineageAgent:
+def install(shell: Any | None = None, token: str = "") -> LineageAgent:
     """Install (or re-install) the runtime pass in this kernel and return it."""
     global _AGENT
     if shell is None:
@@ -703,8 +751,21 @@ def install(shell: Any | None = None) -> LineageAgent:
     if _AGENT is not None:
         _AGENT.uninstall()
     _AGENT = LineageAgent(shell)
+    _AGENT.token = token
     _AGENT.install()
+    _AGENT._last_ns = _AGENT.user_names()
     return _AGENT
+
+
+def rearm(token: str, seq: int) -> None:
+    """After a cell that sent no report: the same agent, hooks back on (a new one, that
+    counts every name as changed, if the agent itself is gone)."""
+    if _AGENT is None or _AGENT.token != token:
+        install(token=token).seq = seq
+        _AGENT._gap = True  # type: ignore[union-attr]
+        _AGENT._last_ns = {}  # type: ignore[union-attr]
+        return
+    _AGENT.rearm(token, seq)
 
 
 def agent() -> LineageAgent | None:

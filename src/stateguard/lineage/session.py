@@ -6,6 +6,7 @@ kernel, executes cells, and feeds each cell's report into a `LineageGraph`.
 
 from __future__ import annotations
 
+import secrets
 import time
 from types import TracebackType
 
@@ -16,7 +17,8 @@ from stateguard.kernel import ExecutionResult, KernelSession
 from stateguard.lineage.graph import CellRecord, LineageGraph
 from stateguard.lineage.report import REPORT_MIME, CellReport
 
-_INSTALL = "__import__('stateguard.lineage.runtime', fromlist=['install']).install()"
+_INSTALL = "__import__('stateguard.lineage.runtime', fromlist=['install']).install(token={!r})"
+_REARM = "__import__('stateguard.lineage.runtime', fromlist=['rearm']).rearm({!r}, {!r})"
 _RESET = (
     "get_ipython().reset(new_session=False, aggressive=False)\n"
     "__import__('stateguard.lineage.runtime', fromlist=['agent']).agent().reset()"
@@ -46,6 +48,8 @@ class TrackedSession:
         self.track = track
         self.setup_code = setup_code
         self.graph = LineageGraph()
+        self._token = secrets.token_hex(16)
+        self._seq = 0
 
     def start(self) -> None:
         """Start the kernel if needed and install the runtime pass."""
@@ -55,7 +59,8 @@ class TrackedSession:
 
     def _prepare(self) -> None:
         if self.track:
-            self._silent(_INSTALL)
+            self._silent(_INSTALL.format(self._token))
+            self._seq = 0
         if self.setup_code:
             self._silent(self.setup_code)
 
@@ -92,17 +97,28 @@ class TrackedSession:
             self.graph.record_restart()
         if not self.track:
             return TrackedResult(execution=res)
-        payload = next((p.get("data") for p in res.private if p.get("mime") == REPORT_MIME), None)
-        if payload is None:
-            return TrackedResult(execution=res)
+        if res.status == "dead" or not code.strip():
+            return TrackedResult(execution=res)  # a blank cell runs no hooks, nothing at all
         started = time.perf_counter()
-        try:
-            if isinstance(payload, str):
-                report = CellReport.model_validate_json(payload)
-            else:
-                report = CellReport.model_validate(payload)
-        except ValidationError:
-            return TrackedResult(execution=res)  # not a report this session can trust
+        reports = [
+            r
+            for p in res.private
+            if p.get("mime") == REPORT_MIME and (r := self._decode(p.get("data"))) is not None
+        ]
+        valid = [r for r in reports if r.token == self._token and r.seq == self._seq + 1]
+        if len(valid) != 1:
+            reason = (
+                "no lineage report came back (the hooks were removed or disabled)"
+                if not reports
+                else f"{len(reports)} report(s), {len(valid)} from this session's pass"
+            )
+            cell = self.graph.record_unverified(code, reason)
+            self._rearm()
+            return TrackedResult(
+                execution=res, cell=cell, host_seconds=time.perf_counter() - started
+            )
+        report = valid[0]
+        self._seq = report.seq
         cell = self.graph.record_cell(report)
         return TrackedResult(
             execution=res,
@@ -110,6 +126,20 @@ class TrackedSession:
             kernel_seconds=report.hook_seconds,
             host_seconds=time.perf_counter() - started,
         )
+
+    @staticmethod
+    def _decode(payload: object) -> CellReport | None:
+        try:
+            if isinstance(payload, str):
+                return CellReport.model_validate_json(payload)
+            return CellReport.model_validate(payload)
+        except ValidationError:
+            return None  # not a report at all
+
+    def _rearm(self) -> None:
+        """Turn the runtime pass back on: the next report says what changed meanwhile."""
+        if self.kernel.is_alive():
+            self._silent(_REARM.format(self._token, self._seq))
 
     def __enter__(self) -> TrackedSession:
         self.start()
