@@ -41,6 +41,9 @@ CASES = [
     ("result_code_wrong", 2, "df['x'].mean() + 0.1", "no"),
     ("namespace_code_wrong", 3, "df['z'] = df['x'] - df['y']", "no"),
     ("metrictol_lower", 5, "float(df['label'].mean()) * 0.9", "no"),
+    ("printed_not_returned", 2, "print(f\"mean: {df['x'].mean()}\")", "partial"),
+    ("assigned_not_returned", 2, "m = df['x'].mean()", "partial"),
+    ("printed_wrong", 2, "print(df['x'].sum())", "no"),
     ("model_worse", 7, NO_MODEL, "no"),
     ("model_missing", 7, "X_test, y_test = df[['x']], df['label']", "no"),
     ("regression_worse", 8, MEAN_LINE, "no"),
@@ -81,7 +84,7 @@ def _judge_with(task, gold, workdir: Path, turn_id: int, code: str | None) -> di
         diff = namespace_diff(session.graph, [res.cell], res.cell.cell)
         ref = gold.turn(turn_id).observation
         extras = kernel_extras(session, task, turn, "sub", ref)
-        sub = observation(res.execution, captured, diff, extras=extras)
+        sub = observation(res.execution, captured, diff, extras=extras, source=source)
         return judge(task, turn, ref, sub, session=session).details
     finally:
         session.stop()

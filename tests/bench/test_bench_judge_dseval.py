@@ -495,3 +495,13 @@ def test_empty_namespace_check_passes_as_in_dseval() -> None:
     spec = normalize_validator({"template": "empty", "namespace_check": None})
     assert spec == {"namespace_check": {}}
     assert judge_dseval(spec, obs(), obs()).correct
+
+
+def test_inferred_output_is_at_most_partial() -> None:
+    ref = obs(result=3.5)
+    printed = obs(result=None, extras={"inferred_result": {"value": 3.5}})
+    assert judge_dseval(None, ref, printed).details["verdict"] == "partial"
+    wrong = obs(result=None, extras={"inferred_result": {"value": 4.0}})
+    assert judge_dseval(None, ref, wrong).details["verdict"] == "no"
+    failed = obs(result=None, extras={"inferred_result": {"error": "NameError"}})
+    assert "cannot be inferred" in judge_dseval(None, ref, failed).details["checks"][-1]["reason"]

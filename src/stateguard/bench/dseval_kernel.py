@@ -278,3 +278,75 @@ def compare_code(in_path: str, out_path: str) -> None:
                 {"match": False, "reason": f"comparison failure: {type(exc).__name__}: {exc}"}
             )
     _dump(out_path, {"results": results})
+
+
+# -- a missing result, inferred from the code ---------------------------------------
+
+
+def _printed_expressions(node: Any) -> list[Any]:
+    """Expressions inside a ``print`` argument (f-string parts included, literals not)."""
+    import ast
+
+    if isinstance(node, ast.expr) and not isinstance(
+        node, ast.Constant | ast.FormattedValue | ast.JoinedStr
+    ):
+        return [node]
+    found: list[Any] = []
+    for child in ast.iter_child_nodes(node):
+        found += _printed_expressions(child)
+    return found
+
+
+def infer_output(path: str, source: str, kind: str, keys: list[Any] | None = None) -> None:
+    """DSEval's guess of a cell's output when it returned none, from the namespace.
+
+    The values of the expressions the cell's top-level ``print`` calls show; else the
+    target of its last assignment (the object, for ``x.attr = ...`` / ``x[k] = ...``).
+    Several values are packed like the reference (``kind`` "tuple", "list", or "dict"
+    with the reference's ``keys``: the last values, or None-padded in front), else the
+    last one is taken.
+    """
+    import ast
+
+    ns = _user_ns()
+    try:
+        tree = ast.parse(source)
+        nodes: list[Any] = []
+        for stmt in tree.body:
+            call = stmt.value if isinstance(stmt, ast.Expr) else None
+            is_call = isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            if is_call and call.func.id == "print":
+                for arg in call.args:
+                    nodes += _printed_expressions(arg)
+        if not nodes:
+            for stmt in reversed(tree.body):
+                target = None
+                if isinstance(stmt, ast.Assign):
+                    target = stmt.targets[0]
+                elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+                    target = stmt.target
+                if target is not None:
+                    if isinstance(target, ast.Attribute | ast.Subscript):
+                        target = target.value
+                    nodes = [target]
+                    break
+        # Re-parsed from source, as DSEval does: an assignment target has a Store context.
+        values = [eval(compile(ast.unparse(n), "<dseval-print>", "eval"), ns) for n in nodes]
+    except Exception as exc:
+        _dump(path, {"error": f"output cannot be inferred: {type(exc).__name__}: {exc}"})
+        return
+    if not values:
+        _dump(path, {"error": "output is missing"})
+        return
+    if len(values) == 1:
+        value: Any = values[0]
+    elif kind == "tuple":
+        value = tuple(values)
+    elif kind == "list":
+        value = list(values)
+    elif kind == "dict" and keys:
+        padded = [None] * (len(keys) - len(values)) + values[-len(keys) :]
+        value = dict(zip(keys, padded, strict=True))
+    else:
+        value = values[-1]
+    _dump(path, {"value": portable(value)})

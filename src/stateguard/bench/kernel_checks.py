@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from stateguard.bench.judges.dseval import DsevalObservation, kernel_checks
+from stateguard.bench.judges.dseval import INFERRED_KEY, DsevalObservation, kernel_checks
 from stateguard.bench.judges.matching import MatchResult
 from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.errors import KernelError
@@ -130,3 +130,23 @@ class KernelCodeRunner:
         if "results" not in got:
             return [MatchResult(match=False, reason=got.get("error", "no result"))] * len(pairs)
         return [MatchResult(match=r["match"], reason=r["reason"]) for r in got["results"]]
+
+
+INFERRED = INFERRED_KEY
+"""Extras key of a missing result inferred from the submission's code (DSEval's guess)."""
+
+
+def infer_missing_result(
+    session: TrackedSession, source: str, reference: Any, tag: str, timeout: float = 60.0
+) -> dict[str, Any]:
+    """DSEval's guess of the value a cell meant to show, evaluated in a fork probe."""
+    if not session.kernel.is_alive():
+        return {"error": "kernel unavailable"}
+    base = session.kernel.workdir / CAPTURE_DIR
+    _ensure_dir(session, base)
+    path = base / f"{tag}-inferred.pkl"
+    kind, keys = type(reference).__name__, None
+    if isinstance(reference, dict) and all(isinstance(k, str | int) for k in reference):
+        keys = list(reference)
+    call = f"{_DSEVAL}.infer_output({str(path)!r}, {source!r}, {kind!r}, {keys!r})"
+    return _probe_dump(session, call, path, timeout)

@@ -18,7 +18,12 @@ from typing import Any
 from stateguard.bench.judges import DsevalObservation, Judgement, judge_dseval, judge_longds_turn
 from stateguard.bench.judges.dseval import checked_variables
 from stateguard.bench.judges.infiagent import judge_infiagent
-from stateguard.bench.kernel_checks import KernelCodeRunner, kernel_extras
+from stateguard.bench.kernel_checks import (
+    INFERRED,
+    KernelCodeRunner,
+    infer_missing_result,
+    kernel_extras,
+)
 from stateguard.bench.loaders import stage_inputs
 from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.errors import StateguardError
@@ -245,6 +250,8 @@ def judge(
             if kernel_checks and submission is not None and not sub.extras:
                 tag = f"sub-{turn.turn_id}-{next(_TAGS)}"
                 extras = kernel_extras(session, task, turn, tag, gold)
+                if sub.result is None and gold.result is not None and sub.source:
+                    extras[INFERRED] = infer_missing_result(session, sub.source, gold.result, tag)
                 sub = sub.model_copy(update={"extras": extras})
         return judge_dseval(turn.validator, gold, sub, runner)
     if task.suite == "longds":

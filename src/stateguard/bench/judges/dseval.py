@@ -33,9 +33,9 @@ itself does not implement.
 
 ``Judgement.correct`` is verdict == "yes"; ``score`` is 1 / 0.5 / 0. As in DSEval, a
 crash or a missing result is "partial" when the reference result is written literally
-in the submission's code (``DsevalObservation.source``). DSEval's other recovery, of a
-missing result by evaluating the printed expressions (also at most "partial"), is not
-done here.
+in the submission's code (``DsevalObservation.source``), and a missing result is
+"partial" when the value its code printed (or last assigned), evaluated in the kernel
+(``extras["inferred_result"]``), matches the reference.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ from stateguard.errors import TaskFormatError
 Verdict = Literal["yes", "partial", "no"]
 DiffKind = Literal["added", "updated", "replaced", "deleted"]
 KERNEL_CHECKS = ("model", "table_test")
+INFERRED_KEY = "inferred_result"
+"""Extras key of a missing result inferred in the kernel from the submission's code."""
 _SCORES: dict[Verdict, float] = {"yes": 1.0, "partial": 0.5, "no": 0.0}
 
 __all__ = [
@@ -170,12 +172,7 @@ class _Judge:
             if self.ref.result is None:
                 return self.leaf(alias, "yes", "reference has no result")
             if self.sub.result is None:
-                shown = self.answer_in_source()
-                return (
-                    self.leaf(alias, "partial", shown)
-                    if shown
-                    else self.leaf(alias, "no", "output is missing")
-                )
+                return self.leaf(alias, *self.missing_result(config))
             return self.leaf(alias, *self.compare(config, self.ref.result, self.sub.result))
         if alias == "namespace_check":
             children = [self.variable(name, options) for name, options in config.items()]
@@ -193,6 +190,21 @@ class _Judge:
         raise TaskFormatError(f"validator: unknown validator {alias!r}")
 
     # -- comparisons -------------------------------------------------------------
+
+    def missing_result(self, spec: Mapping[str, Any]) -> tuple[Verdict, str]:
+        """DSEval's recovery of a result the submission did not return: at most partial."""
+        shown = self.answer_in_source()
+        if shown:
+            return "partial", shown
+        inferred = self.sub.extras.get(INFERRED_KEY)
+        if not inferred:
+            return "no", "output is missing"
+        if "value" not in inferred:
+            return "no", f"output is missing and cannot be inferred ({inferred.get('error')})"
+        verdict, reason = self.compare(spec, self.ref.result, inferred["value"])
+        if verdict == "no":
+            return "no", reason
+        return "partial", f"correct with inferred output ({reason or 'printed'})"
 
     def answer_in_source(self) -> str:
         """DSEval's partial credit: the reference result written literally in the code."""
