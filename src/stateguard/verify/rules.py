@@ -1,0 +1,171 @@
+"""The deterministic layer: rules that settle a step's score where the evidence is decisive.
+
+Each rule looks at one step (with the trajectory around it and, when given, the live
+environment after it) and returns `RuleResult`s: a score with its evidence, or a
+non-decisive fact for the LLM layer. No rule calls a model. The verdict is the lowest
+decisive score; a step no rule decides is left to the next layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.audit import audit_cell
+from stateguard.manager import StepView
+from stateguard.manager.evidence import unsupported_claims
+from stateguard.types import VarKey
+from stateguard.verify.emptiness import empty_in_text, empty_values
+from stateguard.verify.environment import Environment
+from stateguard.verify.models import Evidence, Score, Step, VerifyTask
+
+GROUNDING_ERRORS = frozenset(
+    {"NameError", "UnboundLocalError", "KeyError", "AttributeError", "FileNotFoundError"}
+)
+"""Exceptions of exploring unknown data (a misspelled column, a name not defined yet)."""
+
+# Words of a step that states what it found (as opposed to one that only prepares data).
+_CLAIMS = ("found", "there are", "there is", "result", "answer", "shows", "total", "average",
+           "mean", "count", "number of", "highest", "lowest", "most", "least")
+
+
+class RuleResult(BaseModel):
+    """One rule's finding: a score it can stand behind, or (``score`` None) a fact only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    score: Score | None
+    evidence: Evidence
+
+
+class RuleInput(BaseModel):
+    """What a rule sees: the task, all known steps, which one, and the environment after it."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    task: VerifyTask
+    steps: tuple[Step, ...]
+    index: int
+    env: Environment | None = None
+    probe_timeout: float = 30.0
+
+    @property
+    def step(self) -> Step:
+        """The step under verification."""
+        return self.steps[self.index]
+
+
+def _decide(score: Score, rule: str, message: str) -> RuleResult:
+    return RuleResult(score=score, evidence=Evidence(rule=rule, message=message))
+
+
+def _fact(rule: str, message: str) -> RuleResult:
+    return RuleResult(score=None, evidence=Evidence(rule=rule, message=message, decisive=False))
+
+
+def execution_error(inp: RuleInput) -> list[RuleResult]:
+    """A failed cell: a grounding error is correctable (0.5) unless never corrected; else 0."""
+    ex = inp.step.execution
+    if ex is None or ex.ok or ex.error is None:
+        return []
+    err = f"{ex.error.ename}: {ex.error.evalue}"[:300]
+    if ex.status != "error" or ex.error.ename not in GROUNDING_ERRORS:
+        return [_decide(0.0, "fatal_error", f"the cell failed with {err} ({ex.status})")]
+    later = inp.steps[inp.index + 1 :]
+    fixed = next(
+        (i for i, s in enumerate(later) if s.execution is not None and s.execution.ok), None
+    )
+    if fixed is not None:
+        where = inp.index + 1 + fixed
+        return [_decide(0.5, "grounding_error", f"{err}; corrected by step {where}")]
+    if any(s.final for s in later):
+        return [_decide(0.0, "grounding_error", f"{err}; never corrected before the answer")]
+    return [_decide(0.5, "grounding_error", f"{err}; a correctable exploration error")]
+
+
+def _claims_finding(step: Step) -> bool:
+    ex = step.execution
+    shows = ex is not None and bool((ex.stdout or "").strip() or (ex.result or "").strip())
+    thought = step.thought.lower()
+    return shows or any(w in thought for w in _CLAIMS)
+
+
+def empty_result(inp: RuleInput) -> list[RuleResult]:
+    """An empty or all-NaN result where the step states a finding → 0 (else a fact)."""
+    step, ex = inp.step, inp.step.execution
+    if ex is None or not ex.ok:
+        return []
+    found: dict[str, str] = {}
+    shown = empty_in_text(ex.result or "") or empty_in_text(ex.stdout.strip())
+    if shown:
+        found["the shown result"] = shown
+    if inp.env is not None and step.cell is not None:
+        names = [VarKey.name_of(k) for k in step.cell.created]
+        found.update(empty_values(inp.env, names, inp.probe_timeout))
+    if not found:
+        return []
+    what = ", ".join(f"{k} is {'empty' if v == 'empty' else 'all NaN'}" for k, v in found.items())
+    if _claims_finding(step):
+        return [_decide(0.0, "empty_result", f"the step states a finding but {what}")]
+    return [_fact("empty_result", what)]
+
+
+def stale_read(inp: RuleInput) -> list[RuleResult]:
+    """The cell read a version lineage knows is stale (and did not just recompute it) → 0."""
+    cell = inp.step.cell
+    if cell is None:
+        return []
+    return [
+        _decide(0.0, "stale_read", r.stale.describe())
+        for r in cell.stale_reads
+        if r.stale is not None and not r.refresh
+    ]
+
+
+def audit_diagnostics(inp: RuleInput) -> list[RuleResult]:
+    """Join-guard and operator findings: an error → 0; a warning (lost rows…) → 0.5."""
+    ex = inp.step.execution
+    if ex is None or not ex.private:
+        return []
+    out = []
+    for f in audit_cell(ex).findings:
+        if f.severity == "error":
+            out.append(_decide(0.0, f"audit_{f.kind}", f.message))
+        else:
+            out.append(RuleResult(
+                score=0.5,
+                evidence=Evidence(rule=f"audit_{f.kind}", message=f.message, decisive=False),
+            ))
+    return out
+
+
+def _views(steps: Sequence[Step]) -> list[StepView]:
+    return [
+        StepView(turn=1, step=i, thought=s.thought, code=s.code, execution=s.execution,
+                 cell=s.cell, answer=s.answer)
+        for i, s in enumerate(steps)
+    ]
+
+
+def answer_rules(inp: RuleInput) -> list[RuleResult]:
+    """The final step without an answer → 0; a number in the answer no execution printed → 0."""
+    step = inp.step
+    if step.final and step.answer is None:
+        return [_decide(0.0, "no_answer", "the final step gives no answer")]
+    if step.answer is None:
+        return []
+    before = inp.steps[: inp.index]
+    return [
+        _decide(0.0, "unsupported_number", e.message)
+        for e in unsupported_claims(_views(before), step.answer, inp.task.question)
+    ]
+
+
+RULES = (execution_error, stale_read, audit_diagnostics, empty_result, answer_rules)
+"""Every deterministic rule, cheapest evidence first."""
+
+
+def run_rules(inp: RuleInput) -> list[RuleResult]:
+    """All rule results for one step, in rule order."""
+    return [r for rule in RULES for r in rule(inp)]

@@ -1,0 +1,38 @@
+"""Recorded-step builders for verifier tests (no kernel)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stateguard.kernel import ErrorInfo, ExecutionResult, ProbeResult
+from stateguard.verify import Step
+
+
+def ok(code: str, stdout: str = "", result: str | None = None, thought: str = "",
+       **kw: Any) -> Step:
+    ex = ExecutionResult(status="ok", stdout=stdout, result=result, wall_time=0.01,
+                         private=kw.pop("private", []))
+    return Step(thought=thought, code=code, observation=stdout + (result or ""), execution=ex,
+                **kw)
+
+
+def failed(code: str, ename: str, evalue: str = "", status: str = "error") -> Step:
+    ex = ExecutionResult(status=status, error=ErrorInfo(ename=ename, evalue=evalue),
+                         wall_time=0.01)
+    return Step(code=code, observation=f"{ename}: {evalue}", execution=ex)
+
+
+def answer(text: str, final: bool = True) -> Step:
+    return Step(answer=text, final=final)
+
+
+class FakeEnv:
+    """An environment whose probes answer from a function of the code (records the calls)."""
+
+    def __init__(self, fn: Any = None) -> None:
+        self.fn = fn or (lambda code: ProbeResult(status="ok", wall_time=0.0))
+        self.codes: list[str] = []
+
+    def probe(self, code: str, timeout: float = 30.0) -> ProbeResult:
+        self.codes.append(code)
+        return self.fn(code)

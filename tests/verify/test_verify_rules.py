@@ -1,0 +1,156 @@
+"""Each deterministic rule of the verifier, on recorded steps (no kernel, no model)."""
+
+from __future__ import annotations
+
+import pytest
+from steps import FakeEnv, answer, failed, ok
+
+from stateguard.audit import JOIN_MIME, JoinCellReport, JoinDiagnostic, JoinRecord
+from stateguard.audit.diagnostics import FrameRef
+from stateguard.kernel import ProbeResult
+from stateguard.lineage import CellRecord, ReadRecord, StaleReason
+from stateguard.verify import Step, StepVerifier, VerifyError, VerifyTask
+
+TASK = VerifyTask(question="What is the total revenue of 2024?")
+DET = StepVerifier("deterministic")
+
+
+def score(steps: list[Step], index: int | None = None, env=None) -> tuple[float | None, str]:
+    v = DET.verify(TASK, steps, index, env)
+    return v.score, v.rationale
+
+
+def test_a_clean_step_scores_one() -> None:
+    assert score([ok("x = 1")]) == (1.0, "no rule found a problem")
+
+
+@pytest.mark.parametrize("ename", ["KeyError", "NameError", "AttributeError"])
+def test_a_grounding_error_corrected_later_scores_half(ename: str) -> None:
+    steps = [failed("df['Revnue']", ename, "'Revnue'"), ok("df['Revenue'].sum()", result="42")]
+    s, why = score(steps, 0)
+    assert s == 0.5 and "corrected by step 1" in why
+
+
+def test_a_grounding_error_never_corrected_before_the_answer_scores_zero() -> None:
+    steps = [failed("df['Revnue']", "KeyError", "'Revnue'"), answer("42")]
+    assert score(steps, 0)[0] == 0.0
+
+
+def test_a_grounding_error_at_the_frontier_is_correctable() -> None:
+    assert score([failed("df['Revnue']", "KeyError", "'Revnue'")])[0] == 0.5
+
+
+@pytest.mark.parametrize(("ename", "status"), [("TypeError", "error"),
+                                               ("ZeroDivisionError", "error"),
+                                               ("TimeoutError", "timeout"),
+                                               ("KernelDied", "dead")])
+def test_other_errors_are_fatal(ename: str, status: str) -> None:
+    steps = [failed("x", ename, "boom", status=status), ok("y = 1")]
+    s, why = score(steps, 0)
+    assert s == 0.0 and ename in why
+
+
+def test_an_empty_shown_result_where_the_step_states_a_finding_scores_zero() -> None:
+    step = ok("df[df.year > 2030]", result="Empty DataFrame\nColumns: [a]\nIndex: []")
+    s, why = score([step])
+    assert s == 0.0 and "empty" in why
+
+
+def test_an_all_nan_live_value_found_by_probe_scores_zero() -> None:
+    env = FakeEnv(lambda code: ProbeResult(status="ok", value={"avg": "all_nan"},
+                                           wall_time=0.0))
+    cell = CellRecord(cell=0, source="avg = df.x.mean()", created=("avg@v1",))
+    step = ok("avg = df.x.mean()", thought="The average is computed", cell=cell)
+    s, why = score([step], env=env)
+    assert s == 0.0 and "avg is all NaN" in why
+    assert "['avg']" in env.codes[0]
+
+
+def test_an_empty_value_the_step_does_not_report_is_only_a_fact() -> None:
+    env = FakeEnv(lambda code: ProbeResult(status="ok", value={"tmp": "empty"}, wall_time=0.0))
+    cell = CellRecord(cell=0, source="tmp = []", created=("tmp@v1",))
+    v = DET.verify(TASK, [ok("tmp = []", cell=cell)], env=env)
+    assert v.score == 1.0
+    assert [e.decisive for e in v.evidence] == [False]
+
+
+def test_a_stale_read_scores_zero_and_names_the_superseding_write() -> None:
+    why = StaleReason(version="cost@v1", outdated="rate@v1", used_by="cost@v1",
+                      superseded_by="rate@v2", superseding_cell=3, current="rate@v2",
+                      chain=("rate@v1", "cost@v1"))
+    cell = CellRecord(cell=4, source="print(cost)",
+                      reads=(ReadRecord(name="cost", version="cost@v1", statement=0,
+                                        stale=why),))
+    s, text = score([ok("print(cost)", stdout="4.0", cell=cell)])
+    assert s == 0.0 and "superseded by rate@v2 in cell 3" in text
+
+
+def test_a_stale_read_that_only_recomputes_the_value_is_not_penalized() -> None:
+    why = StaleReason(version="cost@v1", outdated="rate@v1", used_by="cost@v1",
+                      superseded_by="rate@v2", superseding_cell=3, current="rate@v2",
+                      chain=("rate@v1", "cost@v1"))
+    cell = CellRecord(cell=4, source="cost = cost * 1",
+                      reads=(ReadRecord(name="cost", version="cost@v1", statement=0,
+                                        stale=why, refresh=True),))
+    assert score([ok("cost = cost * 1", cell=cell)])[0] == 1.0
+
+
+def _join(kind: str, severity: str) -> list[dict]:
+    rec = JoinRecord(operation="merge", how="inner",
+                     inputs=(FrameRef(names=("a",), rows=5, columns=2),
+                             FrameRef(names=("b",), rows=5, columns=2)),
+                     output_rows=3,
+                     diagnostics=(JoinDiagnostic(kind=kind, severity=severity,
+                                                 message=f"{kind} happened"),))
+    return [{"mime": JOIN_MIME, "data": JoinCellReport(records=(rec,)).model_dump(mode="json")}]
+
+
+def test_an_unkeyed_merge_scores_zero() -> None:
+    step = ok("m = a.merge(b, how='cross')", private=_join("cross_product", "error"))
+    assert score([step]) == (0.0, "cross_product happened")
+
+
+def test_lost_rows_are_a_warning_the_deterministic_layer_scores_half() -> None:
+    step = ok("m = a.merge(b)", private=_join("dropped_rows", "warning"))
+    assert score([step])[0] == 0.5
+
+
+def test_a_number_in_the_answer_no_execution_printed_scores_zero() -> None:
+    steps = [ok("df.rev.sum()", result="1200.5"), answer("The total is 1300.")]
+    s, why = score(steps)
+    assert s == 0.0 and "1300" in why
+
+
+def test_an_answer_with_printed_numbers_scores_one() -> None:
+    steps = [ok("df.rev.sum()", result="1200.5"), answer("The total is 1200.5.")]
+    assert score(steps)[0] == 1.0
+
+
+def test_the_final_step_without_an_answer_scores_zero() -> None:
+    step = ok("x = 1").model_copy(update={"final": True})
+    assert score([step]) == (0.0, "the final step gives no answer")
+
+
+def test_the_lowest_decisive_score_wins() -> None:
+    why = StaleReason(version="c@v1", outdated="r@v1", used_by="c@v1", superseded_by="r@v2",
+                      superseding_cell=1, current="r@v2", chain=("r@v1", "c@v1"))
+    cell = CellRecord(cell=2, source="m = c.merge(b)",
+                      reads=(ReadRecord(name="c", version="c@v1", statement=0, stale=why),))
+    step = ok("m = c.merge(b)", private=_join("dropped_rows", "warning"), cell=cell)
+    v = DET.verify(TASK, [step])
+    assert v.score == 0.0 and {e.rule for e in v.evidence} == {"stale_read", "audit_dropped_rows"}
+
+
+def test_the_execution_baseline_only_sees_success() -> None:
+    base = StepVerifier("execution")
+    assert base.verify(TASK, [ok("x", result="Empty DataFrame")]).score == 1.0
+    assert base.verify(TASK, [failed("x", "KeyError")]).score == 0.0
+
+
+def test_misuse_is_a_typed_error() -> None:
+    with pytest.raises(VerifyError, match="out of range"):
+        DET.verify(TASK, [ok("x = 1")], 3)
+    with pytest.raises(VerifyError, match="needs a model"):
+        StepVerifier("hybrid")
+    with pytest.raises(VerifyError, match="unknown verifier mode"):
+        StepVerifier("oracle")  # type: ignore[arg-type]
