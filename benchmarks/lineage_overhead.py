@@ -32,6 +32,10 @@ WORKLOADS: dict[str, tuple[str, str]] = {
         "s = 0",
         "s = 0\nfor i in range(1_000_000):\n    s += i",
     ),
+    "python loop 1e6, a branch taken 1 in 3": (
+        "s = 0",
+        "s = 0\nfor i in range(1_000_000):\n    if i % 3 == 0:\n        s += i",
+    ),
     "200 small statements": (
         "x0 = 0",
         "\n".join(["x0 = 1", *(f"x{i} = x{i - 1} + 1" for i in range(1, 200))]),

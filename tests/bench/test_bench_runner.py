@@ -71,7 +71,12 @@ def test_stale_reuse_without_manager_goes_unnoticed(tiny, gold_cache, tmp_path) 
     turns = _run(tiny, out, inject="stale-reuse", manager="none")
     (inj,) = RunStore(out).injections()
     assert (inj.turn_id, inj.variable, inj.alias) == (3, "orders", "orders_orig")
-    assert (inj.pre_version, inj.read_version, inj.revision_turn) == ("orders@v1", "orders@v2", 2)
+    # turn 3 reads the price column revised at turn 2 (and qty, unchanged since turn 1)
+    assert (inj.pre_version, inj.read_version, inj.revision_turn) == (
+        "orders@v1",
+        "orders['price']@v2",
+        2,
+    )
     assert inj.predicted_outcome == "silent" and inj.fault_effective is True
     assert "orders_orig" in inj.faulty_code
     t3 = turns[3]

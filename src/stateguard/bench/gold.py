@@ -189,8 +189,9 @@ def run_gold(task: BenchTask, workdir: Path, cell_timeout: float = 120.0) -> Gol
                 v = graph.version(key)
                 names.add(v.name)
                 if cell.cell in turn_of and not _is_module(graph, key):
+                    # faults act on variables: a part's version counts for its variable
                     versions[key] = inject.VersionFact(
-                        key=key, name=v.name, version=v.version, turn=turn_of[cell.cell]
+                        key=key, name=v.root or v.name, version=v.version, turn=turn_of[cell.cell]
                     )
         return GoldTask(
             task_id=task.task_id, turns=tuple(gold_turns), versions=versions, names=tuple(names)

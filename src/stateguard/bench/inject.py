@@ -127,12 +127,14 @@ def stale_candidates(
     """Stale-reuse candidates of a task (see the module docstring)."""
     out: list[Candidate] = []
     by_name: dict[str, list[VersionFact]] = {}
-    for v in sorted(versions.values(), key=lambda v: v.version):
+    # creation order; a variable's list holds the versions of its parts too
+    for v in sorted(versions.values(), key=lambda v: (v.turn, v.version)):
         by_name.setdefault(v.name, []).append(v)
     for t in turns:
         if not (t.ok and t.rerunnable):
             continue
         written = {VarKey.name_of(k) for k in t.created}
+        written |= {versions[k].name for k in t.created if k in versions}
         seen: set[str] = set()
         for key in t.reads:
             read = versions.get(key)
@@ -147,7 +149,8 @@ def stale_candidates(
             faulty = substitute_name(t.code, read.name, alias)
             if faulty is None:
                 continue
-            pre = earlier[-1]
+            whole = [v for v in earlier if VarKey.name_of(v.key) == read.name]
+            pre = (whole or earlier)[-1]
             out.append(
                 Candidate(
                     kind="stale-reuse",
