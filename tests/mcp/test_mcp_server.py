@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,12 @@ TOOLS = {
 
 
 async def _session(workdir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    # the server runs the same stateguard as the test (the client passes a minimal env)
+    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "stateguard.cli.main", "mcp", "--workdir", str(workdir)],
+        env=env,
     )
     out: list[Any] = []
     async with stdio_client(params) as streams, ClientSession(*streams) as client:
