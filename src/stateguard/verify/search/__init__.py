@@ -1,0 +1,34 @@
+"""Test-time search with the step verifier: Best-of-N, beam search and DVTS.
+
+A `Policy` proposes candidate next steps; every candidate runs in its own branch
+(`BranchFactory`: a live kernel per branch, a child re-created from its parent's
+cells), is verified there, and the strategies keep what scores best.
+"""
+
+from stateguard.verify.search.aggregate import AGGREGATES, Aggregate, aggregate
+from stateguard.verify.search.branches import Branch, BranchFactory, KernelBranches
+from stateguard.verify.search.policy import ModelPolicy, Policy, Proposal
+from stateguard.verify.search.strategies import (
+    SearchResult,
+    Trajectory,
+    beam_search,
+    best_of_n,
+    dvts,
+)
+
+__all__ = [
+    "AGGREGATES",
+    "Aggregate",
+    "Branch",
+    "BranchFactory",
+    "KernelBranches",
+    "ModelPolicy",
+    "Policy",
+    "Proposal",
+    "SearchResult",
+    "Trajectory",
+    "aggregate",
+    "beam_search",
+    "best_of_n",
+    "dvts",
+]

@@ -1,0 +1,41 @@
+"""Per-trajectory aggregation of step verdicts.
+
+Invalid verdicts are left out of the aggregate (they are not evidence either way) and
+counted apart; a trajectory whose every verdict is invalid (or that has none) gets
+None, which ranks below every scored trajectory. The default is ``min``: a trajectory
+is as good as its worst step, so one fatal step sinks it while a corrected
+exploration error (0.5) only lowers it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+from stateguard.verify.models import StepVerdict
+
+Aggregate = Literal["min", "mean", "product", "last"]
+AGGREGATES: tuple[Aggregate, ...] = ("min", "mean", "product", "last")
+DEFAULT_AGGREGATE: Aggregate = "min"
+
+
+def aggregate(verdicts: Sequence[StepVerdict], how: Aggregate = DEFAULT_AGGREGATE) -> float | None:
+    """The trajectory's score from its valid step scores; None when there is none."""
+    scores = [v.score for v in verdicts if v.score is not None]
+    if not scores:
+        return None
+    if how == "min":
+        return min(scores)
+    if how == "mean":
+        return sum(scores) / len(scores)
+    if how == "product":
+        return math.prod(scores)
+    if how == "last":
+        return scores[-1]
+    raise ValueError(f"unknown aggregate {how!r}; expected one of {AGGREGATES}")
+
+
+def rank_key(score: float | None) -> float:
+    """Sort key: higher is better, None below everything."""
+    return -1.0 if score is None else score

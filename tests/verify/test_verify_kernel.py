@@ -1,0 +1,88 @@
+"""The verifier and search branches on real kernels: probes, the join guard, isolation."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.audit import Auditor
+from stateguard.llm import ScriptedModel
+from stateguard.verify import StepVerifier, VerifyTask
+from stateguard.verify.search import KernelBranches, ModelPolicy, Proposal, best_of_n
+
+pytestmark = pytest.mark.kernel
+
+TASK = VerifyTask(question="Which regions sold more than 10 units?")
+SETUP = (
+    "import pandas as pd\n"
+    "sales = pd.DataFrame({'region': ['a', 'b', 'c'], 'units': [5, 12, 30]})"
+)
+
+
+@pytest.fixture
+def branches() -> KernelBranches:
+    return KernelBranches(setup=SETUP, setup_code=Auditor().setup_code, timeout=60)
+
+
+def test_branch_writes_never_leak_into_another_branch(branches: KernelBranches) -> None:
+    root = branches.root()
+    root.run(Proposal(code="sales['units'] = sales['units'] * 2\nbig = sales[sales.units > 10]"))
+    a, b = branches.child(root), branches.child(root)
+    try:
+        a.run(Proposal(code="sales.loc[0, 'units'] = -1\nonly_a = 1"))
+        probe_b = b.environment().probe("(int(sales.loc[0, 'units']), 'only_a' in globals())")
+        probe_root = root.environment().probe("int(sales.loc[0, 'units'])")
+        probe_a = a.environment().probe("int(sales.loc[0, 'units'])")
+        assert probe_b.value == [10, False]
+        assert probe_root.value == 10 and probe_a.value == -1
+        assert [s.code for s in b.steps] == [root.steps[0].code]
+        assert branches.replayed_cells == 2
+    finally:
+        for br in (root, a, b):
+            br.close()
+
+
+def test_the_verifier_reads_live_state_and_its_probes_change_nothing(
+    branches: KernelBranches,
+) -> None:
+    root = branches.root()
+    try:
+        root.run(Proposal(thought="the regions found", code="hits = sales[sales.units > 100]"))
+        env = root.environment()
+        det = StepVerifier("deterministic").verify(TASK, root.steps, env=env)
+        assert det.score == 0.0 and "hits is empty" in det.rationale
+        root.run(Proposal(code="hits = sales[sales.units > 10]\nlen(hits)"))
+        model = ScriptedModel(["```python\ndel sales\nhits = None\n```",
+                               "<score>1</score><summary>two regions</summary>"])
+        llm = StepVerifier("hybrid", model=model).verify(TASK, root.steps, env=env)
+        assert llm.score == 1.0 and llm.rounds == 2
+        assert env.probe("(len(hits), len(sales))").value == [2, 3]
+    finally:
+        root.close()
+
+
+def test_a_join_guard_finding_in_the_kernel_scores_zero(branches: KernelBranches) -> None:
+    root = branches.root()
+    try:
+        root.run(Proposal(code="t = pd.DataFrame({'region': ['a', 'b'], 'target': [1, 2]})\n"
+                               "m = sales.merge(t, how='cross')"))
+        v = StepVerifier("deterministic").verify(TASK, root.steps, env=root.environment())
+        assert v.score == 0.0 and v.evidence[0].rule == "audit_cross_product"
+    finally:
+        root.close()
+
+
+def test_best_of_n_with_a_scripted_policy_model_on_kernels(branches: KernelBranches) -> None:
+    replies = iter([
+        "Filter.\n```python\nbig = sales[sales.units > 10]\nprint(list(big.region))\n```",
+        "<answer>b, c</answer>",
+        "Filter.\n```python\nbig = sales[sales.units > 100]\nprint(list(big.region))\n```",
+        "<answer>none</answer>",
+    ])
+    policy_model = ScriptedModel(lambda messages: next(replies), name="policy")
+    result = best_of_n(TASK, ModelPolicy(policy_model), StepVerifier("deterministic"),
+                       branches, n=2)
+    try:
+        assert [t.score for t in result.candidates] == [1.0, 0.0]
+        assert result.best.answer == "b, c"
+    finally:
+        result.close()
