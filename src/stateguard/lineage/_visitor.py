@@ -544,6 +544,26 @@ class _StatementVisitor(ast.NodeVisitor):
                 for k in node.keywords:
                     self.visit(k.value)
                 return
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "get"
+            and node.args
+            and isinstance(func.value, (ast.Name, ast.Attribute, ast.Subscript))
+            and not self._deferred
+        ):
+            # m.get('k'[, default]) reads the part m['k'], like m['k'] would
+            found = access_path(func.value)
+            key = _constant_key(node.args[0])
+            if found is not None and found[2] and key is not None and self._is_global(found[0]):
+                root, steps, _exact, others = found
+                for other in others:
+                    self.visit(other)
+                self._load(root, (*steps, ["key", key]), True)
+                for a in node.args[1:]:
+                    self.visit(a)
+                for k in node.keywords:
+                    self.visit(k.value)
+                return
         if isinstance(func, ast.Name) and self._is_global(func.id) and not self._deferred:
             self.calls.setdefault(func.id)
         elif isinstance(func, ast.Attribute):
@@ -716,3 +736,10 @@ def _pair(target: ast.AST, values: list[ast.AST]) -> list[tuple[ast.AST, list[as
         else:
             out.extend(inner)
     return out
+
+
+def _constant_key(node: ast.AST) -> str | int | None:
+    """A string or integer literal used as a key."""
+    if isinstance(node, ast.Constant) and type(node.value) in (str, int):
+        return node.value
+    return None
