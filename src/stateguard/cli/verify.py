@@ -1,0 +1,170 @@
+"""`stateguard verify ...`: score recorded trajectories, and measure the verifier on replays."""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from stateguard.audit import Auditor
+from stateguard.audit.joinfaults import FAULT_KINDS, plant
+from stateguard.bench.faults import TurnFacts
+from stateguard.bench.loaders.dseval import load_dseval_suite, stage_inputs
+from stateguard.bench.mutations import ast_candidates
+from stateguard.cli.run import _build_model
+from stateguard.kernel import KernelSession
+from stateguard.lineage import TrackedSession
+from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyTask
+from stateguard.verify.evaluation import metrics, selection
+from stateguard.verify.labelling import EvalSession, EvalTurn, LabelledStep, label_session
+from stateguard.worker.events import AnswerRecorded, StepRecord, TurnStarted, read_trajectory
+
+verify_app = typer.Typer(help="Step verification with ternary rewards.", no_args_is_help=True)
+
+AST_KINDS = ("flipped-comparison", "dropped-constraint", "scope-change")
+
+
+def _ast_mutator(kind: str, code: str) -> list[str]:
+    facts = TurnFacts(turn_id=1, code=code, ok=True, rerunnable=True)
+    return [c.faulty_code for c in ast_candidates(kind, facts)]
+
+
+def _join_mutator(kind: Any, code: str) -> list[str]:
+    planted = plant(code, kind)
+    return [planted] if planted else []
+
+
+def _mutators() -> dict[str, Any]:
+    out: dict[str, Any] = {k: functools.partial(_ast_mutator, k) for k in AST_KINDS}
+    out.update({f"join-{k}": functools.partial(_join_mutator, k) for k in FAULT_KINDS})
+    return out
+
+
+def _verifiers(names: list[str], err: Console, model_opts: dict[str, Any],
+               config: Path | None) -> dict[str, StepVerifier]:
+    model = None
+    if any(n in ("hybrid", "llm") for n in names):
+        model = _build_model(err, model_opts, config)
+    out = {}
+    for name in names:
+        if name not in VERIFIER_MODES:
+            err.print(f"[red]error:[/red] --verifier {name!r}: expected one of {VERIFIER_MODES}")
+            raise typer.Exit(2)
+        out[name] = StepVerifier(name, model=model)  # type: ignore[arg-type]
+    return out
+
+
+@verify_app.command("eval")
+def eval_command(
+    path: Path = typer.Option(..., "--path", help="The DSEval suite folder (e.g. exercise)."),
+    suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
+    verifier: list[str] = typer.Option(["execution", "deterministic"], "--verifier",
+                                       help="execution|deterministic|hybrid|llm (repeatable)."),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many sessions."),
+    out: Path | None = typer.Option(None, "--out", help="Write the labelled steps (JSONL)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+    base_url: str | None = typer.Option(None, "--base-url"),
+    model: str | None = typer.Option(None, "--model"),
+    model_path: Path | None = typer.Option(None, "--model-path"),
+    config: Path | None = typer.Option(None, "--config"),
+) -> None:
+    """Build the labelled step set from replays, verify it, print the confusion matrix."""
+    err = Console(stderr=True)
+    if suite != "dseval":
+        err.print(f"[red]error:[/red] --suite {suite!r}: only dseval is supported")
+        raise typer.Exit(2)
+    verifiers = _verifiers(verifier, err, {"base_url": base_url, "model": model,
+                                           "model_path": model_path}, config)
+    tasks = [t for t in load_dseval_suite(path) if not t.skipped][:limit]
+    steps: list[LabelledStep] = []
+    sink = out.open("w", encoding="utf-8") if out else None
+    try:
+        for task in tasks:
+            session = EvalSession(name=task.task_id, turns=tuple(
+                EvalTurn(question=t.question, code=t.reference_code or "",
+                         setup=t.meta.get("setup_code", "") or "")
+                for t in task.turns))
+            with tempfile.TemporaryDirectory(prefix="stateguard-verify-") as work:
+                stage_inputs(task, work)
+
+                def make(work: str = work) -> TrackedSession:
+                    return TrackedSession(KernelSession(workdir=Path(work), default_timeout=60),
+                                          setup_code=Auditor().setup_code)
+
+                def record(item: LabelledStep) -> None:
+                    if sink is not None:
+                        sink.write(item.model_dump_json() + "\n")
+                        sink.flush()
+
+                got = label_session(session, make, verifiers, _mutators(), on_step=record)
+            steps.extend(got)
+            err.print(f"{task.task_id}: {len(got)} labelled steps")
+    finally:
+        if sink is not None:
+            sink.close()
+    report = {
+        "steps": len(steps),
+        "labels": {k: sum(1 for s in steps if f"{s.label:g}" == k) for k in ("0", "0.5", "1")},
+        "verifiers": {n: metrics(steps, n).model_dump() for n in verifiers},
+        "selection": [r.model_dump() for r in selection(steps, list(verifiers))],
+    }
+    if as_json:
+        typer.echo(json.dumps({**report, **{
+            f"{n}.{k}": report["verifiers"][n][k]
+            for n in verifiers for k in ("silent_error_recall", "false_zero_rate", "accuracy")
+        }}, indent=2))
+        return
+    con = Console(highlight=False)
+    con.print(f"{len(steps)} steps, labels {report['labels']}")
+    for n, m in report["verifiers"].items():
+        con.print(f"[bold]{n}[/bold]: silent_error_recall={m['silent_error_recall']} "
+                  f"false_zero_rate={m['false_zero_rate']} accuracy={m['accuracy']}")
+        for lab, row in m["confusion"].items():
+            con.print(f"  label {lab:>3}: {row}")
+    for r in report["selection"]:
+        con.print(f"best-of-{r['n']} over {r['turns']} turns: {r['picked_correct']}")
+
+
+def trajectory_steps(path: Path) -> list[tuple[VerifyTask, list[Step]]]:
+    """Turns of a recorded ``trajectory.jsonl`` as (task, steps); a turn's last step is final."""
+    turns: list[tuple[VerifyTask, list[Step]]] = []
+    for event in read_trajectory(path):
+        if isinstance(event, TurnStarted):
+            turns.append((VerifyTask(question=event.question, context=event.context), []))
+        elif isinstance(event, StepRecord) and turns and event.problem is None:
+            turns[-1][1].append(Step(thought=event.thought, code=event.code,
+                                     observation=event.observation, execution=event.execution,
+                                     cell=event.cell, answer=event.answer))
+        elif isinstance(event, AnswerRecorded) and turns and turns[-1][1]:
+            last = turns[-1][1][-1]
+            turns[-1][1][-1] = last.model_copy(update={"final": True})
+    return turns
+
+
+@verify_app.command("score")
+def score_command(
+    trajectory: Path = typer.Argument(..., help="A run's trajectory.jsonl."),
+    out: Path | None = typer.Option(None, "--out", help="Default: verdicts.jsonl beside it."),
+    verifier: str = typer.Option("deterministic", "--verifier"),
+    base_url: str | None = typer.Option(None, "--base-url"),
+    model: str | None = typer.Option(None, "--model"),
+    model_path: Path | None = typer.Option(None, "--model-path"),
+    config: Path | None = typer.Option(None, "--config"),
+) -> None:
+    """Score every step of a recorded trajectory (no live kernel) and write the verdicts."""
+    err = Console(stderr=True)
+    v = _verifiers([verifier], err, {"base_url": base_url, "model": model,
+                                     "model_path": model_path}, config)[verifier]
+    target = out or trajectory.with_name("verdicts.jsonl")
+    n = 0
+    with target.open("w", encoding="utf-8") as fh:
+        for turn, (task, steps) in enumerate(trajectory_steps(trajectory), 1):
+            for i, verdict in enumerate(v.verify_all(task, steps)):
+                fh.write(json.dumps({"turn": turn, "step": i, **verdict.model_dump()}) + "\n")
+                n += 1
+    Console(highlight=False).print(f"{n} verdicts -> {target}")
