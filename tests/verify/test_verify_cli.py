@@ -1,0 +1,59 @@
+"""`stateguard verify score` on a recorded trajectory, `verify eval` on a DSEval fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from stateguard.cli.main import app
+from stateguard.kernel import ErrorInfo, ExecutionResult
+from stateguard.worker.events import AnswerRecorded, StepRecord, TurnStarted, dump_event
+
+FIXTURE = Path(__file__).resolve().parents[1] / "bench" / "fixtures" / "dseval_spec"
+
+
+def _write(path: Path) -> None:
+    events = [
+        TurnStarted(turn=1, question="Total revenue?"),
+        StepRecord(turn=1, step=0, code="df['revnue'].sum()",
+                   execution=ExecutionResult(status="error", wall_time=0.1,
+                                             error=ErrorInfo(ename="KeyError", evalue="revnue"))),
+        StepRecord(turn=1, step=1, code="df['revenue'].sum()",
+                   execution=ExecutionResult(status="ok", result="120", wall_time=0.1)),
+        StepRecord(turn=1, step=2, answer="The total is 125."),
+        AnswerRecorded(turn=1, answer="The total is 125.", steps=3, wall_time=1.0),
+    ]
+    path.write_text("".join(dump_event(e) + "\n" for e in events), encoding="utf-8")
+
+
+def test_score_writes_one_verdict_per_step(tmp_path: Path) -> None:
+    traj = tmp_path / "trajectory.jsonl"
+    _write(traj)
+    result = CliRunner().invoke(app, ["verify", "score", str(traj)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["score"]) for r in rows] == [(0, 0.5), (1, 1.0), (2, 0.0)]
+    assert "125" in rows[2]["rationale"]
+
+
+def test_an_unknown_verifier_is_refused(tmp_path: Path) -> None:
+    traj = tmp_path / "trajectory.jsonl"
+    _write(traj)
+    result = CliRunner().invoke(app, ["verify", "score", str(traj), "--verifier", "oracle"])
+    assert result.exit_code == 2
+
+
+@pytest.mark.kernel
+def test_eval_reports_the_metrics_as_json(tmp_path: Path) -> None:
+    out = tmp_path / "steps.jsonl"
+    result = CliRunner().invoke(app, ["verify", "eval", "--path", str(FIXTURE), "--json",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout[result.stdout.index("{"):])
+    for key in ("silent_error_recall", "false_zero_rate", "accuracy"):
+        assert f"deterministic.{key}" in report and f"execution.{key}" in report
+    assert report["steps"] == len(out.read_text().splitlines()) > 0
+    assert report["labels"]["1"] > 0

@@ -1,0 +1,56 @@
+"""Accuracy metrics, Best-of-N selection rates and the exploration-error planter."""
+
+from __future__ import annotations
+
+from stateguard.verify import StepVerdict
+from stateguard.verify.evaluation import metrics, selection
+from stateguard.verify.labelling import LabelledStep, misspell_key
+
+
+def _v(score: float | None) -> StepVerdict:
+    if score is None:
+        return StepVerdict(invalid="model_error", rationale="-", layer="llm")
+    return StepVerdict(score=score, rationale="-", layer="deterministic")
+
+
+def _step(turn: int, label: float, score: float | None, output: str = "", kind: str = "x"
+          ) -> LabelledStep:
+    return LabelledStep(session="s", turn=turn, label=label, kind=kind, code="c", output=output,
+                        verdicts={"v": _v(score)})
+
+
+def test_metrics_count_recall_false_zeros_accuracy_and_invalid() -> None:
+    steps = [_step(1, 1.0, 1.0), _step(1, 1.0, 0.0), _step(1, 0.0, 0.0), _step(1, 0.0, 1.0),
+             _step(1, 0.0, None), _step(1, 0.5, 0.5)]
+    m = metrics(steps, "v")
+    assert m.silent_error_recall == 1 / 3
+    assert m.false_zero_rate == 1 / 2
+    assert m.accuracy == 3 / 6
+    assert m.invalid == 1
+    assert m.confusion["0"] == {"0": 1, "0.5": 0, "1": 1, "invalid": 1}
+
+
+def test_selection_counts_only_turns_with_enough_variants() -> None:
+    # turn 1: the verifier scores the reference 1 and the 3 variants 0
+    steps = [_step(1, 1.0, 1.0, "ok")] + [_step(1, 0.0, 0.0, "bad") for _ in range(3)]
+    # turn 2: only 2 variants, too few for N = 4
+    steps += [_step(2, 1.0, 1.0, "ok")] + [_step(2, 0.0, 0.0, "bad") for _ in range(2)]
+    (four, eight) = selection(steps, ["v"], sizes=(4, 8))
+    assert (four.turns, eight.turns) == (1, 0)
+    assert four.picked_correct["v"] == 1.0
+    assert four.picked_correct["majority"] == 0.0  # the wrong output is the majority
+    assert eight.picked_correct["v"] is None
+
+
+def test_a_verifier_that_scores_everything_one_picks_at_random() -> None:
+    steps = []
+    for turn in range(200):
+        steps += [_step(turn, 1.0, 1.0, "ok")] + [_step(turn, 0.0, 1.0, f"b{i}") for i in range(3)]
+    (four,) = selection(steps, ["v"], sizes=(4,))
+    assert 0.15 < four.picked_correct["v"] < 0.35
+
+
+def test_misspell_key_plants_a_missing_column() -> None:
+    assert misspell_key("df['price'].mean()") == "df['price_x'].mean()"
+    assert misspell_key("x = 1") is None
+    assert misspell_key("df[") is None
