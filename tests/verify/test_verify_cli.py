@@ -57,3 +57,8 @@ def test_eval_reports_the_metrics_as_json(tmp_path: Path) -> None:
         assert f"deterministic.{key}" in report and f"execution.{key}" in report
     assert report["steps"] == len(out.read_text().splitlines()) > 0
     assert report["labels"]["1"] > 0
+
+
+def test_search_refuses_an_unknown_strategy(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["verify", "search", str(tmp_path), "--search", "mcts"])
+    assert result.exit_code == 2 and "mcts" in result.output

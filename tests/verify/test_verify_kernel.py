@@ -7,7 +7,13 @@ import pytest
 from stateguard.audit import Auditor
 from stateguard.llm import ScriptedModel
 from stateguard.verify import StepVerifier, VerifyTask
-from stateguard.verify.search import KernelBranches, ModelPolicy, Proposal, best_of_n
+from stateguard.verify.search import (
+    KernelBranches,
+    ModelPolicy,
+    Proposal,
+    best_of_n,
+    search_turns,
+)
 
 pytestmark = pytest.mark.kernel
 
@@ -86,3 +92,26 @@ def test_best_of_n_with_a_scripted_policy_model_on_kernels(branches: KernelBranc
         assert result.best.answer == "b, c"
     finally:
         result.close()
+
+
+def test_turns_are_searched_from_the_previous_winners_state(branches: KernelBranches) -> None:
+    scripts = {
+        "Which regions sold more than 10 units?": [
+            "```python\nbig = sales[sales.units > 10]\nprint(len(big))\n```",
+            "<answer>2 regions</answer>",
+        ],
+        "How many units do they sell?": [
+            "```python\nprint(int(big.units.sum()))\n```",
+            "<answer>42</answer>",
+        ],
+    }
+    def reply(messages):  # the question of the current turn picks the script
+        question = messages[1].content.split("\n", 1)[1]
+        done = sum(1 for m in messages if m.role == "assistant")
+        return scripts[question][done]
+
+    turns = [VerifyTask(question=q) for q in scripts]
+    results = search_turns(turns, "best-of-n", ModelPolicy(ScriptedModel(reply)),
+                           StepVerifier("deterministic"), branches, n=2, max_steps=3)
+    assert [(r.answer, r.score, r.candidates) for r in results] == [
+        ("2 regions", 1.0, 2), ("42", 1.0, 2)]

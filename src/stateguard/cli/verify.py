@@ -17,12 +17,23 @@ from stateguard.bench.faults import TurnFacts
 from stateguard.bench.loaders.dseval import load_dseval_suite, stage_inputs
 from stateguard.bench.mutations import ast_candidates
 from stateguard.cli.run import _build_model
+from stateguard.errors import TaskFormatError
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
 from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyTask
 from stateguard.verify.evaluation import metrics, selection
 from stateguard.verify.labelling import EvalSession, EvalTurn, LabelledStep, label_session
+from stateguard.verify.search import (
+    STRATEGIES,
+    KernelBranches,
+    ModelPolicy,
+    TurnSearch,
+    search_turns,
+)
 from stateguard.worker.events import AnswerRecorded, StepRecord, TurnStarted, read_trajectory
+from stateguard.worker.grading import grade
+from stateguard.worker.run import describe_data
+from stateguard.worker.tasks import load_task
 
 verify_app = typer.Typer(help="Step verification with ternary rewards.", no_args_is_help=True)
 
@@ -168,3 +179,63 @@ def score_command(
                 fh.write(json.dumps({"turn": turn, "step": i, **verdict.model_dump()}) + "\n")
                 n += 1
     Console(highlight=False).print(f"{n} verdicts -> {target}")
+
+
+@verify_app.command("search")
+def search_command(
+    task_path: Path = typer.Argument(..., help="A task file or folder (see `stateguard run`)."),
+    search: str = typer.Option("best-of-n", "--search", help="best-of-n|beam|dvts"),
+    n: int = typer.Option(4, "--n", min=1, help="Rollouts (best-of-n) or candidates per step."),
+    verifier: str = typer.Option("deterministic", "--verifier",
+                                 help="deterministic|hybrid|llm (hybrid/llm use the same model)."),
+    max_steps: int = typer.Option(8, "--max-steps", min=1),
+    turn_limit: int | None = typer.Option(None, "--turn-limit"),
+    as_json: bool = typer.Option(False, "--json"),
+    base_url: str | None = typer.Option(None, "--base-url"),
+    model: str | None = typer.Option(None, "--model"),
+    model_path: Path | None = typer.Option(None, "--model-path"),
+    config: Path | None = typer.Option(None, "--config"),
+) -> None:
+    """Answer a task's turns by test-time search over verified steps; grade against gold."""
+    err = Console(stderr=True)
+    if search not in STRATEGIES:
+        err.print(f"[red]error:[/red] --search {search!r}: expected one of {STRATEGIES}")
+        raise typer.Exit(2)
+    try:
+        task = load_task(task_path)
+    except TaskFormatError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    opts = {"base_url": base_url, "model": model, "model_path": model_path}
+    policy_model = _build_model(err, opts, config)
+    verifiers = _verifiers([verifier], err, opts, config) if verifier == "deterministic" else {
+        verifier: StepVerifier(verifier, model=policy_model)}  # type: ignore[arg-type]
+    data_dir = task.data[0] if len(task.data) == 1 and task.data[0].is_dir() else None
+    if task.data and data_dir is None:
+        err.print("[red]error:[/red] verify search needs the task's data as one directory")
+        raise typer.Exit(2)
+    turns = task.turns[:turn_limit]
+    branches = KernelBranches(lambda: KernelSession(data_dir=data_dir, default_timeout=120),
+                              setup_code=Auditor().setup_code)
+    policy = ModelPolicy(policy_model, data_files=describe_data(data_dir), max_steps=max_steps)
+    con = Console(highlight=False)
+
+    def show(t: TurnSearch) -> None:
+        if not as_json:
+            con.print(f"turn {t.turn}: answer={t.answer!r} score={t.score} "
+                      f"({t.candidates} candidates, {t.verifier_calls} verified steps, "
+                      f"{t.wall_time:.1f} s)")
+
+    results = search_turns(
+        [VerifyTask(question=t.question, context=t.context) for t in turns], search,  # type: ignore[arg-type]
+        policy, verifiers[verifier], branches, n=n, max_steps=max_steps, on_turn=show)
+    rows = []
+    for t, turn in zip(results, turns, strict=True):
+        g = grade(t.answer, turn.answer, turn.tolerance)
+        rows.append({**t.model_dump(), "correct": g.correct})
+    if as_json:
+        typer.echo(json.dumps({"search": search, "n": n, "verifier": verifier, "turns": rows},
+                              indent=2))
+    else:
+        correct = sum(1 for r in rows if r["correct"])
+        con.print(f"{correct}/{len(rows)} turns correct")

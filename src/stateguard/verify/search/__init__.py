@@ -15,9 +15,11 @@ from stateguard.verify.search.strategies import (
     best_of_n,
     dvts,
 )
+from stateguard.verify.search.turns import STRATEGIES, Strategy, TurnSearch, search_turns
 
 __all__ = [
     "AGGREGATES",
+    "STRATEGIES",
     "Aggregate",
     "Branch",
     "BranchFactory",
@@ -26,9 +28,12 @@ __all__ = [
     "Policy",
     "Proposal",
     "SearchResult",
+    "Strategy",
     "Trajectory",
+    "TurnSearch",
     "aggregate",
     "beam_search",
     "best_of_n",
     "dvts",
+    "search_turns",
 ]

@@ -62,18 +62,26 @@ class SearchResult(BaseModel):
 class _Node:
     """A branch with the verdicts of its steps."""
 
-    def __init__(self, branch: Branch, verdicts: list[StepVerdict]) -> None:
+    def __init__(self, branch: Branch, verdicts: list[StepVerdict], base: int | None = None
+                 ) -> None:
         self.branch = branch
         self.verdicts = verdicts
+        self.base = len(branch.steps) if base is None else base
+        """Steps the branch had before this search (an earlier turn's): not searched here."""
+
+    @property
+    def steps(self) -> list[Step]:
+        """The steps of this search."""
+        return self.branch.steps[self.base :]
 
     @property
     def done(self) -> bool:
-        steps = self.branch.steps
+        steps = self.steps
         return bool(steps) and steps[-1].final
 
     def trajectory(self, how: Aggregate) -> Trajectory:
         return Trajectory(
-            steps=tuple(self.branch.steps), verdicts=tuple(self.verdicts),
+            steps=tuple(self.steps), verdicts=tuple(self.verdicts),
             score=aggregate(self.verdicts, how),
             invalid_steps=sum(1 for v in self.verdicts if not v.valid),
         )
@@ -93,12 +101,12 @@ class _Search:
     def advance(self, node: _Node, proposal: Proposal, *, fork: bool) -> _Node:
         """Run one proposal (in a child branch when ``fork``) and verify it there."""
         branch = self.branches.child(node.branch) if fork else node.branch
-        final = len(branch.steps) + 1 >= self.max_steps
+        final = len(node.steps) + 1 >= self.max_steps
         branch.run(proposal, final=final)
-        verdict = self.verifier.verify(self.task, branch.steps, env=branch.environment(),
-                                       verdicts=node.verdicts)
+        verdict = self.verifier.verify(self.task, branch.steps[node.base :],
+                                       env=branch.environment(), verdicts=node.verdicts)
         self.calls += 1
-        return _Node(branch, [*node.verdicts, verdict])
+        return _Node(branch, [*node.verdicts, verdict], node.base)
 
     def path_key(self, node: _Node) -> float:
         return rank_key(aggregate(node.verdicts, self.how))
@@ -125,14 +133,14 @@ def best_of_n(task: VerifyTask, policy: Policy, verifier: StepVerifier, branches
     for _ in range(n):
         node = _Node(branches.root(), [])
         while not node.done:
-            node = s.advance(node, policy.propose(task, node.branch.steps, 1)[0], fork=False)
+            node = s.advance(node, policy.propose(task, node.steps, 1)[0], fork=False)
         nodes.append(node)
     return s.finish(nodes)
 
 
 def _expand(s: _Search, node: _Node, k: int) -> list[_Node]:
     """K verified children of ``node``, each in its own branch."""
-    proposals = s.policy.propose(s.task, node.branch.steps, k)
+    proposals = s.policy.propose(s.task, node.steps, k)
     return [s.advance(node, p, fork=True) for p in proposals]
 
 
