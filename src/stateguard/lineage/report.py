@@ -61,6 +61,9 @@ class CellReport(BaseModel):
     gap_mutated: dict[str, str] = {}
     """Names changed in place since the last report, by such a cell."""
     gap_deleted: tuple[str, ...] = ()
+    unobserved: str | None = None
+    """Set when the pass saw the cell run but not its code (its parse hook was replaced):
+    the cell is unverified."""
 
     def ran(self, guard: int | None) -> bool:
         """Whether code under `guard` ran in this cell."""

@@ -101,6 +101,7 @@ class LineageAgent:
         self._rev: dict[int, set[str]] = {}  # object or member id -> names holding it
         self._pending: _Pending | None = None
         self._source = ""
+        self._unobserved: str | None = None
         self._visible: dict[str, bool] = {}  # name -> not one of IPython's own
         self._compiler: tuple[Any, Any] | None = None
         self.token = ""
@@ -118,20 +119,25 @@ class LineageAgent:
     # -- hooks ---------------------------------------------------------------
 
     def install(self) -> None:
-        """Register the hooks on the IPython shell (idempotent)."""
-        self.uninstall()
-        self.shell.events.register("pre_run_cell", self.pre_run_cell)
-        self.shell.events.register("post_run_cell", self.post_run_cell)
+        """Register the hooks on the IPython shell (idempotent: hooks still registered keep
+        their place among other callbacks)."""
+        callbacks = self.shell.events.callbacks
+        if self.pre_run_cell not in callbacks["pre_run_cell"]:
+            self.shell.events.register("pre_run_cell", self.pre_run_cell)
+        if self.post_run_cell not in callbacks["post_run_cell"]:
+            self.shell.events.register("post_run_cell", self.post_run_cell)
         # the cell's tree is taken where IPython parses it: registering an AST transformer
         # would make IPython re-walk every tree (fix_missing_locations) for every cell
         compiler = self.shell.compile
-        original = compiler.ast_parse
+        if self._compiler is not None and vars(compiler).get("ast_parse") is self._compiler[1]:
+            return  # already ours
+        original = type(compiler).ast_parse.__get__(compiler)
 
         def ast_parse(*args: Any, **kwargs: Any) -> Any:
             return self.markers.visit(original(*args, **kwargs))
 
         compiler.ast_parse = ast_parse
-        self._compiler = (compiler, original)
+        self._compiler = (compiler, ast_parse)
         self._publish_helpers()
 
     def _publish_helpers(self) -> None:
@@ -152,8 +158,8 @@ class LineageAgent:
                 self.shell.events.unregister(event, cb)
         installed = getattr(self, "_compiler", None)
         if installed is not None:
-            compiler, _ = installed
-            if "ast_parse" in vars(compiler):
+            compiler, ours = installed
+            if vars(compiler).get("ast_parse") is ours:
                 del compiler.ast_parse  # back to the class's own method
             self._compiler = None
 
@@ -275,7 +281,8 @@ class LineageAgent:
             self.markers.armed = False
             analysis = analyze_cell(self._source)
             if analysis.syntax_error is None:
-                # it parses, yet never reached the transformers: what ran was not observed
+                # it parses, yet its tree never reached us: what ran was not observed
+                self._unobserved = "the cell's code never reached the lineage pass"
                 analysis = CellAnalysis(syntax_error="lineage failed: the cell was not observed")
             self._pending = _Pending(analysis, self._source, {}, set(), set(), {})
         pending = self._pending
@@ -291,7 +298,9 @@ class LineageAgent:
         from IPython.display import publish_display_data
 
         self.seq += 1
+        unobserved, self._unobserved = self._unobserved, None
         update: dict[str, Any] = {
+            "unobserved": unobserved,
             "hook_seconds": self._pre_seconds + time.perf_counter() - started,
             "token": self.token,
             "seq": self.seq,

@@ -119,6 +119,12 @@ class TrackedSession:
             )
         report = valid[0]
         self._seq = report.seq
+        if report.unobserved is not None:
+            cell = self.graph.record_unverified(code, report.unobserved)
+            self._rearm()
+            return TrackedResult(
+                execution=res, cell=cell, host_seconds=time.perf_counter() - started
+            )
         cell = self.graph.record_cell(report)
         return TrackedResult(
             execution=res,
