@@ -7,7 +7,7 @@ from worker_helpers import FakeSupervisor
 
 from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
-from stateguard.llm import ScriptedModel
+from stateguard.llm import ChatResponse, ScriptedModel
 from stateguard.manager import Hint, NullSupervisor
 from stateguard.worker.events import (
     AnswerRecorded,
@@ -76,37 +76,63 @@ def test_two_turns_share_the_kernel_and_the_history(tracked: TrackedSession) -> 
 def test_malformed_replies_get_corrective_messages_and_run_nothing(
     tracked: TrackedSession,
 ) -> None:
-    replies = [
+    replies: list = [
         "",
         "I would sum column a.",
-        f"{code('x = 1')}\n{code('y = 2')}",
-        f"{F}python\nz = 3",
+        # cut by the token limit: a block that is really unfinished
+        ChatResponse(content=f"{F}python\nz = 3", model="m", finish_reason="length"),
         "<answer>6</answer>",  # no code has run in this turn yet
         code("import pandas as pd\nint(pd.read_csv('data/t.csv').a.sum())"),
         "<answer>6</answer>",
     ]
     model = ScriptedModel(replies)
-    events = list(
-        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Sum of a?")
-    )
+    guard = GuardedSession(tracked, manager=NullSupervisor())
+    events = list(Worker(model, guard, no_progress_limit=5).run_turn(1, "Sum of a?"))
     steps = of_type(events, StepRecord)
     assert [s.problem for s in steps] == [
         "empty",
         "no_action",
-        "multiple_code_blocks",
         "unterminated_code",
         "answer_without_code",
         None,
         None,
     ]
-    assert all(s.execution is None for s in steps[:5])
-    probe = tracked.kernel.execute("print(sorted(k for k in ('x','y','z') if k in globals()))")
-    assert probe.stdout.strip() == "[]"
+    assert all(s.execution is None for s in steps[:4])
+    probe = tracked.kernel.execute("print('z' in globals())")
+    assert probe.stdout.strip() == "False"
     # Each corrective message is the last user content of the following request.
-    for i in range(5):
+    for i in range(4):
         assert user_contents(model, i + 1)[-1].endswith(steps[i].observation)
-    assert "Verify it by computation first" in steps[4].observation
-    assert events[-1].answer == "6" and events[-1].steps == 7
+    assert "Verify it by computation first" in steps[3].observation
+    assert events[-1].answer == "6" and events[-1].steps == 6
+    assert events[-1].ended == "answer"
+
+
+def test_several_blocks_run_as_one_cell_in_order(tracked: TrackedSession) -> None:
+    model = ScriptedModel([f"{code('x = 1')}\n{code('y = x + 1')}", "<answer>2</answer>"])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "y?")
+    )
+    steps = of_type(events, StepRecord)
+    assert steps[0].problem is None and steps[0].code == "x = 1\n\ny = x + 1"
+    assert steps[0].execution is not None and steps[0].execution.ok
+    assert tracked.kernel.execute("print(y)").stdout.strip() == "2"
+
+
+def test_generation_stops_after_the_block_and_the_fence_is_closed(
+    tracked: TrackedSession,
+) -> None:
+    """The stop sequence cuts the text after a block; the loop closes the fence again."""
+    reply = f"Compute.\n{F}python\nv = 7\nv\n{F}\n\nThis will show 7. <answer>8</answer>"
+    model = ScriptedModel([reply, "<answer>7</answer>"])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "v?")
+    )
+    assert model.requests[0].stop is not None and model.requests[0].stop[0] == "\n```\n\n"
+    steps = of_type(events, StepRecord)
+    assert steps[0].execution is not None and steps[0].execution.result == "7"
+    assert "set aside" not in user_contents(model, 1)[-1]  # the answer text was cut off
+    assert events[-1].answer == "7"
 
 
 def test_supervisor_hints_are_injected_verbatim(tracked: TrackedSession) -> None:
@@ -221,7 +247,12 @@ def test_resent_failing_code_is_not_run_again(tracked: TrackedSession) -> None:
     """Greedy small models resend a failing cell; the loop says so instead of re-running it."""
     bad = "```python\nx = 1 / 0\n```"
     model = ScriptedModel([bad, bad, "```python\nx = 1\nx\n```", "<answer>1</answer>"])
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=6)
+    worker = Worker(
+        model,
+        GuardedSession(tracked, manager=NullSupervisor()),
+        max_steps_per_turn=6,
+        retry_samples=0,
+    )
     events = list(worker.run_turn(1, "What is x?"))
     steps = [e for e in events if isinstance(e, StepRecord)]
     assert [s.problem for s in steps] == [None, "repeated_failure", None, None]
@@ -235,6 +266,11 @@ def test_resent_failing_code_is_not_run_again(tracked: TrackedSession) -> None:
 def test_after_a_resent_failure_the_next_call_samples(tracked: TrackedSession) -> None:
     bad = "```python\nx = 1 / 0\n```"
     model = ScriptedModel([bad, bad, "```python\nx = 1\nx\n```", "<answer>1</answer>"])
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=6)
+    worker = Worker(
+        model,
+        GuardedSession(tracked, manager=NullSupervisor()),
+        max_steps_per_turn=6,
+        retry_samples=0,
+    )
     list(worker.run_turn(1, "What is x?"))
     assert [r.temperature for r in model.requests] == [0.0, 0.0, 0.7, 0.0]

@@ -44,13 +44,13 @@ CASES = [
         "two blocks",
         f"{FENCE}python\nx = 1\n{FENCE}\nthen\n{FENCE}python\ny = 2\n{FENCE}",
         False,
-        (None, None, "multiple_code_blocks"),
+        ("x = 1\n\ny = 2", None, None),
     ),
     (
         "block plus unterminated",
         f"{FENCE}python\nx = 1\n{FENCE}\n{FENCE}python\ny = 2",
         False,
-        (None, None, "multiple_code_blocks"),
+        ("x = 1", None, None),
     ),
     (
         "unterminated",

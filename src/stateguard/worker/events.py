@@ -78,12 +78,18 @@ class ManagerLogged(_Event):
     event: ManagerEvent
 
 
+TurnEnd = Literal["answer", "steps", "time", "no_progress", "interrupt"]
+"""Why a turn ended: an accepted answer, or no answer because the step budget ran out,
+the time budget ran out, the model made no progress, or the user interrupted."""
+
+
 class AnswerRecorded(_Event):
-    """The accepted answer of a turn (None when the step budget ran out)."""
+    """The accepted answer of a turn (None when the turn ended without one, see `ended`)."""
 
     type: Literal["answer"] = "answer"
     answer: str | None
     steps: int
+    ended: TurnEnd = "answer"
     wall_time: float
     manager_llm_calls: int = 0
     gold: Any | None = None

@@ -25,6 +25,13 @@ from stateguard.worker.formatting import first_code_line
 
 _MAX_SUMMARY_CELLS = 12
 _SUMMARY_QUESTION_CHARS = 300
+_WHY = {
+    "answer": "no answer",
+    "steps": "the step budget ran out",
+    "time": "the time budget ran out",
+    "no_progress": "no progress was made",
+    "interrupt": "interrupted",
+}
 
 
 @dataclass
@@ -51,6 +58,8 @@ class TurnLog:
     """User content added before the first reply (e.g. notes), sent after the opener."""
     answer: str | None = None
     finished: bool = False
+    ended: str = "answer"
+    """Why the turn ended (`stateguard.worker.events.TurnEnd`)."""
 
     def cells(self) -> list[str]:
         """Code of the steps that ran a cell, in order."""
@@ -109,9 +118,10 @@ class Conversation:
         else:
             turn.opener_extra.append(text)
 
-    def finish_turn(self, answer: str | None) -> None:
-        """Close the current turn with its accepted answer (None: budget ran out)."""
+    def finish_turn(self, answer: str | None, ended: str = "steps") -> None:
+        """Close the current turn with its accepted answer (None: see ``ended``)."""
         self.current.answer = answer
+        self.current.ended = "answer" if answer is not None else ended
         self.current.finished = True
 
     # ---------------------------------------------------------------- rendering
@@ -138,7 +148,7 @@ class Conversation:
         if len(cells) > _MAX_SUMMARY_CELLS:
             lines.append(f"- … and {len(cells) - _MAX_SUMMARY_CELLS} more cells")
         ran = "cells run (first lines):\n" + "\n".join(lines) if lines else "no code was run"
-        answer = turn.answer if turn.answer is not None else "none (the step budget ran out)"
+        answer = turn.answer if turn.answer is not None else f"none ({_WHY[turn.ended]})"
         # One user-role note, never an assistant message: a small model imitates its own
         # past replies, and a summary in that role teaches it to reply with summaries.
         return [

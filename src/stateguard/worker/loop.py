@@ -11,11 +11,26 @@
    corrective message and runs nothing. An answer goes to ``review_answer``: accepted
    ends the turn, rejected injects the repair hints and the loop goes on.
 3. ``end_turn``; supervisor events are drained into `ManagerLogged` after every
-   supervisor call; finally `AnswerRecorded` (answer None if the step budget ran out).
+   supervisor call; finally `AnswerRecorded` (answer None when the turn ended
+   without one; `AnswerRecorded.ended` says why).
 
-Every model call counts as a step, malformed ones included. Step indices are
-global across the task (the guarded session keeps the counter); one worker (and
-one kernel) serves all turns of a task.
+A turn without an accepted answer ends at the first of: the step budget, the
+time budget (``turn_seconds``, checked before each model call), ``no_progress_limit``
+consecutive steps without progress (see `stateguard.worker.attempts`), or an
+interrupt (KeyboardInterrupt: the turn is closed, its `AnswerRecorded` yielded, then
+the interrupt is raised again).
+
+A cell that repeats one that failed in this turn is never run again. Instead the
+same prompt is sampled up to ``retry_samples`` more times at ``retry_temperature``
+(the prompt is shared, so a local backend reuses its cache); each new candidate is
+tried in a copy-on-write probe, and the first that runs (preferably showing
+something) replaces the repeat. The probes leave the namespace untouched. When no
+candidate differs, the model is told what it repeated, the failing line and what
+its names held, and the step counts as no progress.
+
+Every step counts against the budget, malformed ones included; extra samples do
+not. Step indices are global across the task (the guarded session keeps the
+counter); one worker (and one kernel) serves all turns of a task.
 """
 
 from __future__ import annotations
@@ -26,6 +41,7 @@ from collections.abc import Generator, Iterator
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.manager import Hint
+from stateguard.worker.attempts import AttemptLog
 from stateguard.worker.error_context import error_context
 from stateguard.worker.events import (
     AnswerRecorded,
@@ -34,14 +50,18 @@ from stateguard.worker.events import (
     ModelMessage,
     StepRecord,
     TrajectoryEvent,
+    TurnEnd,
     TurnStarted,
 )
 from stateguard.worker.formatting import format_hint, format_observation
 from stateguard.worker.history import Conversation, Exchange
-from stateguard.worker.parsing import ParsedReply, parse_reply
+from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.prompts import corrective_messages, render, system_template
 
 NO_DATA_TEXT = "There are no input files for this session."
+CODE_STOP = "\n```\n\n"
+"""Stop sequence: a closed code block followed by a blank line, i.e. more text after the
+step's code. Generation stops there (the fence is closed again by the loop)."""
 
 
 def system_prompt(data_files: str, max_steps: int) -> str:
@@ -65,7 +85,10 @@ class Worker:
         model: ChatModel,
         guard: GuardedSession,
         *,
-        max_steps_per_turn: int = 40,
+        max_steps_per_turn: int = 12,
+        turn_seconds: float | None = None,
+        no_progress_limit: int = 4,
+        retry_samples: int = 2,
         observation_chars: int = 4000,
         cell_timeout: float = 120,
         context_chars: int = 16_000,
@@ -79,14 +102,22 @@ class Worker:
         """``context_chars`` bounds the prompt sent per call (see `Conversation`).
 
         ``data_files`` describes the input files for the system prompt; ``system``
-        replaces the whole system prompt. After a resent failing cell the next call
-        samples at ``retry_temperature`` (greedy decoding would resend it again).
+        replaces the whole system prompt. ``turn_seconds`` (None: no limit) and
+        ``no_progress_limit`` end a turn without an answer; ``retry_samples`` extra
+        candidates are drawn when a reply repeats a failed cell (0: none).
         """
         if max_steps_per_turn < 1:
             raise ValueError(f"max_steps_per_turn must be >= 1, got {max_steps_per_turn}")
+        if turn_seconds is not None and turn_seconds <= 0:
+            raise ValueError(f"turn_seconds must be positive, got {turn_seconds}")
+        if no_progress_limit < 1 or retry_samples < 0:
+            raise ValueError("no_progress_limit must be >= 1 and retry_samples >= 0")
         self.model = model
         self.guard = guard
         self.max_steps_per_turn = max_steps_per_turn
+        self.turn_seconds = turn_seconds
+        self.no_progress_limit = no_progress_limit
+        self.retry_samples = retry_samples
         self.observation_chars = observation_chars
         self.cell_timeout = cell_timeout
         self.max_tokens = max_tokens
@@ -121,8 +152,65 @@ class Worker:
             yield HintDelivered(turn=turn, step=step, hint=hint)
             yield self._user(turn, self.steps_taken if step is None else step, format_hint(hint))
 
+    def _call(self, turn: int, step: int, temperature: float) -> tuple[ModelMessage, str]:
+        """One model call on the current conversation: its event and the reply text."""
+        response = self.model.complete(
+            self.conversation.messages(),
+            max_tokens=self.max_tokens,
+            temperature=temperature,
+            stop=[CODE_STOP],
+        )
+        reply = response.content
+        if response.finish_reason != "length":
+            reply = close_open_block(reply)  # generation stopped at CODE_STOP
+        event = ModelMessage(
+            turn=turn,
+            step=step,
+            role="assistant",
+            content=reply,
+            prompt_tokens=response.usage.prompt_tokens,
+            completion_tokens=response.usage.completion_tokens,
+        )
+        return event, reply
+
+    def _probe_ok(self, code: str) -> tuple[bool, bool]:
+        """(runs without error, shows something) for ``code`` on a fork of the namespace."""
+        try:
+            probe = self.guard.executor.run_probe(code, timeout=self.cell_timeout)
+        except Exception:  # no fork on this backend, or the probe itself failed
+            return False, False
+        return probe.ok, bool(probe.stdout.strip() or probe.result)
+
+    def _resample(
+        self, turn: int, step: int, attempts: AttemptLog, code_ran: bool, deadline: float | None
+    ) -> Generator[TrajectoryEvent, None, tuple[str, ParsedReply] | None]:
+        """Candidates for a reply that repeated a failed cell (see the module docstring).
+
+        Yields each candidate's `ModelMessage`; returns the chosen (reply, parsed), or
+        None when every candidate repeats a failure or is malformed.
+        """
+        fallback: tuple[str, ParsedReply] | None = None
+        for _ in range(self.retry_samples):
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            event, reply = self._call(turn, step, max(self.temperature, self.retry_temperature))
+            yield event
+            parsed = parse_reply(reply, code_ran=code_ran)
+            if parsed.problem is not None:
+                continue
+            if parsed.code is None:
+                return reply, parsed  # an answer: the review decides
+            if attempts.failure_of(parsed.code) is not None:
+                continue
+            ok, shows = self._probe_ok(parsed.code)
+            if ok and shows:
+                return reply, parsed
+            if fallback is None or ok:
+                fallback = (reply, parsed)
+        return fallback
+
     def _code_step(
-        self, turn: int, step: int, parsed: ParsedReply, exchange: Exchange
+        self, turn: int, step: int, parsed: ParsedReply, exchange: Exchange, attempts: AttemptLog
     ) -> Iterator[TrajectoryEvent]:
         """Execute the cell, show the observation, then the supervisor's hints."""
         assert parsed.code is not None
@@ -134,10 +222,21 @@ class Worker:
         if execution.error is not None:
             exchange.outcome += f": {execution.error.ename}"
         observation = format_observation(execution, self.observation_chars)
+        context = ""
         if execution.status == "error" and self.error_context:
             context = error_context(self.guard.executor, parsed.code, execution)
             if context:
                 observation = f"{observation}\n\n{context}"
+        error = execution.error
+        attempts.record_cell(
+            step,
+            parsed.code,
+            ok=execution.ok,
+            observation=observation,
+            changed_state=bool(outcome.cell is not None and outcome.cell.created),
+            failure="" if error is None else f"{error.ename}: {error.evalue}"[:300],
+            context=context,
+        )
         yield StepRecord(
             turn=turn,
             step=step,
@@ -172,6 +271,31 @@ class Worker:
         yield self._user(turn, step, self._note("answer_rejected"))
         return False
 
+    def _invalid_step(
+        self, turn: int, step: int, parsed: ParsedReply, problem: str, note: str
+    ) -> Iterator[TrajectoryEvent]:
+        self.guard.take_step()
+        yield StepRecord(
+            turn=turn,
+            step=step,
+            thought=parsed.thought,
+            code=parsed.code,
+            answer=parsed.answer if parsed.code is None else None,
+            observation=note,
+            problem=problem,
+        )
+        yield self._user(turn, step, note)
+
+    def _repeat_note(self, attempts: AttemptLog, code: str) -> str:
+        failure = attempts.failure_of(code)
+        assert failure is not None
+        return render(
+            self._corrective["repeated_failure"],
+            step=failure.step,
+            error=failure.error,
+            context=failure.context,
+        ).replace("\n\n\n", "\n\n")
+
     # ------------------------------------------------------------------ the loop
     def run_turn(
         self, turn_index: int, question: str, context: str = ""
@@ -200,86 +324,75 @@ class Worker:
         yield from self._deliver(turn_index, None, hints)
 
         answer: str | None = None
-        code_ran = False
+        ended: TurnEnd = "steps"
         steps = 0
-        # code that already failed in this turn -> its error; greedy decoding tends to
-        # resend the same failing cell, which would only burn the step budget
-        failed: dict[str, str] = {}
-        temperature = self.temperature
-        while steps < self.max_steps_per_turn:
-            if steps > 0 and steps == self.max_steps_per_turn - 1:
-                yield self._user(turn_index, self.steps_taken, self._note("last_step"))
-            response = self.model.complete(
-                self.conversation.messages(),
-                max_tokens=self.max_tokens,
-                temperature=temperature,
-            )
-            temperature = self.temperature
-            step = self.steps_taken
-            steps += 1
-            reply = response.content
-            yield ModelMessage(
-                turn=turn_index,
-                step=step,
-                role="assistant",
-                content=reply,
-                prompt_tokens=response.usage.prompt_tokens,
-                completion_tokens=response.usage.completion_tokens,
-            )
-            parsed = parse_reply(reply, code_ran=code_ran)
-            exchange = self.conversation.add_reply(step, reply, parsed.code)
-
-            if parsed.problem is not None:
-                self.guard.take_step()
-                exchange.outcome = f"invalid: {parsed.problem}"
-                note = self._note(parsed.problem)
-                yield StepRecord(
-                    turn=turn_index,
-                    step=step,
-                    thought=parsed.thought,
-                    answer=parsed.answer,
-                    observation=note,
-                    problem=parsed.problem,
-                )
-                yield self._user(turn_index, step, note)
-            elif parsed.code is not None and parsed.code.strip() in failed:
-                self.guard.take_step()
-                exchange.outcome = "invalid: repeated_failure"
-                note = render(
-                    self._corrective["repeated_failure"], error=failed[parsed.code.strip()]
-                )
-                yield StepRecord(
-                    turn=turn_index,
-                    step=step,
-                    thought=parsed.thought,
-                    code=parsed.code,
-                    observation=note,
-                    problem="repeated_failure",
-                )
-                yield self._user(turn_index, step, note)
-                temperature = max(self.temperature, self.retry_temperature)
-            elif parsed.code is not None:
-                code_ran = True
-                for event in self._code_step(turn_index, step, parsed, exchange):
-                    if (
-                        isinstance(event, StepRecord)
-                        and event.execution is not None
-                        and (event.execution.error is not None)
-                    ):
-                        err = event.execution.error
-                        failed[parsed.code.strip()] = f"{err.ename}: {err.evalue}"[:300]
-                    yield event
-            elif (yield from self._answer_step(turn_index, step, parsed, exchange)):
-                answer = parsed.answer
-                break
-
-        self.conversation.finish_turn(answer)
+        interrupted: KeyboardInterrupt | None = None
+        try:
+            answer, ended, steps = yield from self._steps(turn_index, started)
+        except KeyboardInterrupt as exc:
+            interrupted, ended = exc, "interrupt"
+            steps = sum(1 for e in self.conversation.current.exchanges)
+        self.conversation.finish_turn(answer, ended)
         self.guard.end_turn(answer)
         yield from self._drain(turn_index)
         yield AnswerRecorded(
             turn=turn_index,
             answer=answer,
             steps=steps,
+            ended=ended,
             wall_time=time.monotonic() - started,
             manager_llm_calls=self.guard.llm_calls - calls_before,
         )
+        if interrupted is not None:
+            raise interrupted
+
+    def _steps(
+        self, turn: int, started: float
+    ) -> Generator[TrajectoryEvent, None, tuple[str | None, TurnEnd, int]]:
+        """The steps of one turn; returns (answer, why the turn ended, steps taken)."""
+        deadline = None if self.turn_seconds is None else started + self.turn_seconds
+        attempts = AttemptLog()
+        code_ran = False
+        steps = 0
+        temperature = self.temperature
+        while steps < self.max_steps_per_turn:
+            if deadline is not None and time.monotonic() >= deadline:
+                return None, "time", steps
+            if attempts.stalled >= self.no_progress_limit:
+                return None, "no_progress", steps
+            if steps > 0 and steps == self.max_steps_per_turn - 1:
+                yield self._user(turn, self.steps_taken, self._note("last_step"))
+            step = self.steps_taken
+            event, reply = self._call(turn, step, temperature)
+            temperature = self.temperature
+            yield event
+            steps += 1
+            parsed = parse_reply(reply, code_ran=code_ran)
+            repeated = parsed.code is not None and attempts.failure_of(parsed.code) is not None
+            if repeated and self.retry_samples:
+                chosen = yield from self._resample(turn, step, attempts, code_ran, deadline)
+                if chosen is not None:
+                    (reply, parsed), repeated = chosen, False
+            exchange = self.conversation.add_reply(step, reply, parsed.code)
+
+            if parsed.problem is not None:
+                exchange.outcome = f"invalid: {parsed.problem}"
+                attempts.no_progress()
+                yield from self._invalid_step(
+                    turn, step, parsed, parsed.problem, self._note(parsed.problem)
+                )
+            elif repeated:
+                assert parsed.code is not None
+                exchange.outcome = "not run: repeats a failed cell"
+                attempts.no_progress()
+                note = self._repeat_note(attempts, parsed.code)
+                yield from self._invalid_step(turn, step, parsed, "repeated_failure", note)
+                temperature = max(self.temperature, self.retry_temperature)
+            elif parsed.code is not None:
+                code_ran = True
+                yield from self._code_step(turn, step, parsed, exchange, attempts)
+            else:
+                attempts.progress()
+                if (yield from self._answer_step(turn, step, parsed, exchange)):
+                    return parsed.answer, "answer", steps
+        return None, "steps", steps

@@ -8,8 +8,9 @@ a `Problem` the loop answers with a corrective message; parsing never raises.
 Rules, in order:
 
 * blank reply -> ``empty``;
-* more than one Python block (an unterminated one included) -> ``multiple_code_blocks``
-  (none is run);
+* several Python blocks -> one cell: the closed blocks joined in order (a model that
+  writes its step in pieces means them to run in order; refusing them would spend a
+  step on form); an unterminated block after closed ones is dropped;
 * one block without its closing fence -> ``unterminated_code``;
 * one block with no code in it -> ``empty_code``;
 * one block -> a code step (an answer in the same reply is returned too; the
@@ -33,7 +34,6 @@ from pydantic import BaseModel, ConfigDict
 Problem = Literal[
     "empty",
     "no_action",
-    "multiple_code_blocks",
     "unterminated_code",
     "empty_code",
     "empty_answer",
@@ -119,10 +119,12 @@ def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
     thought = _ANSWER.sub("", outside).strip()
     thought = re.sub(r"\n{3,}", "\n\n", thought)
 
-    if len(python) > 1:
-        return ParsedReply(thought=thought, problem="multiple_code_blocks")
-    if len(python) == 1:
-        block = python[0]
+    closed = [b for b in python if b.closed]
+    if len(closed) > 1:
+        code = "\n\n".join(_dedent_body(b.body) for b in closed if b.body.strip())
+        return ParsedReply(thought=thought, code=code, answer=answer or None)
+    if python:
+        block = closed[0] if closed else python[0]
         if not block.closed:
             return ParsedReply(thought=thought, problem="unterminated_code")
         code = _dedent_body(block.body)
@@ -141,3 +143,15 @@ def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
     if not code_ran:
         return ParsedReply(thought=thought, answer=answer, problem="answer_without_code")
     return ParsedReply(thought=thought, answer=answer)
+
+
+def close_open_block(text: str) -> str:
+    """``text`` with a closing fence added when its last Python block is left open.
+
+    For a reply whose generation stopped at a stop sequence placed right after a
+    block's closing fence (the stop sequence itself is not returned).
+    """
+    python = [b for b in _blocks(text.split("\n")) if b.lang in PYTHON_LANGS]
+    if python and not python[-1].closed and python[-1].body.strip():
+        return text.rstrip("\n") + "\n```"
+    return text

@@ -1,0 +1,134 @@
+"""Per-turn cost and outcome of the worker on a task with a real model.
+
+Runs the first ``--turns`` turns of a task through `RunSession` (the same path as
+`stateguard run`) and prints, per turn: wall time, steps, answered, correct, malformed
+replies (a corrective message for form), repeated cells (not re-run), why a turn has
+no answer, and prompt/completion tokens. Writes the same as JSON to
+``RUN_DIR/turns.json``. ``--option key=value`` passes a worker option through
+(e.g. ``turn_seconds=120``); an option the installed worker does not know fails.
+
+    nice -n 15 python benchmarks/worker_turns.py examples/unit_economics \
+        --out /tmp/ue-after --turns 10 --manager hybrid
+    python benchmarks/worker_turns.py --compare /tmp/ue-before /tmp/ue-after
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from stateguard.llm import UsageMeter, build_model, load_model_config
+from stateguard.worker.events import AnswerRecorded, ModelMessage, StepRecord, TurnStarted
+from stateguard.worker.run import RunSession
+from stateguard.worker.tasks import load_task
+
+_REPEAT_PROBLEMS = {"repeated_failure", "repeated_cell"}
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _rows(run: RunSession, events: list[Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    row: dict[str, Any] = {}
+    for event in events:
+        if isinstance(event, TurnStarted):
+            row = {"turn": event.turn, "malformed": 0, "repeated": 0, "cells": 0}
+            row |= {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
+        elif isinstance(event, ModelMessage) and event.role == "assistant":
+            row["calls"] += 1
+            row["prompt_tokens"] += event.prompt_tokens
+            row["completion_tokens"] += event.completion_tokens
+        elif isinstance(event, StepRecord):
+            if event.problem in _REPEAT_PROBLEMS:
+                row["repeated"] += 1
+            elif event.problem is not None:
+                row["malformed"] += 1
+            row["cells"] += event.execution is not None
+        elif isinstance(event, AnswerRecorded):
+            row |= {
+                "steps": event.steps,
+                "wall_time": round(event.wall_time, 1),
+                "answer": event.answer,
+                "gold": event.gold,
+                "correct": event.correct,
+                "ended": getattr(event, "ended", None),
+                "manager_llm_calls": event.manager_llm_calls,
+            }
+            rows.append(row)
+    return rows
+
+
+def _print(rows: list[dict[str, Any]], label: str) -> None:
+    print(f"== {label}")
+    head = "turn  time_s steps calls cells malf rep  p_tok  c_tok mgr ok    ended   answer"
+    print(head)
+    for r in rows:
+        ok = {True: "yes", False: "no", None: "-"}[r["correct"]]
+        print(
+            f"{r['turn']:>4} {r['wall_time']:>7} {r['steps']:>5} {r['calls']:>5} "
+            f"{r['cells']:>5} {r['malformed']:>4} {r['repeated']:>3} {r['prompt_tokens']:>6} "
+            f"{r['completion_tokens']:>6} {r['manager_llm_calls']:>3} {ok:<5} "
+            f"{r.get('ended') or '':<7} {str(r['answer'])[:60]}"
+        )
+    total = sum(r["wall_time"] for r in rows)
+    answered = sum(r["answer"] is not None for r in rows)
+    correct = sum(r["correct"] is True for r in rows)
+    malformed = sum(r["malformed"] for r in rows)
+    calls = sum(r["calls"] for r in rows)
+    print(
+        f"turns {len(rows)}  time {total:.0f}s  answered {answered}  correct {correct}  "
+        f"malformed {malformed}/{calls} replies  repeated {sum(r['repeated'] for r in rows)}"
+    )
+
+
+def main() -> None:
+    """Run the turns (or compare two earlier runs) and print the table."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("task", type=Path, nargs="?")
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--turns", type=int, default=10)
+    ap.add_argument("--manager", default="hybrid")
+    ap.add_argument("--max-steps", type=int, default=None)
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--compare", type=Path, nargs="+", metavar="RUN_DIR")
+    args = ap.parse_args()
+    if args.compare:
+        for d in args.compare:
+            _print(json.loads((d / "turns.json").read_text())["turns"], str(d))
+        return
+    if args.task is None or args.out is None:
+        ap.error("TASK and --out are required unless --compare is given")
+    options: dict[str, Any] = dict(kv.split("=", 1) for kv in args.option)
+    options = {k: _value(v) for k, v in options.items()}
+    if args.max_steps is not None:
+        options["max_steps_per_turn"] = args.max_steps
+    task = load_task(args.task)
+    model = build_model(load_model_config({}), meter=UsageMeter())
+    load = getattr(model, "load", None)
+    if callable(load):
+        load()
+    events: list[Any] = []
+    started = time.monotonic()
+    with RunSession(task, model, args.out, manager=args.manager, **options) as run:
+        for turn in task.turns[: args.turns]:
+            for event in run.run_turn(turn.question, turn.context, turn.answer, turn.tolerance):
+                events.append(event)
+                if isinstance(event, AnswerRecorded):
+                    rows = _rows(run, events)
+                    _print(rows[-1:], f"turn {event.turn}")
+                    out = {"options": options, "manager": args.manager, "turns": rows}
+                    out["wall_time"] = round(time.monotonic() - started, 1)
+                    (args.out / "turns.json").write_text(json.dumps(out, indent=2, default=str))
+    _print(_rows(run, events), str(args.out))
+
+
+if __name__ == "__main__":
+    main()
