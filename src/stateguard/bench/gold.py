@@ -21,6 +21,7 @@ import pickle
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -39,6 +40,7 @@ from stateguard.bench.observe import (
     snapshot,
 )
 from stateguard.bench.tasks import BenchTask
+from stateguard.kernel.transfer import TransferError, load_value
 from stateguard.lineage import CellRecord, LineageGraph
 
 _MAX_DRY_RUNS = 40
@@ -293,8 +295,9 @@ def load_or_run_gold(
     """The cached gold of ``task``, computed first when absent."""
     path = cache_dir / f"{task.task_id}.pkl"
     if path.exists():
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
+        cached = _cached(path, GoldTask)
+        if cached is not None:
+            return cached
     gold = run_gold(task, workdir, cell_timeout)
     _save(path, gold)
     return gold
@@ -314,8 +317,9 @@ def load_or_plan(
     """The cached injection plan of ``task``, computed first when absent."""
     path = cache_dir / f"{task.task_id}.{kind}.seed{seed}.max{max_injections}.pkl"
     if path.exists():
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
+        cached = _cached(path, list)
+        if cached is not None:
+            return cached
     plan = plan_faults(
         task,
         gold,
@@ -327,6 +331,16 @@ def load_or_plan(
     )
     _save(path, plan)
     return plan
+
+
+def _cached(path: Path, kind: type) -> Any:
+    """A cache file this host wrote, read as plain data and our own models only; None (and
+    recomputed) when it is unreadable or not what it should be."""
+    try:
+        value = load_value(path, own_types=True)
+    except TransferError:
+        return None
+    return value if isinstance(value, kind) else None
 
 
 def _save(path: Path, value: object) -> None:

@@ -18,6 +18,7 @@ from stateguard.bench.judges.dseval import INFERRED_KEY, DsevalObservation, kern
 from stateguard.bench.judges.matching import MatchResult
 from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.errors import KernelError
+from stateguard.kernel.transfer import TransferError, load_value
 from stateguard.lineage import TrackedSession
 
 CAPTURE_DIR = ".stateguard-bench"
@@ -26,10 +27,12 @@ _DSEVAL = "__import__('stateguard.bench.dseval_kernel', fromlist=['dseval_kernel
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
+        value = load_value(path)  # the kernel wrote it: plain data types only
+    except TransferError as exc:
         return {"error": f"cannot read what the kernel computed ({path.name}): {exc}"}
+    if not isinstance(value, dict):
+        return {"error": f"cannot read what the kernel computed ({path.name}): not a mapping"}
+    return value
 
 
 def _probe_dump(session: TrackedSession, call: str, path: Path, timeout: float) -> dict[str, Any]:

@@ -3,13 +3,12 @@
 An *observation* (`DsevalObservation`) is what a turn produced: the value of its last
 expression, the variables the validator checks, its stdout, its error and its
 namespace diff (computed from lineage). Values are pickled in the kernel by
-`stateguard.bench.capture` and unpickled here.
+`stateguard.bench.capture` and read here as plain data only (`kernel.transfer`).
 """
 
 from __future__ import annotations
 
 import itertools
-import pickle
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.errors import StateguardError
 from stateguard.guard import GuardedSession, JsonlEventSink
 from stateguard.kernel import ExecutionResult, KernelSession, ProbeResult
+from stateguard.kernel.transfer import TransferError, load_value
 from stateguard.lineage import CellRecord, LineageGraph, TrackedSession
 from stateguard.llm import ChatModel
 
@@ -97,10 +97,12 @@ def checked_names(task: BenchTask, turn: BenchTurn) -> list[str]:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
+        value = load_value(path)  # the kernel wrote it: plain data types only
+    except TransferError as exc:
         raise StateguardError(f"cannot read the captured values in {path}: {exc}") from exc
+    if not isinstance(value, dict):
+        raise StateguardError(f"cannot read the captured values in {path}: not a mapping")
+    return value
 
 
 def error_text(execution: ExecutionResult) -> str | None:

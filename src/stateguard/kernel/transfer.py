@@ -1,0 +1,128 @@
+"""Reading values the kernel wrote, without running code the kernel chose.
+
+Values cross from the kernel to the host as pickle files (a frame, an array, a
+number the judge compares). A plain ``pickle.load`` of such a file runs whatever
+callables the file names: a cell that replaces it gets code execution on the host.
+`load_value` reads them with an unpickler that resolves only the data types and
+reconstruction helpers of the standard library, numpy and pandas that such values
+are made of (the list was taken from pickling those types, every dtype and index
+kind included). Anything else — a user class, ``os.system``, ``builtins.eval``, a
+numpy or pandas function that opens files — is refused with `TransferError`.
+
+`load_value(..., own_types=True)` also admits stateguard's own pydantic models, for
+caches the host itself wrote (gold, plans).
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from stateguard.errors import StateguardError
+
+#: (module, name) pairs a value of the standard library, numpy or pandas needs.
+ALLOWED: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("builtins", n)
+        for n in (
+            "complex", "list", "dict", "set", "frozenset", "tuple", "range", "slice",
+            "bytearray", "bytes", "str", "int", "float", "bool", "object",
+        )
+    }
+    | {("collections", n) for n in ("Counter", "OrderedDict", "defaultdict", "deque")}
+    | {("datetime", n) for n in ("date", "datetime", "time", "timedelta", "timezone")}
+    | {("decimal", "Decimal"), ("fractions", "Fraction")}
+    | {("copyreg", "_reconstructor")}
+    | {("numpy", n) for n in ("dtype", "ndarray")}
+    | {
+        (m, n)
+        for m in ("numpy._core.multiarray", "numpy.core.multiarray")
+        for n in ("_reconstruct", "scalar")
+    }
+    | {(m, "_frombuffer") for m in ("numpy._core.numeric", "numpy.core.numeric")}
+    | {("numpy.ma", "MaskedArray"), ("numpy.ma.core", "_mareconstruct")}
+    | {
+        ("pandas", n)
+        for n in (
+            "BooleanDtype", "Categorical", "CategoricalDtype", "DataFrame", "DatetimeIndex",
+            "DatetimeTZDtype", "Float32Dtype", "Float64Dtype", "Index", "Int8Dtype",
+            "Int16Dtype", "Int32Dtype", "Int64Dtype", "UInt8Dtype", "UInt16Dtype",
+            "UInt32Dtype", "UInt64Dtype", "IntervalDtype", "IntervalIndex", "Interval",
+            "MultiIndex", "NA", "Period", "PeriodDtype", "PeriodIndex", "RangeIndex",
+            "Series", "StringDtype", "Timestamp", "Timedelta", "TimedeltaIndex",
+            "CategoricalIndex", "SparseDtype",
+        )
+    }
+    | {
+        ("pandas.arrays", n)
+        for n in (
+            "BooleanArray", "DatetimeArray", "FloatingArray", "IntegerArray", "IntervalArray",
+            "PeriodArray", "StringArray", "TimedeltaArray", "SparseArray", "ArrowStringArray",
+        )
+    }
+    | {
+        ("pandas._libs.arrays", "__pyx_unpickle_NDArrayBacked"),
+        ("pandas._libs.internals", "_unpickle_block"),
+        ("pandas._libs.interval", "__pyx_unpickle_IntervalMixin"),
+        ("pandas._libs.tslibs.nattype", "_nat_unpickle"),
+        ("pandas._libs.tslibs.timedeltas", "_timedelta_unpickle"),
+        ("pandas._libs.tslibs.timestamps", "_unpickle_timestamp"),
+        ("pandas.core.indexes.base", "_new_Index"),
+        ("pandas.core.indexes.datetimes", "_new_DatetimeIndex"),
+        ("pandas.core.indexes.interval", "_new_IntervalIndex"),
+        ("pandas.core.indexes.period", "_new_PeriodIndex"),
+        ("pandas.core.internals.managers", "BlockManager"),
+        ("pandas.core.internals.managers", "SingleBlockManager"),
+    }
+)  # fmt: skip
+#: Modules whose *classes* (date offsets: ``MonthEnd``, ``Day``…) are plain data.
+_CLASS_MODULES = ("pandas._libs.tslibs.offsets",)
+#: Reading refuses files larger than this (a cell could write a huge one).
+MAX_BYTES = 2 * 1024**3
+
+
+class TransferError(StateguardError):
+    """A file the kernel wrote could not be read as a plain value (and was not run)."""
+
+
+class _DataOnly(pickle.Unpickler):
+    def __init__(self, fh: io.BufferedIOBase, own_types: bool) -> None:
+        super().__init__(fh)
+        self.own_types = own_types
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in ALLOWED:
+            return super().find_class(module, name)
+        if module in _CLASS_MODULES or (self.own_types and module.startswith("stateguard.")):
+            found = super().find_class(module, name)
+            if isinstance(found, type) and (module in _CLASS_MODULES or _is_model(found)):
+                return found
+        raise pickle.UnpicklingError(f"refused {module}.{name}: not a plain data type")
+
+
+def _is_model(cls: type) -> bool:
+    return issubclass(cls, BaseModel) or issubclass(cls, tuple)  # models, named tuples
+
+
+def load_value(path: Path, *, own_types: bool = False, max_bytes: int = MAX_BYTES) -> Any:
+    """The value pickled in `path`, read without resolving anything but plain data types.
+
+    TransferError names the file and what was refused or unreadable.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise TransferError(f"{path}: {size} bytes, more than the {max_bytes} read")
+        with open(path, "rb") as fh:
+            return _DataOnly(fh, own_types).load()  # type: ignore[arg-type]
+    except TransferError:
+        raise
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
+        raise TransferError(f"{path}: not read as a plain value: {exc}") from exc
+    except (ValueError, TypeError, IndexError, KeyError, MemoryError, RecursionError) as exc:
+        raise TransferError(f"{path}: malformed: {type(exc).__name__}: {exc}") from exc
