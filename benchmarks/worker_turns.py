@@ -10,6 +10,10 @@ no answer, and prompt/completion tokens. Writes the same as JSON to
     nice -n 15 python benchmarks/worker_turns.py examples/unit_economics \
         --out /tmp/ue-after --turns 10 --manager hybrid
     python benchmarks/worker_turns.py --compare /tmp/ue-before /tmp/ue-after
+    python benchmarks/worker_turns.py --trajectory runs/unit-economics-TIME
+
+``--trajectory`` reads the run directory of a `stateguard run` instead (e.g. the
+README's command, run as a user would).
 """
 
 from __future__ import annotations
@@ -21,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from stateguard.llm import UsageMeter, build_model, load_model_config
-from stateguard.worker.events import AnswerRecorded, ModelMessage, StepRecord, TurnStarted
+from stateguard.worker.events import (
+    AnswerRecorded,
+    ModelMessage,
+    StepRecord,
+    TurnStarted,
+    read_trajectory,
+)
 from stateguard.worker.run import RunSession
 from stateguard.worker.tasks import load_task
 
@@ -35,15 +45,16 @@ def _value(text: str) -> Any:
         return text
 
 
-def _rows(run: RunSession, events: list[Any]) -> list[dict[str, Any]]:
+def _rows(events: list[Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     row: dict[str, Any] = {}
     for event in events:
         if isinstance(event, TurnStarted):
-            row = {"turn": event.turn, "malformed": 0, "repeated": 0, "cells": 0}
+            row = {"turn": event.turn, "malformed": 0, "repeated": 0, "cells": 0, "t0": event.ts}
             row |= {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
         elif isinstance(event, ModelMessage) and event.role == "assistant":
             row["calls"] += 1
+            row["last_ts"] = event.ts
             row["prompt_tokens"] += event.prompt_tokens
             row["completion_tokens"] += event.completion_tokens
         elif isinstance(event, StepRecord):
@@ -59,7 +70,10 @@ def _rows(run: RunSession, events: list[Any]) -> list[dict[str, Any]]:
                 "answer": event.answer,
                 "gold": event.gold,
                 "correct": event.correct,
-                "ended": getattr(event, "ended", None),
+                # a trajectory written before `ended` existed reads back as "answer"
+                "ended": event.ended
+                if event.answer is not None or event.ended != "answer"
+                else "steps",
                 "manager_llm_calls": event.manager_llm_calls,
             }
             rows.append(row)
@@ -99,7 +113,14 @@ def main() -> None:
     ap.add_argument("--max-steps", type=int, default=None)
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--compare", type=Path, nargs="+", metavar="RUN_DIR")
+    ap.add_argument("--trajectory", type=Path, nargs="+", metavar="RUN_DIR")
     args = ap.parse_args()
+    if args.trajectory:
+        for d in args.trajectory:
+            rows = _rows(list(read_trajectory(d / "trajectory.jsonl")))
+            (d / "turns.json").write_text(json.dumps({"turns": rows}, indent=2, default=str))
+            _print(rows, str(d))
+        return
     if args.compare:
         for d in args.compare:
             _print(json.loads((d / "turns.json").read_text())["turns"], str(d))
@@ -122,12 +143,12 @@ def main() -> None:
             for event in run.run_turn(turn.question, turn.context, turn.answer, turn.tolerance):
                 events.append(event)
                 if isinstance(event, AnswerRecorded):
-                    rows = _rows(run, events)
+                    rows = _rows(events)
                     _print(rows[-1:], f"turn {event.turn}")
                     out = {"options": options, "manager": args.manager, "turns": rows}
                     out["wall_time"] = round(time.monotonic() - started, 1)
                     (args.out / "turns.json").write_text(json.dumps(out, indent=2, default=str))
-    _print(_rows(run, events), str(args.out))
+    _print(_rows(events), str(args.out))
 
 
 if __name__ == "__main__":

@@ -117,12 +117,15 @@ def test_the_report_writer_is_injected(tmp_path: Path) -> None:
     assert bare.report is None and not (tmp_path / "bare" / "report.html").exists()
 
 
-def test_describe_data_lists_files_with_csv_headers(tmp_path: Path) -> None:
-    (tmp_path / "a.csv").write_text("x,y\n1,2\n")
+def test_describe_data_lists_files_with_columns_dtypes_and_rows(tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("x,y\n1,2.5\n3,4.5\n")
+    (tmp_path / "bad.csv").write_bytes(b"\xff\xfe\x00broken")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "notes.txt").write_text("hello")
     text = run_module.describe_data(tmp_path)
-    assert "- data/a.csv (0.0 KB), header: x,y" in text
+    assert "- data/a.csv (0.0 KB)\n  columns (dtype): x (int64), y (float64)" in text
+    assert "first rows:\n     x   y\n     1 2.5\n     3 4.5\n" in text
+    assert "- data/bad.csv" in text  # unreadable by pandas: listed all the same
     assert "- data/sub/notes.txt" in text
     assert run_module.describe_data(None) == ""
 

@@ -77,26 +77,62 @@ def _manager_line(event: ManagerLogged, verbose: bool) -> str | None:
     return " ".join(text.split())[:140]
 
 
-class _Progress:
-    """Renders the event stream: one line per step, hints and manager events as they happen."""
+_NO_ANSWER = {
+    "steps": "the step budget ran out",
+    "time": "the time budget ran out",
+    "no_progress": "no progress (the same failure again and again)",
+    "interrupt": "interrupted",
+    "answer": "no answer",
+}
 
-    def __init__(self, console: Console, status: Status, total: int | None, verbose: bool) -> None:
+
+class _Progress:
+    """Renders the event stream: one line per step, hints and manager events as they happen.
+
+    Steps are numbered within the turn (``step 3/10``); each line shows how long the
+    model took, and the status line the turn's elapsed time, its budget and an estimate.
+    """
+
+    def __init__(
+        self,
+        console: Console,
+        status: Status,
+        total: int | None,
+        verbose: bool,
+        max_steps: int | None = None,
+        turn_seconds: float | None = None,
+    ) -> None:
         self.console = console
         self.status = status
         self.total = total
         self.verbose = verbose
+        self.max_steps = max_steps
+        self.turn_seconds = turn_seconds
         self.turn = 0
         self.turn_steps = 0
+        self.turn_started = time.monotonic()
+        self.model_seconds = 0.0
 
     def _status(self, what: str) -> None:
         of = f"/{self.total}" if self.total else ""
-        self.status.update(f"turn {self.turn}{of} · step {self.turn_steps} · {what}")
+        steps = f"/{self.max_steps}" if self.max_steps else ""
+        elapsed = time.monotonic() - self.turn_started
+        clock = f"{elapsed:.0f}s" + (f"/{self.turn_seconds:.0f}s" if self.turn_seconds else "")
+        text = f"turn {self.turn}{of} · step {self.turn_steps + 1}{steps} · {clock}"
+        if self.turn_steps and self.max_steps:
+            pace = elapsed / self.turn_steps
+            left = pace * (self.max_steps - self.turn_steps)
+            if self.turn_seconds:
+                left = min(left, max(0.0, self.turn_seconds - elapsed))
+            text += f" · at most ~{left:.0f}s left in this turn"
+        self.status.update(f"{text} · {what}")
 
     def __call__(self, event: TrajectoryEvent) -> None:
         """Show one event."""
         out = self.console
         if isinstance(event, TurnStarted):
             self.turn, self.turn_steps = event.turn, 0
+            self.turn_started = time.monotonic()
             of = f"/{self.total}" if self.total else ""
             out.rule(f"Turn {event.turn}{of}")
             if event.context.strip():
@@ -104,10 +140,15 @@ class _Progress:
             out.print(f"[bold]{escape(event.question.strip())}[/bold]")
             self._status("waiting for the model")
         elif isinstance(event, ModelMessage) and event.role == "assistant":
-            self.turn_steps += 1
-            self._status("running")
+            self.model_seconds += event.seconds
+            if event.candidate:
+                self._status(f"trying another sample ({event.seconds:.1f}s)")
+            else:
+                self._status("running")
         elif isinstance(event, StepRecord):
+            self.turn_steps += 1
             self._step(event)
+            self.model_seconds = 0.0
             self._status("waiting for the model")
         elif isinstance(event, HintDelivered):
             colour, label = (
@@ -124,26 +165,32 @@ class _Progress:
 
     def _step(self, event: StepRecord) -> None:
         out = self.console
-        head = f"  step {event.step}"
-        if event.problem is not None:
-            out.print(f"{head} [yellow]✗ malformed reply ({event.problem})[/yellow]")
+        steps = f"/{self.max_steps}" if self.max_steps else ""
+        head = f"  step {self.turn_steps}{steps}"
+        model = f"[dim]model {self.model_seconds:.1f}s[/dim]"
+        if event.problem == "repeated_failure":
+            out.print(f"{head} [yellow]↺ repeats a failed cell, not run[/yellow] {model}")
+        elif event.problem is not None:
+            out.print(f"{head} [yellow]✗ malformed reply ({event.problem})[/yellow] {model}")
         elif event.execution is not None and event.code is not None:
             ex = event.execution
             colour = "green" if ex.ok else "red"
             line = escape(first_code_line(event.code, 80))
-            out.print(f"{head} ▸ {line} [{colour}]{ex.status}[/{colour}] {ex.wall_time:.2f}s")
+            out.print(
+                f"{head} ▸ {line} [{colour}]{ex.status}[/{colour}] {ex.wall_time:.2f}s {model}"
+            )
             if self.verbose:
                 if event.thought:
                     out.print(escape(indent(event.thought, "    ")), style="dim italic")
                 out.print(escape(indent(event.code, "    ")), style="cyan")
                 out.print(escape(indent(event.observation, "    │ ")), style="dim")
         elif event.answer is not None:
-            out.print(f"{head} ◆ proposed answer: {escape(event.answer)}")
+            out.print(f"{head} ◆ proposed answer: {escape(event.answer)} {model}")
 
     def _answer(self, event: AnswerRecorded) -> None:
         out = self.console
         if event.answer is None:
-            text = "[red]no answer: the step budget ran out[/red]"
+            text = f"[red]no answer: {_NO_ANSWER.get(event.ended, event.ended)}[/red]"
         else:
             text = f"[bold green]answer:[/bold green] {escape(event.answer)}"
         if event.gold is not None:
@@ -169,7 +216,7 @@ def _print_summary(out: Console, summary: RunSummary) -> None:
         correct = {True: "[green]yes[/green]", False: "[red]no[/red]", None: ""}[t.correct]
         table.add_row(
             str(t.turn),
-            escape(t.answer if t.answer is not None else "—"),
+            escape(t.answer if t.answer is not None else f"— ({t.ended})"),
             escape("" if t.gold is None else str(t.gold)),
             correct,
             str(t.steps),
@@ -213,12 +260,21 @@ _MODEL_OPTIONS = {
 }
 
 
-def _run_options(max_steps: int, cell_timeout: float, context_chars: int) -> dict[str, Any]:
+def _run_options(
+    max_steps: int, turn_seconds: float, cell_timeout: float, context_chars: int
+) -> dict[str, Any]:
     return {
         "max_steps_per_turn": max_steps,
+        "turn_seconds": turn_seconds or None,
         "cell_timeout": cell_timeout,
         "context_chars": context_chars,
     }
+
+
+DEFAULT_MAX_STEPS = 10
+DEFAULT_TURN_SECONDS = 120.0
+_MAX_STEPS_HELP = "Step budget per turn."
+_TURN_SECONDS_HELP = "Time budget per turn in seconds (0: none); checked before each model call."
 
 
 def _overrides(
@@ -268,7 +324,10 @@ def run_command(
     task_path: Path = typer.Argument(..., metavar="TASK", help="Task file or directory."),
     manager: str = typer.Option("hybrid", "--manager", help=_MANAGER_HELP),
     out: Path | None = typer.Option(None, "--out", help="Run directory (default runs/NAME-TIME)."),
-    max_steps: int = typer.Option(40, "--max-steps", min=1, help="Step budget per turn."),
+    max_steps: int = typer.Option(DEFAULT_MAX_STEPS, "--max-steps", min=1, help=_MAX_STEPS_HELP),
+    turn_seconds: float = typer.Option(
+        DEFAULT_TURN_SECONDS, "--turn-seconds", min=0, help=_TURN_SECONDS_HELP
+    ),
     cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
     context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show code and observations."),
@@ -295,13 +354,15 @@ def run_command(
         config,
     )
     out_dir = out or _default_out(task.name)
-    options = _run_options(max_steps, cell_timeout, context_chars)
+    options = _run_options(max_steps, turn_seconds, cell_timeout, context_chars)
     if manager_model is not None:  # the manager's own model; else it shares the worker's
         options["manager_model"] = _build_model(err, {**overrides, "model": manager_model}, config)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)
     failed = False
     with console.status("starting the kernel…") as status:
-        progress = _Progress(console, status, len(task.turns), verbose)
+        progress = _Progress(
+            console, status, len(task.turns), verbose, max_steps, turn_seconds or None
+        )
         try:
             with run:
                 _print_confinement(console, run.confinement)
@@ -313,6 +374,9 @@ def run_command(
         except StateguardError as exc:
             err.print(f"[red]error:[/red] {escape(str(exc))}")
             failed = True
+        except KeyboardInterrupt:  # the run is closed (report written); say where it is
+            err.print("[yellow]interrupted[/yellow]")
+            failed = True
     _print_summary(console, run.summary())
     if failed:
         raise typer.Exit(1)
@@ -322,7 +386,10 @@ def chat_command(
     data_dir: Path = typer.Argument(..., help="Directory of data files to analyse."),
     manager: str = typer.Option("hybrid", "--manager", help=_MANAGER_HELP),
     out: Path | None = typer.Option(None, "--out", help="Run directory (default runs/chat-…)."),
-    max_steps: int = typer.Option(40, "--max-steps", min=1, help="Step budget per turn."),
+    max_steps: int = typer.Option(DEFAULT_MAX_STEPS, "--max-steps", min=1, help=_MAX_STEPS_HELP),
+    turn_seconds: float = typer.Option(
+        DEFAULT_TURN_SECONDS, "--turn-seconds", min=0, help=_TURN_SECONDS_HELP
+    ),
     cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
     context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
     base_url: str | None = _MODEL_OPTIONS["base_url"],
@@ -341,7 +408,7 @@ def chat_command(
         err, manager, lambda: task_from_data_dir(data_dir), overrides, config
     )
     out_dir = out or _default_out(f"chat-{task.name}")
-    options = _run_options(max_steps, cell_timeout, context_chars)
+    options = _run_options(max_steps, turn_seconds, cell_timeout, context_chars)
     if manager_model is not None:  # the manager's own model; else it shares the worker's
         options["manager_model"] = _build_model(err, {**overrides, "model": manager_model}, config)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)
@@ -359,11 +426,16 @@ def chat_command(
                 if question in _QUIT:
                     break
                 with console.status("thinking…") as status:
-                    progress = _Progress(console, status, None, verbose=True)
+                    progress = _Progress(
+                        console, status, None, True, max_steps, turn_seconds or None
+                    )
                     for event in run.run_turn(question):
                         progress(event)
     except StateguardError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")
+        failed = True
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/yellow]")
         failed = True
     _print_summary(console, run.summary())
     if failed:

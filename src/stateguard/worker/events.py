@@ -44,6 +44,10 @@ class ModelMessage(_Event):
     content: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    seconds: float = 0.0
+    """Wall time of the model call (assistant messages)."""
+    candidate: bool = False
+    """An extra sample drawn after a repeated failure (Best-of-N), not a step of its own."""
 
 
 class StepRecord(_Event):

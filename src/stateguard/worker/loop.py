@@ -152,7 +152,9 @@ class Worker:
             yield HintDelivered(turn=turn, step=step, hint=hint)
             yield self._user(turn, self.steps_taken if step is None else step, format_hint(hint))
 
-    def _call(self, turn: int, step: int, temperature: float) -> tuple[ModelMessage, str]:
+    def _call(
+        self, turn: int, step: int, temperature: float, *, candidate: bool = False
+    ) -> tuple[ModelMessage, str]:
         """One model call on the current conversation: its event and the reply text."""
         response = self.model.complete(
             self.conversation.messages(),
@@ -170,6 +172,8 @@ class Worker:
             content=reply,
             prompt_tokens=response.usage.prompt_tokens,
             completion_tokens=response.usage.completion_tokens,
+            seconds=round(response.wall_time, 3),
+            candidate=candidate,
         )
         return event, reply
 
@@ -193,7 +197,8 @@ class Worker:
         for _ in range(self.retry_samples):
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            event, reply = self._call(turn, step, max(self.temperature, self.retry_temperature))
+            temperature = max(self.temperature, self.retry_temperature)
+            event, reply = self._call(turn, step, temperature, candidate=True)
             yield event
             parsed = parse_reply(reply, code_ran=code_ran)
             if parsed.problem is not None:

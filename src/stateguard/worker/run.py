@@ -40,6 +40,9 @@ from stateguard.worker.tasks import Task
 
 MANAGER_KINDS = ("none", "deterministic", "llm", "hybrid")
 _LISTED_FILES = 30
+_PREVIEWED_FILES = 5
+_PREVIEW_ROWS = 3
+_PREVIEW_SAMPLE = 1000
 
 __all__ = [
     "MANAGER_KINDS",
@@ -68,22 +71,56 @@ def check_manager(kind: str) -> None:
         raise StateguardError(f"unknown manager {kind!r}; choose one of {', '.join(kinds)}")
 
 
+def _table_preview(path: Path) -> str:
+    """Columns with their dtypes and the first rows of a CSV/TSV file, or "" if unreadable.
+
+    Read by pandas as the kernel would read it with default options, so the names and
+    types are the ones the model will see (first `_PREVIEW_SAMPLE` rows for the dtypes).
+    """
+    import pandas as pd
+
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    try:
+        frame = pd.read_csv(path, sep=sep, nrows=_PREVIEW_SAMPLE)
+    except Exception:  # a preview is a courtesy: a file pandas cannot read keeps its header
+        return ""
+    columns = ", ".join(f"{c} ({t})" for c, t in frame.dtypes.astype(str).items())
+    rows = frame.head(_PREVIEW_ROWS).to_string(index=False, max_colwidth=30)
+    return f"  columns (dtype): {columns[:1500]}\n  first rows:\n" + "\n".join(
+        "    " + r for r in rows.splitlines()
+    )
+
+
 def describe_data(data_dir: Path | None) -> str:
-    """The data listing shown in the system prompt (CSV files with their header line)."""
+    """The data listing shown in the system prompt.
+
+    Every file with its size; the first `_PREVIEWED_FILES` CSV/TSV files also with
+    their columns, dtypes and first rows (grounding: the model sees the real names),
+    the others with their header line.
+    """
     if data_dir is None:
         return ""
     files = sorted(p for p in data_dir.rglob("*") if p.is_file())
     if not files:
         return "The data directory is empty."
     lines = ["Files:"]
+    previewed = 0
     for p in files[:_LISTED_FILES]:
         rel = p.relative_to(data_dir).as_posix()
         line = f"- data/{rel} ({p.stat().st_size / 1024:.1f} KB)"
         if p.suffix.lower() in (".csv", ".tsv"):
-            with contextlib.suppress(OSError, UnicodeDecodeError), open(p, encoding="utf-8") as fh:
-                header = fh.readline().strip()
-                if header:
-                    line += f", header: {header[:300]}"
+            preview = _table_preview(p) if previewed < _PREVIEWED_FILES else ""
+            if preview:
+                previewed += 1
+                line += "\n" + preview
+            else:
+                with (
+                    contextlib.suppress(OSError, UnicodeDecodeError),
+                    open(p, encoding="utf-8") as fh,
+                ):
+                    header = fh.readline().strip()
+                    if header:
+                        line += f", header: {header[:300]}"
         lines.append(line)
     if len(files) > _LISTED_FILES:
         lines.append(f"- … and {len(files) - _LISTED_FILES} more files")
@@ -130,7 +167,10 @@ class RunSession:
         *,
         manager: str = "none",
         manager_model: ChatModel | None = None,
-        max_steps_per_turn: int = 40,
+        max_steps_per_turn: int = 12,
+        turn_seconds: float | None = None,
+        no_progress_limit: int = 4,
+        retry_samples: int = 2,
         cell_timeout: float = 120,
         observation_chars: int = 4000,
         context_chars: int = 16_000,
@@ -150,6 +190,9 @@ class RunSession:
         self.manager_model = manager_model or model
         self.worker_options: dict[str, Any] = {
             "max_steps_per_turn": max_steps_per_turn,
+            "turn_seconds": turn_seconds,
+            "no_progress_limit": no_progress_limit,
+            "retry_samples": retry_samples,
             "cell_timeout": cell_timeout,
             "observation_chars": observation_chars,
             "context_chars": context_chars,

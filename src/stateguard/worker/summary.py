@@ -28,6 +28,8 @@ class TurnOutcome(BaseModel):
     question: str
     context: str = ""
     answer: str | None
+    ended: str = "answer"
+    """Why the turn ended: answer, steps, time, no_progress or interrupt."""
     gold: Any = None
     correct: bool | None = None
     fields: dict[str, bool] | None = None
@@ -37,6 +39,8 @@ class TurnOutcome(BaseModel):
     """Steps that executed code."""
     invalid_steps: int
     """Steps whose reply was malformed (got a corrective message)."""
+    repeated_steps: int = 0
+    """Steps whose cell repeated one that had failed, so it was not run."""
     hints: int
     """State hints delivered."""
     repairs: int
@@ -81,13 +85,16 @@ class TurnTally:
 
     def __init__(self) -> None:
         self.cells = self.invalid = self.hints = self.repairs = self.proposed = 0
+        self.repeated = 0
         self.prompt_tokens = self.completion_tokens = 0
 
     def add(self, event: TrajectoryEvent) -> None:
         """Account for one event of the turn."""
         if isinstance(event, StepRecord):
             self.cells += event.execution is not None
-            self.invalid += event.problem is not None
+            # a repeated failure is not a malformed reply: it is counted as not run
+            self.invalid += event.problem is not None and event.problem != "repeated_failure"
+            self.repeated += event.problem == "repeated_failure"
             # A valid answer proposal (code steps never carry one).
             self.proposed += event.answer is not None and event.problem is None
         elif isinstance(event, HintDelivered):
@@ -108,12 +115,14 @@ class TurnTally:
             question=question,
             context=context,
             answer=final.answer,
+            ended=final.ended,
             gold=final.gold,
             correct=verdict.correct,
             fields=verdict.fields,
             steps=final.steps,
             cells=self.cells,
             invalid_steps=self.invalid,
+            repeated_steps=self.repeated,
             hints=self.hints,
             repairs=self.repairs,
             rejected_answers=self.proposed - (final.answer is not None),
