@@ -99,7 +99,8 @@ def run_llm_task(
         )
         traj_path = traj_dir / f"{task.task_id}.jsonl"  # LongDS ids are domain/dataset/taskN
         traj_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(traj_path, "w", encoding="utf-8") as traj:
+        # appended: a resumed run keeps the trajectories of the turns it had finished
+        with open(traj_path, "a", encoding="utf-8") as traj:
             for turn in task.turns:
                 started = time.monotonic()
                 setup = turn.meta.get("setup_code")

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stateguard.bench.metrics import TurnRecord
 from stateguard.errors import StateguardError
+
+_M = TypeVar("_M", bound=BaseModel)
 
 RUN_FILE = "run.json"
 TURNS_FILE = "turns.jsonl"
@@ -212,8 +215,7 @@ class RunStore:
     def results(self) -> list[TurnResult]:
         """Every recorded turn, first record kept per ``(task, turn)``."""
         seen: dict[tuple[str, int], TurnResult] = {}
-        for obj in _read_jsonl(self.turns_path):
-            r = TurnResult.model_validate(obj)
+        for r in _valid(TurnResult, _read_jsonl(self.turns_path), self.turns_path):
             seen.setdefault((r.task_id, r.turn_id), r)
         return list(seen.values())
 
@@ -231,8 +233,8 @@ class RunStore:
     def injections(self) -> list[InjectionRecord]:
         """Every injection, one per ``(task, turn)``."""
         seen: dict[tuple[str, int], InjectionRecord] = {}
-        for obj in _read_jsonl(self.run_dir / INJECTIONS_FILE):
-            rec = InjectionRecord.model_validate(obj)
+        path = self.run_dir / INJECTIONS_FILE
+        for rec in _valid(InjectionRecord, _read_jsonl(path), path):
             seen.setdefault((rec.task_id, rec.turn_id), rec)
         return list(seen.values())
 
@@ -282,16 +284,44 @@ def _defaults() -> dict[str, Any]:
 
 
 def _read_jsonl(path: Path) -> Iterable[dict[str, Any]]:
+    """The JSON objects of a record file; a line that is not UTF-8, not JSON or not an
+    object is skipped with a warning naming the file and line (the last line may just be
+    torn by a kill: `_drop_torn_line` removes that one on reopen)."""
     if not path.exists():
         return []
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line torn by a kill; `_drop_torn_line` removes it on reopen
+    lines = path.read_bytes().split(b"\n")
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            if n < len(lines):  # not a torn last line
+                _warn_corrupt(path, n, f"{type(exc).__name__}")
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+        else:
+            _warn_corrupt(path, n, "not a JSON object")
     return out
+
+
+def _warn_corrupt(path: Path, line: int, why: str) -> None:
+    warnings.warn(f"{path}:{line}: corrupt record line skipped ({why})", stacklevel=3)
+
+
+def _valid(model: type[_M], objs: Iterable[dict[str, Any]], path: Path) -> Iterable[_M]:
+    """Records that match their schema; the others are skipped with a warning."""
+    for obj in objs:
+        try:
+            yield model.model_validate(obj)
+        except ValidationError as exc:
+            key = f"{obj.get('task_id')!r} turn {obj.get('turn_id')!r}"
+            warnings.warn(
+                f"{path}: record {key} skipped: {exc.error_count()} schema error(s)",
+                stacklevel=3,
+            )
 
 
 def _drop_torn_line(path: Path) -> None:
