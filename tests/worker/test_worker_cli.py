@@ -215,3 +215,49 @@ def test_readme_command_runs_the_example_against_an_endpoint(tmp_path: Path) -> 
     answers = json.loads((run_dir / "answers.json").read_text())
     assert answers["manager"] == "hybrid"
     assert (run_dir / "report.html").is_file() and (run_dir / "states.sqlite").is_file()
+
+
+@pytest.mark.kernel
+def test_run_ends_a_stuck_turn_and_says_why(tmp_path: Path) -> None:
+    """A model that resends its failing cell: the turn ends with the reason, the run goes on."""
+    task_dir = write_mini_task(tmp_path / "task")
+    bad = f"{F}python\nt = 1 / 0\n{F}"
+    replies = [bad] * 12 + [
+        f"{F}python\nimport pandas as pd\nprint(pd.read_csv('data/t.csv').b.mean())\n{F}",
+        "<answer>20</answer>",
+    ]
+    run_dir = tmp_path / "run"
+    with FakeOpenAIServer(replies) as server:
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                str(task_dir),
+                "--manager",
+                "none",
+                "--out",
+                str(run_dir),
+                "--max-steps",
+                "6",
+                "--turn-seconds",
+                "300",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "fake-model",
+            ],
+        )
+    assert result.exit_code == 0, result.output
+    assert "repeats a failed cell, not run" in result.output
+    assert "no answer: no progress" in result.output
+    assert "step 1/6" in result.output
+    answers = json.loads((run_dir / "answers.json").read_text())
+    first, second = answers["turns"]
+    assert first["answer"] is None and first["ended"] == "no_progress"
+    assert first["invalid_steps"] == 0 and first["repeated_steps"] == 3
+    assert second["answer"] == "20" and second["ended"] == "answer"
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.startswith("stateguard ")

@@ -18,6 +18,25 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from stateguard import __version__
+
+        typer.echo(f"stateguard {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Keep multi-turn data-analysis agents from reusing stale results."""
+
+
 app.add_typer(lineage_app, name="lineage")
 app.add_typer(bench_app, name="bench")
 app.add_typer(audit_app, name="audit")
