@@ -1,7 +1,8 @@
 """A kernel session with lineage tracking: kernel in, versions out.
 
-`TrackedSession` owns a `KernelSession`, installs the runtime pass in the
-kernel, executes cells, and feeds each cell's report into a `LineageGraph`.
+`TrackedSession` owns an executor (any `stateguard.kernel.Executor`; our ipykernel
+`KernelSession` is one), installs the runtime pass in it, executes cells, checks
+each cell's report (session token and count), and feeds it into a `LineageGraph`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from types import TracebackType
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from stateguard.errors import LineageError
-from stateguard.kernel import ExecutionResult, KernelSession
+from stateguard.kernel import ExecutionResult, Executor
 from stateguard.lineage.graph import CellRecord, LineageGraph
 from stateguard.lineage.report import REPORT_MIME, CellReport
 
@@ -42,7 +43,7 @@ class TrackedResult(BaseModel):
 class TrackedSession:
     """Executes cells in a kernel and keeps their lineage."""
 
-    def __init__(self, kernel: KernelSession, *, track: bool = True, setup_code: str = "") -> None:
+    def __init__(self, kernel: Executor, *, track: bool = True, setup_code: str = "") -> None:
         """`setup_code` runs silently (untracked) after every start, restart and reset."""
         self.kernel = kernel
         self.track = track
