@@ -136,3 +136,16 @@ def test_the_time_budget_ends_a_turn_cleanly(tracked: TrackedSession) -> None:
     worker.model, worker.turn_seconds = model2, None
     assert list(worker.run_turn(2, "x1?"))[-1].answer == "1"
     assert worker.conversation.turns[0].ended == "time"
+
+
+@pytest.mark.kernel
+def test_an_interrupt_closes_the_turn_then_propagates(tracked: TrackedSession) -> None:
+    model = ScriptedModel([code("x = 1\nprint(x)"), KeyboardInterrupt()])
+    supervisor_guard = GuardedSession(tracked, manager=NullSupervisor())
+    events: list = []
+    with pytest.raises(KeyboardInterrupt):
+        for event in Worker(model, supervisor_guard).run_turn(1, "x?"):
+            events.append(event)
+    final = events[-1]
+    assert isinstance(final, AnswerRecorded)
+    assert final.answer is None and final.ended == "interrupt" and final.steps == 1
