@@ -154,3 +154,18 @@ def test_misuse_is_a_typed_error() -> None:
         StepVerifier("hybrid")
     with pytest.raises(VerifyError, match="unknown verifier mode"):
         StepVerifier("oracle")  # type: ignore[arg-type]
+
+
+def test_an_answer_that_breaks_the_decimal_requirement_scores_zero() -> None:
+    task = VerifyTask(question="What is the mean price, rounded to 2 decimal places?")
+    steps = [ok("df.price.mean()", result="3.14159"), answer("3.14159")]
+    v = DET.verify(task, steps)
+    assert v.score == 0.0 and v.evidence[0].rule == "output_requirement"
+    assert DET.verify(task, [ok("round(df.price.mean(), 2)", result="3.14"),
+                             answer("3.14")]).score == 1.0
+
+
+def test_a_shown_unrounded_value_is_only_a_fact() -> None:
+    task = VerifyTask(question="What is the mean price, rounded to 2 decimal places?")
+    v = DET.verify(task, [ok("df.price.mean()", result="3.14159")])
+    assert v.score == 1.0 and [e.decisive for e in v.evidence] == [False]

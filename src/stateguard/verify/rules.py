@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit import audit_cell
 from stateguard.manager import StepView
-from stateguard.manager.evidence import unsupported_claims
+from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.environment import Environment
@@ -159,10 +159,25 @@ def answer_rules(inp: RuleInput) -> list[RuleResult]:
     return [
         _decide(0.0, "unsupported_number", e.message)
         for e in unsupported_claims(_views(before), step.answer, inp.task.question)
+    ] + [
+        _decide(0.0, "output_requirement", e.message)
+        for e in output_requirements(inp.task.question, step.answer)
     ]
 
 
-RULES = (execution_error, stale_read, audit_diagnostics, empty_result, answer_rules)
+def shown_requirements(inp: RuleInput) -> list[RuleResult]:
+    """A shown result that breaks a machine-checkable requirement of the question (decimal
+    places): a fact, since a step may show raw values before the answer rounds them."""
+    ex = inp.step.execution
+    if ex is None or not ex.ok or inp.step.answer is not None:
+        return []
+    shown = "\n".join([ex.stdout, ex.result or ""])
+    return [_fact("output_requirement", e.message)
+            for e in output_requirements(inp.task.question, shown)]
+
+
+RULES = (execution_error, stale_read, audit_diagnostics, empty_result, answer_rules,
+         shown_requirements)
 """Every deterministic rule, cheapest evidence first."""
 
 
