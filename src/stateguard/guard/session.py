@@ -85,7 +85,7 @@ class GuardedSession:
             self.tracked = executor
         else:
             backend: Executor = executor if executor is not None else KernelSession()
-            self.tracked = TrackedSession(backend, track=track, setup_code=setup_code)  # type: ignore[arg-type]
+            self.tracked = TrackedSession(backend, track=track, setup_code=setup_code)
         self._manager = manager
         self._model = model
         self._store_kind: StoreKind = store or ("file" if run_dir is not None else "memory")
@@ -108,7 +108,7 @@ class GuardedSession:
     @property
     def executor(self) -> Executor:
         """The backend running the code."""
-        return self.tracked.kernel  # type: ignore[return-value]
+        return self.tracked.kernel
 
     @property
     def graph(self) -> LineageGraph:
