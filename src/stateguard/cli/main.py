@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from stateguard import __version__
 from stateguard.cli.audit import audit_app
 from stateguard.cli.bench import bench_app
 from stateguard.cli.lineage import lineage_app
@@ -22,8 +23,6 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from stateguard import __version__
-
         typer.echo(f"stateguard {__version__}")
         raise typer.Exit()
 
