@@ -135,3 +135,27 @@ def test_index_entry_of(mk) -> None:
     assert entry == StateIndexEntry(
         id="S2", issue="why", variables=("m@v2",), relations=("progress→S1",), turn=1
     )
+
+
+def test_a_version_1_store_is_migrated_on_open(tmp_path) -> None:
+    """Files written before `unverified_steps` existed open, gain the column, and keep rows."""
+    import sqlite3
+
+    from stateguard.state import store as store_mod
+
+    v1 = "\n".join(
+        line for line in store_mod._SCHEMA.splitlines() if "unverified_steps" not in line
+    )
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(v1 + "\nINSERT INTO schema_version (version) VALUES (1);")
+    conn.execute(
+        "INSERT INTO states (id, status, issue, constraints, used_variables, conclusions,"
+        " relations) VALUES ('S1', 'draft', 'old', '[]', '[]', '[]', '[]')"
+    )
+    conn.commit()
+    conn.close()
+    with store_mod.StateStore(path) as st:
+        assert st.get("S1").issue == "old" and st.get("S1").unverified_steps == ()
+        done = st.commit(st.get("S1").with_changes(unverified_steps=(3,)))
+        assert st.get("S1").unverified_steps == (3,) == done.unverified_steps

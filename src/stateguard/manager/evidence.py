@@ -44,8 +44,9 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
         for read in cell.stale_reads:
             if read.stale is None or read.refresh or read.version in seen:
                 continue
-            if read.name in written_later[i]:
-                continue
+            root = graph.version(read.version).root or read.name
+            if read.name in written_later[i] or root in written_later[i]:
+                continue  # recomputed later in the turn (the part, or its whole value)
             seen.add(read.version)
             why = read.stale
             out.append(

@@ -267,8 +267,15 @@ class StateHarness:
         created = [v.name for v in d.state.used_variables if v.version and is_current(graph, v)]
         ckpt = f"ckpt-{d.state.id}"
         saved = self.workspace.checkpoint(ckpt, created)
+        unverified = tuple(
+            v.step
+            for v in self.steps[self._segment_start_step :]
+            if v.cell is not None and v.cell.unverified is not None
+        )
         state = d.state.with_changes(
-            relations=self._normalize(d.state.relations), checkpoint_id=ckpt
+            relations=self._normalize(d.state.relations),
+            checkpoint_id=ckpt,
+            unverified_steps=unverified,
         )
         self.store.save_draft(state)
         committed = self.store.commit(state.id)
@@ -276,6 +283,9 @@ class StateHarness:
         self._draft = None
         self._segment_start_step = len(self.steps)
         self._log(E.Commit(state=committed.model_dump(mode="json"), checkpoint=saved))
+        if unverified:
+            steps = ", ".join(map(str, unverified))
+            return f"committed {committed.id} on unverified lineage (steps {steps})"
         return f"committed {committed.id}"
 
     def verify_draft(self) -> list[Evidence]:

@@ -13,9 +13,9 @@ Probe = Callable[[str], ProbeResult]
 
 
 def is_current(graph: LineageGraph, ref: VariableRef) -> bool:
-    """The bound version is still the latest of its name."""
-    latest = graph.latest(ref.name)
-    return latest is not None and latest.key == ref.key
+    """The bound version is still what a read of its name (or part) resolves to."""
+    current = graph.current(ref.name)
+    return current is not None and current.key == ref.key
 
 
 def constraint_failures(constraints: Iterable[Constraint], probe: Probe) -> list[Evidence]:

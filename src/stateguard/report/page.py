@@ -107,6 +107,12 @@ def _state_card(state: AnalyticalState, run: RunData, used_by: list[tuple[str, s
     if stale:
         by = ", ".join(state_link(i) for i in invalidators)
         head.append(f'<span class="badge stale-badge">stale — invalidated by {by}</span>')
+    if state.unverified_steps:
+        steps = ", ".join(map(str, state.unverified_steps))
+        head.append(
+            f'<span class="badge stale-badge">committed on unverified lineage (steps {steps})'
+            "</span>"
+        )
     body = [f"<h3>{''.join(head)}</h3>", f'<p class="issue">{esc(state.issue)}</p>']
 
     body.append("<h4>Variables</h4>")

@@ -52,6 +52,10 @@ def _execution(step: StepRecord) -> str:
         parts.append(
             f'<div class="error-line">{esc(err.ename)}: {esc(clip(err.evalue, 300))}</div>'
         )
+    if step.cell is not None and step.cell.unverified is not None:
+        parts.append(
+            f'<div class="stale-read">lineage unverified: {esc(step.cell.unverified)}</div>'
+        )
     if step.cell is not None:
         for read in step.cell.stale_reads:
             why = read.stale.describe() if read.stale is not None else read.version

@@ -109,6 +109,9 @@ class AnalyticalState(BaseModel):
     turn: int | None = Field(default=None, ge=0)
     created_at: float | None = None
     committed_at: float | None = None
+    unverified_steps: tuple[int, ...] = ()
+    """Steps of the span whose lineage was unverified (no valid report came back): what
+    they read was not checked. A state committed with some says so."""
 
     @field_validator("relations", mode="after")
     @classmethod

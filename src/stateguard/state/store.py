@@ -34,10 +34,11 @@ from stateguard.state import graph as state_graph
 from stateguard.state.models import AnalyticalState, StateIndexEntry
 from stateguard.state.packing import pack_states
 
-SCHEMA_VERSION = 1
-"""Version of the on-disk schema; opening a file of another version fails."""
+SCHEMA_VERSION = 2
+"""Version of the on-disk schema; a version-1 file is migrated on open (one column added),
+any other version fails."""
 
-_JSON_FIELDS = ("constraints", "used_variables", "conclusions", "relations")
+_JSON_FIELDS = ("constraints", "used_variables", "conclusions", "relations", "unverified_steps")
 _SCALAR_FIELDS = (
     "id", "issue", "source_step_start", "source_step_end", "checkpoint_id",
     "status", "turn", "created_at", "committed_at",
@@ -45,6 +46,13 @@ _SCALAR_FIELDS = (
 _COLUMNS = _SCALAR_FIELDS + _JSON_FIELDS
 _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM states"
 _STATE_ID_RE = re.compile(r"^S(\d+)$")
+_MIGRATE_1_TO_2 = """
+BEGIN IMMEDIATE;
+ALTER TABLE states ADD COLUMN unverified_steps TEXT NOT NULL DEFAULT '[]'
+    CHECK (json_valid(unverified_steps));
+UPDATE schema_version SET version = 2;
+COMMIT;
+"""
 
 _SCHEMA = """
 CREATE TABLE schema_version (version INTEGER NOT NULL);
@@ -65,6 +73,7 @@ CREATE TABLE states (
     used_variables TEXT NOT NULL CHECK (json_valid(used_variables)),
     conclusions TEXT NOT NULL CHECK (json_valid(conclusions)),
     relations TEXT NOT NULL CHECK (json_valid(relations)),
+    unverified_steps TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(unverified_steps)),
     CHECK ((status = 'committed') = (commit_seq IS NOT NULL))
 );
 CREATE INDEX states_status ON states (status, commit_seq);
@@ -126,6 +135,9 @@ class StateStore:
             )
             return
         row = conn.execute("SELECT version FROM schema_version").fetchone()
+        if row is not None and row["version"] == 1:
+            conn.executescript(_MIGRATE_1_TO_2)
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
         if row is None or row["version"] != SCHEMA_VERSION:
             found = None if row is None else row["version"]
             self.close()
