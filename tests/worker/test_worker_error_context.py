@@ -35,3 +35,23 @@ def test_error_observation_names_the_line_and_its_variables(tracked: TrackedSess
     # the probe ran on a copy: nothing was added to the namespace
     check = tracked.kernel.execute("'_j' in dir(), '_d' in dir(), '_ns' in dir()")
     assert check.result == "(False, False, False)"
+
+
+@pytest.mark.kernel
+def test_a_silent_cell_is_shown_what_its_names_hold(tracked: TrackedSession) -> None:
+    """A cell that shows nothing: the observation says what it created (grounding)."""
+    model = ScriptedModel(
+        [
+            "```python\nimport pandas as pd\nframe = pd.DataFrame({'a': [1, 2, 3]})\n"
+            "total = frame['a'] * 2\nlabel: 123.45\n```",
+            "```python\nprint(int(total.sum()))\n```",
+            "<answer>12</answer>",
+        ]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    steps = [e for e in worker.run_turn(1, "Total?") if isinstance(e, StepRecord)]
+    first = steps[0].observation
+    assert first.startswith("(no output)\nThe cell created: ")
+    assert "total is Series shape=(3,) dtype=int64" in first
+    assert "frame is DataFrame shape=(3, 1)" in first and "pd is" not in first
+    assert first in model.requests[1].messages[-1].content

@@ -1,7 +1,8 @@
-"""After a failing cell: the failing line and what the names on it hold.
+"""What the names of a cell hold, for the observation: after a failure, or a silent cell.
 
 A debugger's first look, given to the model as part of the observation: the line
-the error points at, and the type and shape of every variable on that line, read
+the error points at, and the type and shape of every variable on that line; after a
+cell that ran without showing anything, what the names it created hold. Read
 through a copy-on-write probe so the worker's namespace is never touched.
 """
 
@@ -14,6 +15,7 @@ import re
 from stateguard.kernel import ExecutionResult, Executor, namespace
 
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+_ROOT = re.compile(r"[A-Za-z_]\w*")
 _MAX_NAMES = 8
 
 
@@ -39,6 +41,45 @@ def line_names(line: str) -> list[str]:
     return list(dict.fromkeys(names))[:_MAX_NAMES]
 
 
+def describe_names(kernel: Executor, names: list[str]) -> dict[str, str]:
+    """Type and shape (or a short repr) of each existing name; {} if the probe fails."""
+    if not names:
+        return {}
+    try:
+        probe = kernel.run_probe(namespace.call("describe", names), timeout=10)
+        return json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
+    except Exception:  # a probe is a courtesy; never fail the step because of it
+        return {}
+
+
+def assigned_names(code: str) -> list[str]:
+    """Plain names the code binds (assignment targets, imports, loop and with targets)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.append(node.id)
+    return list(dict.fromkeys(names))
+
+
+def created_context(kernel: Executor, created: tuple[str, ...] | list[str]) -> str:
+    """For a cell that showed nothing: what the names it created hold, or "".
+
+    ``created`` holds versions (``name@vN``, ``df['col']@vN``) or plain names.
+    """
+    roots = [m.group(0) for v in created if (m := _ROOT.match(v))]
+    names = list(dict.fromkeys(roots))[:_MAX_NAMES]
+    described = {
+        k: v for k, v in describe_names(kernel, names).items() if not v.startswith("module ")
+    }
+    if not described:
+        return ""
+    return "The cell created: " + "; ".join(f"{k} is {v}" for k, v in described.items())
+
+
 def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> str:
     """A short note on the failing line and its variables, or "" when there is nothing."""
     where = failing_line(code, execution)
@@ -49,11 +90,7 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
     names = line_names(line)
     if not names:
         return note
-    try:
-        probe = kernel.run_probe(namespace.call("describe", names), timeout=10)
-        described = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
-    except Exception:  # a probe is a courtesy; never fail the step because of it
-        described = {}
+    described = describe_names(kernel, names)
     if described:
         note += "\nOn that line: " + "; ".join(f"{k} is {v}" for k, v in described.items())
     return note

@@ -8,6 +8,8 @@ from stateguard.manager import Hint
 TRUNCATION_MARKER = "\n... [{n} characters omitted] ...\n"
 _TRACEBACK_HEAD = 4
 _TRACEBACK_TAIL = 8
+NO_OUTPUT = "(the cell ran without output; end it with an expression or use print() to see a value)"
+"""The observation of a cell that showed nothing (the loop may say what its names hold)."""
 
 
 def truncate_head_tail(text: str, limit: int) -> str:
@@ -81,9 +83,7 @@ def format_observation(execution: ExecutionResult, limit: int) -> str:
     elif execution.error is not None:
         parts.append(_traceback_text(execution))
     if not parts:
-        return (
-            "(the cell ran without output; end it with an expression or use print() to see a value)"
-        )
+        return NO_OUTPUT
     return truncate_head_tail("\n".join(parts), limit)
 
 

@@ -42,7 +42,7 @@ from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.manager import Hint
 from stateguard.worker.attempts import AttemptLog
-from stateguard.worker.error_context import error_context
+from stateguard.worker.error_context import assigned_names, created_context, error_context
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -53,12 +53,14 @@ from stateguard.worker.events import (
     TurnEnd,
     TurnStarted,
 )
-from stateguard.worker.formatting import format_hint, format_observation
+from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.prompts import corrective_messages, render, system_template
 
 NO_DATA_TEXT = "There are no input files for this session."
+SILENT_CELL = "(no output)"
+"""The observation of a cell that showed nothing, before what its names hold."""
 CODE_STOP = "\n```\n\n"
 """Stop sequence: a closed code block followed by a blank line, i.e. more text after the
 step's code. Generation stops there (the fence is closed again by the loop)."""
@@ -232,6 +234,14 @@ class Worker:
             context = error_context(self.guard.executor, parsed.code, execution)
             if context:
                 observation = f"{observation}\n\n{context}"
+        elif execution.ok and observation == NO_OUTPUT and outcome.cell is not None:
+            # a silent cell: show what it made, so the model need not guess (or print it)
+            # lineage's versions; the names the code binds when lineage has none
+            made = outcome.cell.created + outcome.cell.unchanged
+            names = list(made) or assigned_names(parsed.code)
+            created = created_context(self.guard.executor, names)
+            if created:
+                observation = f"{SILENT_CELL}\n{created}"
         error = execution.error
         attempts.record_cell(
             step,
