@@ -43,6 +43,9 @@ class Fingerprint(NamedTuple):
     parts: dict[str, Any] | None = None
     """Per part (``['col']``, ``['key']``, ``[0]``, ``.attr``), a fingerprint of that part
     alone, when the value's parts are tracked; None otherwise."""
+    frame: Any = None
+    """What holds the parts together, apart from them (a frame's index): when it changes,
+    the change is the whole value's."""
 
 
 def compare(old: Fingerprint, new: Fingerprint) -> tuple[bool, bool]:
@@ -61,7 +64,7 @@ def compare(old: Fingerprint, new: Fingerprint) -> tuple[bool, bool]:
 def changed_parts(old: Fingerprint, new: Fingerprint) -> list[str] | None:
     """The parts whose fingerprints differ (added and removed ones included), or None when
     the change cannot be put on parts (untracked, or the frame around them changed)."""
-    if old.parts is None or new.parts is None:
+    if old.parts is None or new.parts is None or old.frame != new.frame:
         return None
     out = [k for k, v in new.parts.items() if old.parts.get(k, _ABSENT) != v]
     out += [k for k in old.parts if k not in new.parts]
@@ -145,7 +148,7 @@ def fingerprint(obj: Any, *, thorough: bool = True) -> Fingerprint | None:
             parts = fp.parts
             if parts is not None and isinstance(obj, pd.DataFrame) and len(sums) == len(parts):
                 parts = {k: (v, sm) for (k, v), sm in zip(parts.items(), sums, strict=True)}
-            return Fingerprint(fp.value, all_numeric, sums, parts)
+            return Fingerprint(fp.value, all_numeric, sums, parts, fp.frame)
         return fp
     except Exception:  # a user object whose __eq__/__len__/... raises: unknown
         return None
@@ -299,6 +302,7 @@ def _fp_pandas(obj: Any, pd: Any) -> Fingerprint:
             (head, index_fp, hash(tuple(cols.values()))),
             exact,
             parts=cols if len(cols) == obj.shape[1] else None,
+            frame=index_fp,
         )
     else:
         head = ("series", obj.shape, str(obj.dtype), obj.name if _scalar_label(obj.name) else None)
