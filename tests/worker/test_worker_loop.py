@@ -185,9 +185,12 @@ def test_step_budget_exhaustion_records_no_answer(tracked: TrackedSession) -> No
     model = ScriptedModel(fn=lambda messages: code("x = 1"))
     supervisor = FakeSupervisor()
     events = list(
-        Worker(model, GuardedSession(tracked, manager=supervisor), max_steps_per_turn=3).run_turn(
-            1, "Never answered?"
-        )
+        Worker(
+            model,
+            GuardedSession(tracked, manager=supervisor),
+            max_steps_per_turn=3,
+            retry_samples=0,
+        ).run_turn(1, "Never answered?")
     )
     final = events[-1]
     assert isinstance(final, AnswerRecorded)

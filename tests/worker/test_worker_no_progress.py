@@ -149,3 +149,27 @@ def test_an_interrupt_closes_the_turn_then_propagates(tracked: TrackedSession) -
     final = events[-1]
     assert isinstance(final, AnswerRecorded)
     assert final.answer is None and final.ended == "interrupt" and final.steps == 1
+
+
+@pytest.mark.kernel
+def test_a_cell_resent_with_nothing_changed_is_not_run_again(tracked: TrackedSession) -> None:
+    """Resending a cell that ran (nothing changed since) would show the same again."""
+    show = code("import pandas as pd\nframe = pd.read_csv('data/t.csv')\nn: 3\nlen(frame)")
+    model = ScriptedModel([show, show, show, "<answer>3</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=1)
+    events = list(worker.run_turn(1, "Rows?"))
+    steps = steps_of(events)
+    assert [s.problem for s in steps] == [None, "repeated_cell", None]
+    assert "which already ran" in steps[1].observation and "step 0" in steps[1].observation
+    assert steps[1].execution is None
+    assert events[-1].answer == "3"
+
+
+@pytest.mark.kernel
+def test_a_silent_cell_with_a_bare_annotation_is_told_so(tracked: TrackedSession) -> None:
+    model = ScriptedModel([code("v = 2 * 3\nv: 1234.56"), "<answer>6</answer>"])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "v?")
+    )
+    note = steps_of(events)[0].observation
+    assert "v is int 6" in note and "`v: 1234.56` is a Python annotation" in note

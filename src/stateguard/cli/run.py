@@ -170,6 +170,8 @@ class _Progress:
         model = f"[dim]model {self.model_seconds:.1f}s[/dim]"
         if event.problem == "repeated_failure":
             out.print(f"{head} [yellow]↺ repeats a failed cell, not run[/yellow] {model}")
+        elif event.problem == "repeated_cell":
+            out.print(f"{head} [yellow]↺ repeats a cell that ran, not run[/yellow] {model}")
         elif event.problem is not None:
             out.print(f"{head} [yellow]✗ malformed reply ({event.problem})[/yellow] {model}")
         elif event.execution is not None and event.code is not None:

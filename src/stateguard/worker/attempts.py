@@ -73,12 +73,25 @@ class AttemptLog:
     failures: dict[str, Failure] = field(default_factory=dict)
     shown: dict[str, str] = field(default_factory=dict)
     """Cell key -> observation of its last successful run."""
+    ran: dict[str, int] = field(default_factory=dict)
+    """Cell key -> step, for cells that ran without error since the session last changed
+    by another cell: sent again, they would show the same again."""
     stalled: int = 0
     """Consecutive steps without progress."""
 
     def failure_of(self, code: str) -> Failure | None:
         """The earlier failure of this cell (up to `cell_key`), if it failed."""
         return self.failures.get(cell_key(code))
+
+    def repeat_of(self, code: str) -> Failure | None:
+        """The earlier step this cell repeats to no purpose: it failed, or it ran and
+        nothing changed since (``error`` is "" then)."""
+        key = cell_key(code)
+        if key in self.failures:
+            return self.failures[key]
+        if key in self.ran:
+            return Failure(step=self.ran[key], error="")
+        return None
 
     def no_progress(self) -> None:
         """Count one step without progress."""
@@ -111,8 +124,10 @@ class AttemptLog:
             return
         if changed_state:
             self.failures.clear()
+            self.ran.clear()
         else:
             self.failures.pop(key, None)
+        self.ran[key] = step
         if self.shown.get(key) == observation:
             self.no_progress()
         else:

@@ -65,6 +65,20 @@ def assigned_names(code: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def bare_annotations(code: str) -> list[str]:
+    """Lines like ``total: 1234.56``: annotations without a value, which compute nothing."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    lines = code.splitlines()
+    return [
+        lines[n.lineno - 1].strip()
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and n.value is None and n.lineno <= len(lines)
+    ]
+
+
 def created_context(kernel: Executor, created: tuple[str, ...] | list[str]) -> str:
     """For a cell that showed nothing: what the names it created hold, or "".
 

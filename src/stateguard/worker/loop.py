@@ -42,7 +42,12 @@ from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.manager import Hint
 from stateguard.worker.attempts import AttemptLog
-from stateguard.worker.error_context import assigned_names, created_context, error_context
+from stateguard.worker.error_context import (
+    assigned_names,
+    bare_annotations,
+    created_context,
+    error_context,
+)
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -207,7 +212,7 @@ class Worker:
                 continue
             if parsed.code is None:
                 return reply, parsed  # an answer: the review decides
-            if attempts.failure_of(parsed.code) is not None:
+            if attempts.repeat_of(parsed.code) is not None:
                 continue
             ok, shows = self._probe_ok(parsed.code)
             if ok and shows:
@@ -242,6 +247,11 @@ class Worker:
             created = created_context(self.guard.executor, names)
             if created:
                 observation = f"{SILENT_CELL}\n{created}"
+            annotations = bare_annotations(parsed.code)
+            if annotations:
+                observation += "\n" + render(
+                    self._corrective["bare_annotation"], lines="; ".join(annotations[:3])
+                )
         error = execution.error
         attempts.record_cell(
             step,
@@ -302,8 +312,10 @@ class Worker:
         yield self._user(turn, step, note)
 
     def _repeat_note(self, attempts: AttemptLog, code: str) -> str:
-        failure = attempts.failure_of(code)
+        failure = attempts.repeat_of(code)
         assert failure is not None
+        if not failure.error:
+            return render(self._corrective["repeated_cell"], step=failure.step)
         return render(
             self._corrective["repeated_failure"],
             step=failure.step,
@@ -383,7 +395,7 @@ class Worker:
             yield event
             steps += 1
             parsed = parse_reply(reply, code_ran=code_ran)
-            repeated = parsed.code is not None and attempts.failure_of(parsed.code) is not None
+            repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
             if repeated and self.retry_samples:
                 chosen = yield from self._resample(turn, step, attempts, code_ran, deadline)
                 if chosen is not None:
@@ -398,10 +410,12 @@ class Worker:
                 )
             elif repeated:
                 assert parsed.code is not None
-                exchange.outcome = "not run: repeats a failed cell"
+                failed = bool(attempts.repeat_of(parsed.code).error)  # type: ignore[union-attr]
+                exchange.outcome = "not run: repeats " + ("a failed cell" if failed else "a cell")
                 attempts.no_progress()
                 note = self._repeat_note(attempts, parsed.code)
-                yield from self._invalid_step(turn, step, parsed, "repeated_failure", note)
+                problem = "repeated_failure" if failed else "repeated_cell"
+                yield from self._invalid_step(turn, step, parsed, problem, note)
                 temperature = max(self.temperature, self.retry_temperature)
             elif parsed.code is not None:
                 code_ran = True

@@ -17,6 +17,9 @@ from stateguard.worker.events import (
 )
 from stateguard.worker.grading import Grade
 
+REPEATS = frozenset({"repeated_failure", "repeated_cell"})
+"""Problems of steps whose cell was not run because it repeats an earlier one."""
+
 
 class TurnOutcome(BaseModel):
     """One turn's entry in ``answers.json``."""
@@ -40,7 +43,8 @@ class TurnOutcome(BaseModel):
     invalid_steps: int
     """Steps whose reply was malformed (got a corrective message)."""
     repeated_steps: int = 0
-    """Steps whose cell repeated one that had failed, so it was not run."""
+    """Steps whose cell repeated an earlier one (failed, or ran with nothing changed since),
+    so it was not run."""
     hints: int
     """State hints delivered."""
     repairs: int
@@ -93,8 +97,8 @@ class TurnTally:
         if isinstance(event, StepRecord):
             self.cells += event.execution is not None
             # a repeated failure is not a malformed reply: it is counted as not run
-            self.invalid += event.problem is not None and event.problem != "repeated_failure"
-            self.repeated += event.problem == "repeated_failure"
+            self.invalid += event.problem is not None and event.problem not in REPEATS
+            self.repeated += event.problem in REPEATS
             # A valid answer proposal (code steps never carry one).
             self.proposed += event.answer is not None and event.problem is None
         elif isinstance(event, HintDelivered):
