@@ -40,7 +40,9 @@ class LlamaCppModel:
     the default model is assembled/verified in the cache on load. Calls are
     serialised: one llama.cpp context is not safe to use from two threads.
     ``json_schema`` becomes a grammar that constrains sampling to JSON of
-    that schema.
+    that schema. Sampling (temperature > 0) uses seed ``seed + n`` for the n-th
+    sampled call: a run is reproducible, yet two samples of one prompt differ (with
+    one fixed seed they would be the same text, which defeats resampling).
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class LlamaCppModel:
         )
         self._llm: Any = None
         self._lock = threading.Lock()
+        self._samples = 0
 
     def load(self) -> None:
         """Resolve the model file and load the weights (idempotent)."""
@@ -109,11 +112,13 @@ class LlamaCppModel:
             "temperature": temperature,
             "max_tokens": max_tokens,
             "stop": list(stop) if stop else [],
-            "seed": self.seed,
         }
         if json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
         with self._lock:
+            kwargs["seed"] = self.seed + self._samples
+            if temperature > 0:
+                self._samples += 1
             self._load_locked()
             try:
                 result = self._llm.create_chat_completion(**kwargs)
