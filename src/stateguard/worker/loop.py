@@ -59,6 +59,7 @@ from stateguard.worker.events import (
     TurnStarted,
 )
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
+from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.prompts import corrective_messages, render, system_template
@@ -103,6 +104,7 @@ class Worker:
         temperature: float = 0.0,
         retry_temperature: float = 0.7,
         error_context: bool = True,
+        check_answer_numbers: bool = True,
         data_files: str = "",
         system: str | None = None,
     ) -> None:
@@ -131,6 +133,9 @@ class Worker:
         self.temperature = temperature
         self.retry_temperature = retry_temperature
         self.error_context = error_context
+        self.check_answer_numbers = check_answer_numbers
+        self._shown: list[str] = []
+        """What the model was shown in this session: questions, contexts, observations."""
         prompt = system if system is not None else system_prompt(data_files, max_steps_per_turn)
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self._system_sent = False
@@ -271,6 +276,7 @@ class Worker:
             execution=execution,
             cell=outcome.cell,
         )
+        self._shown.append(observation)
         feedback = [observation]
         if outcome.restarted:
             feedback.append(self._note("kernel_restarted"))
@@ -340,6 +346,7 @@ class Worker:
                 content=self.conversation.system,
             )
         self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
+        self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
             turn=turn_index,
             step=self.steps_taken,
@@ -420,6 +427,13 @@ class Worker:
             elif parsed.code is not None:
                 code_ran = True
                 yield from self._code_step(turn, step, parsed, exchange, attempts)
+            elif self.check_answer_numbers and (
+                unseen := unseen_numbers(parsed.answer or "", self._shown)
+            ):
+                exchange.outcome = "invalid: ungrounded_answer"
+                attempts.no_progress()
+                note = render(self._corrective["ungrounded_answer"], numbers=", ".join(unseen))
+                yield from self._invalid_step(turn, step, parsed, "ungrounded_answer", note)
             else:
                 attempts.progress()
                 if (yield from self._answer_step(turn, step, parsed, exchange)):

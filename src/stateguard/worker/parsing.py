@@ -38,6 +38,7 @@ Problem = Literal[
     "empty_code",
     "empty_answer",
     "answer_without_code",
+    "ungrounded_answer",
 ]
 """Why a reply is not a valid step; each value is a key of the corrective messages."""
 

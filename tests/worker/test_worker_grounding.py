@@ -1,0 +1,50 @@
+"""An answer's numbers must be ones the session showed."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.guard import GuardedSession
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
+from stateguard.worker.events import StepRecord
+from stateguard.worker.grounding import unseen_numbers
+from stateguard.worker.loop import Worker
+
+SHOWN = ["Output:\n1200 209637.4127", "Result:\n0.51236", "Question: revenue of 2024-06?"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "unseen"),
+    [
+        ("orders: 1200, net_revenue: 209637.41", []),  # rounded at the answer's precision
+        ("orders: 1,200", []),
+        ("51.24%", []),  # a shown fraction as a percentage
+        ("2024-06", []),  # the text is shown
+        ("rounded to 2 decimals: 3", []),  # small integers are not checked
+        ("orders: 74, net_revenue: 1234.56", ["74", "1234.56"]),
+        ("209637.5", ["209637.5"]),  # more than rounding apart
+    ],
+)
+def test_unseen_numbers(answer: str, unseen: list[str]) -> None:
+    assert unseen_numbers(answer, SHOWN) == unseen
+
+
+@pytest.mark.kernel
+def test_an_answer_with_numbers_never_shown_is_not_submitted(tracked: TrackedSession) -> None:
+    fence = "```"
+    model = ScriptedModel(
+        [
+            f"{fence}python\nimport pandas as pd\nlen(pd.read_csv('data/t.csv'))\n{fence}",
+            "<answer>rows: 74</answer>",  # made up
+            "<answer>rows: 3</answer>",
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Rows?")
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert [s.problem for s in steps] == [None, "ungrounded_answer", None]
+    assert "74 appear in no output" in steps[1].observation
+    assert events[-1].answer == "rows: 3"
