@@ -37,6 +37,7 @@ def test_an_answer_with_numbers_never_shown_is_not_submitted(tracked: TrackedSes
     model = ScriptedModel(
         [
             f"{fence}python\nimport pandas as pd\nlen(pd.read_csv('data/t.csv'))\n{fence}",
+            f"{fence}python\nrows: 74\n{fence}",  # quoted back by the annotation note
             "<answer>rows: 74</answer>",  # made up
             "<answer>rows: 3</answer>",
         ]
@@ -45,6 +46,7 @@ def test_an_answer_with_numbers_never_shown_is_not_submitted(tracked: TrackedSes
         Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Rows?")
     )
     steps = [e for e in events if isinstance(e, StepRecord)]
-    assert [s.problem for s in steps] == [None, "ungrounded_answer", None]
-    assert "74 appear in no output" in steps[1].observation
+    assert [s.problem for s in steps] == [None, None, "ungrounded_answer", None]
+    assert "rows: 74" in steps[1].observation
+    assert "74 appear in no output" in steps[2].observation
     assert events[-1].answer == "rows: 3"

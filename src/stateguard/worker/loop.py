@@ -276,7 +276,9 @@ class Worker:
             execution=execution,
             cell=outcome.cell,
         )
-        self._shown.append(observation)
+        # what the cell printed or showed (not tracebacks or notes, which quote the code)
+        self._shown += [execution.stdout, execution.result or ""]
+        self._shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
         feedback = [observation]
         if outcome.restarted:
             feedback.append(self._note("kernel_restarted"))
