@@ -11,6 +11,7 @@ from stateguard.cli.lineage import lineage_app
 from stateguard.cli.mcp import mcp_command
 from stateguard.cli.report import report
 from stateguard.cli.run import chat_command, run_command
+from stateguard.cli.train import train_app
 from stateguard.cli.verify import verify_app
 
 app = typer.Typer(
@@ -40,6 +41,7 @@ app.add_typer(lineage_app, name="lineage")
 app.add_typer(bench_app, name="bench")
 app.add_typer(audit_app, name="audit")
 app.add_typer(verify_app, name="verify")
+app.add_typer(train_app, name="train")
 app.command("run")(run_command)
 app.command("chat")(chat_command)
 app.command("report")(report)
