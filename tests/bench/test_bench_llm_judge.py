@@ -1,33 +1,22 @@
-"""LLM judge: prompt from package data, verdict parsing, bounded retries, exclusion."""
+"""LLM judge: prompt from package data, verdict parsing, bounded retries, exclusion.
+
+The judge takes any `stateguard.llm.ChatModel`: a `ScriptedModel`, and the
+OpenAI-compatible client against a fake server on loopback.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import sys
+from pathlib import Path
 
 import pytest
 
 from stateguard.bench.judges import LLMJudge, judge_longds, parse_verdict
 from stateguard.bench.judges.llm import load_prompt_sections
+from stateguard.llm import ChatMessage, OpenAIChatModel, ScriptedModel
 
-
-@dataclass
-class Reply:
-    content: str | None
-
-
-@dataclass
-class FakeModel:
-    """Replays canned replies and records what it was sent."""
-
-    replies: list[str | None]
-    sent: list[list[dict[str, str]]] = field(default_factory=list)
-    kwargs: list[dict[str, Any]] = field(default_factory=list)
-
-    def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> Reply:
-        self.sent.append(messages)
-        self.kwargs.append(kwargs)
-        return Reply(self.replies[len(self.sent) - 1])
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from fake_openai_server import FakeOpenAIServer
 
 
 @pytest.mark.parametrize(
@@ -56,42 +45,57 @@ def test_prompt_is_package_data_with_placeholders() -> None:
 
 
 def test_first_reply_parsed() -> None:
-    model = FakeModel(["VERDICT: 1"])
-    judge = LLMJudge(model, temperature=0)
+    model = ScriptedModel(["VERDICT: 1"])
+    judge = LLMJudge(model, max_tokens=16)
     judgement = judge.judge(
         "Why did sales drop?", "Returns were refunded", "refunds of returns", field="why"
     )
     assert judgement.correct and not judgement.excluded
     assert judge.calls == 1 and judge.excluded == 0
-    user = model.sent[0][1]["content"]
-    assert "Why did sales drop?" in user and "refunds of returns" in user and "why" in user
-    assert model.sent[0][0]["role"] == "system"
-    assert model.kwargs[0] == {"temperature": 0}
+    (request,) = model.requests
+    system, user = request.messages
+    assert system.role == "system" and user.role == "user"
+    assert "Why did sales drop?" in user.content and "refunds of returns" in user.content
+    assert "why" in user.content
+    assert request.max_tokens == 16
+
+
+def test_judge_through_the_openai_client_on_a_loopback_server() -> None:
+    with FakeOpenAIServer(["Both say refunds.\nVERDICT: 1", "VERDICT: 0"]) as server:
+        model = OpenAIChatModel("judge-model", base_url=server.base_url)
+        judge = LLMJudge(model, temperature=0.0)
+        same = judge.judge("Why?", "refunds of returns", "returns were refunded")
+        other = judge.judge("Why?", "refunds of returns", "a holiday")
+        bodies = server.bodies
+    assert same.correct and not other.correct and judge.calls == 2
+    assert bodies[0]["model"] == "judge-model"
+    assert [m["role"] for m in bodies[0]["messages"]] == ["system", "user"]
+    assert "returns were refunded" in bodies[0]["messages"][1]["content"]
 
 
 def test_retries_then_parses() -> None:
-    model = FakeModel(["hmm", "VERDICT: 0"])
+    model = ScriptedModel(["hmm", "VERDICT: 0"])
     judge = LLMJudge(model)
     judgement = judge.judge("q", "gold $5 {x}", {"a": 1})
     assert not judgement.correct and not judgement.excluded
     assert judgement.details["llm_calls"] == 2 and judge.calls == 2
-    retry_messages = model.sent[1]
-    assert retry_messages[-2] == {"role": "assistant", "content": "hmm"}
-    assert retry_messages[-1]["content"] == load_prompt_sections()["retry"]
-    assert "gold $5 {x}" in model.sent[0][1]["content"]  # substitution is literal-safe
+    retry_messages = model.requests[1].messages
+    assert retry_messages[-2] == ChatMessage.assistant("hmm")
+    assert retry_messages[-1] == ChatMessage.user(load_prompt_sections()["retry"])
+    assert "gold $5 {x}" in model.requests[0].messages[1].content  # literal-safe
 
 
 def test_unparseable_after_retries_is_excluded_and_counted() -> None:
-    model = FakeModel(["no", "still no", "nope", "never called"])
+    model = ScriptedModel(["no", "still no", "nope", "never called"])
     judge = LLMJudge(model, max_retries=2)
     judgement = judge.judge("q", "a", "b")
     assert judgement.excluded and not judgement.correct
-    assert judge.calls == 3 and judge.excluded == 1 and len(model.sent) == 3
+    assert judge.calls == 3 and judge.excluded == 1 and model.remaining == 1
     assert judgement.details["replies"] == ["no", "still no", "nope"]
 
 
 def test_longds_uses_llm_only_for_failed_free_text() -> None:
-    model = FakeModel(["VERDICT: 1"])
+    model = ScriptedModel(["VERDICT: 1"])
     judge = LLMJudge(model)
     gold = {"reason": "returned orders were counted as revenue", "n": 2}
     judgement = judge_longds(
@@ -108,7 +112,7 @@ def test_longds_uses_llm_only_for_failed_free_text() -> None:
 
 
 def test_longds_excluded_when_llm_cannot_decide() -> None:
-    judge = LLMJudge(FakeModel(["?", "?", "?"]))
+    judge = LLMJudge(ScriptedModel(["?", "?", "?"]))
     judgement = judge_longds(
         {"why": "because the data were stale"}, {"why": "no idea at all"}, llm_judge=judge
     )

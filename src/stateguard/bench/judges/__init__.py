@@ -12,7 +12,7 @@ from stateguard.bench.judges.infiagent import (
     parse_infiagent_answer,
     sub_answer_equal,
 )
-from stateguard.bench.judges.llm import ChatModel, LLMJudge, parse_verdict
+from stateguard.bench.judges.llm import LLMJudge, parse_verdict
 from stateguard.bench.judges.longds import (
     judge_longds,
     judge_longds_turn,
@@ -23,7 +23,6 @@ from stateguard.bench.judges.longds import (
 from stateguard.bench.judges.matching import MatchResult, compare_objects
 
 __all__ = [
-    "ChatModel",
     "DsevalObservation",
     "Judgement",
     "LLMJudge",

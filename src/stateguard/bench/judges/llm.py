@@ -14,26 +14,13 @@ import json
 import re
 from importlib import resources
 from string import Template
-from typing import Any, Protocol
+from typing import Any
 
 from stateguard.bench.judges.base import Judgement
+from stateguard.llm import ChatMessage, ChatModel
 
 _VERDICT = re.compile(r"VERDICT\s*:\s*\**\s*([01])\b", re.IGNORECASE)
 _SECTION = re.compile(r"^=== (\w+) ===\s*$", re.MULTILINE)
-
-
-class ChatResponse(Protocol):
-    """A model reply; only its text is used."""
-
-    content: str | None
-
-
-class ChatModel(Protocol):
-    """The one method the judge needs from a chat model backend."""
-
-    def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> ChatResponse:
-        """Return the model's reply to ``messages`` (``{"role", "content"}`` dicts)."""
-        ...
 
 
 def load_prompt_sections(name: str = "llm_judge.md") -> dict[str, str]:
@@ -67,6 +54,7 @@ class LLMJudge:
     """
 
     def __init__(self, model: ChatModel, max_retries: int = 2, **complete_kwargs: Any) -> None:
+        """``model`` is any `stateguard.llm.ChatModel`; ``complete_kwargs`` go to each call."""
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self.model = model
@@ -87,16 +75,13 @@ class LLMJudge:
             gold=_render(gold),
             prediction=_render(prediction),
         )
-        messages = [
-            {"role": "system", "content": self.sections["system"]},
-            {"role": "user", "content": user},
-        ]
+        messages = [ChatMessage.system(self.sections["system"]), ChatMessage.user(user)]
         replies: list[str] = []
         for attempt in range(self.max_retries + 1):
             if attempt:
                 messages += [
-                    {"role": "assistant", "content": replies[-1]},
-                    {"role": "user", "content": self.sections["retry"]},
+                    ChatMessage.assistant(replies[-1]),
+                    ChatMessage.user(self.sections["retry"]),
                 ]
             self.calls += 1
             reply = self.model.complete(list(messages), **self.complete_kwargs).content or ""
