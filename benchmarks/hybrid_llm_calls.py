@@ -1,23 +1,35 @@
-"""LLM calls per turn of the hybrid manager on one DSEval session (replayed reference code).
+"""Manager LLM calls per turn of the hybrid policy on replayed DSEval sessions, with faults.
 
-The manager's model is scripted (it names states and calls every judged finding
-"supported"), so this counts *when* the hybrid policy asks a model, not what a model says.
+Each session is replayed (reference code as the agent, `stateguard.bench.replay`) with
+planted faults (``--inject``, default ``stale-reuse``) twice, side by side: with the
+hybrid policy naming states from the evidence (``naming="evidence"``, the default) and
+with the former behaviour (``naming="llm"``: one naming call per committed state). The
+manager's model is scripted (it names states and calls every judged finding
+"supported"), so this counts *when* the policy asks a model, not what a model says;
+the faults caught must be the same in both columns.
 
-    python benchmarks/hybrid_llm_calls.py \
-        ../shared/benchmarks/dseval/exercise/03-grouping-occupation.py
+    python benchmarks/hybrid_llm_calls.py ../shared/benchmarks/dseval/exercise
+    python benchmarks/hybrid_llm_calls.py SESSION.py   # one session
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import tempfile
 from pathlib import Path
 
-from stateguard.bench.loaders.dseval import load_dseval_session, stage_inputs
-from stateguard.kernel import KernelSession
+from stateguard.bench.gold import load_or_plan, load_or_run_gold
+from stateguard.bench.loaders.dseval import load_dseval_session
+from stateguard.bench.observe import task_kernel
+from stateguard.bench.replay import ReplayWorker
+from stateguard.bench.tasks import BenchTask
+from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ChatMessage, ScriptedModel
-from stateguard.manager import StepView, build_supervisor
+from stateguard.manager import build_supervisor
+
+MODES = ("llm", "evidence")
 
 
 def _reply(messages: list[ChatMessage]) -> str:
@@ -26,52 +38,64 @@ def _reply(messages: list[ChatMessage]) -> str:
     return '{"issue": "named", "conclusions": []}'
 
 
-def main() -> None:
-    """Replay a session through the hybrid manager and print its LLM calls per turn."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("session", type=Path)
-    args = ap.parse_args()
-    task = load_dseval_session(args.session)
-    workdir = Path(tempfile.mkdtemp())
-    stage_inputs(task, workdir)
-    session = TrackedSession(KernelSession(workdir=workdir))
-    session.start()
+def _replay(task: BenchTask, gold, faults, naming: str, root: Path) -> list:
+    tracked = TrackedSession(task_kernel(task, root / f"work-{naming}"))
+    tracked.start()
     sup = build_supervisor(
-        "hybrid", session=session, run_dir=Path(tempfile.mkdtemp()), model=ScriptedModel(_reply)
+        "hybrid", session=tracked, run_dir=root / f"mgr-{naming}", model=ScriptedModel(_reply)
     )
-    step, per_turn, repairs = 0, [], 0
+    sup.policy.naming = naming  # type: ignore[attr-defined]
     try:
-        for turn in task.turns:
-            before = sup.llm_calls
-            sup.begin_turn(turn.turn_id, turn.question)
-            out = ""
-            for code in (turn.meta.get("setup_code") or "", turn.reference_code or ""):
-                if not code.strip():
-                    continue
-                res = session.execute(code)
-                sup.after_step(
-                    StepView(
-                        turn=turn.turn_id,
-                        step=step,
-                        code=code,
-                        execution=res.execution,
-                        cell=res.cell,
-                    )
-                )
-                step += 1
-                out = (res.execution.stdout + (res.execution.result or ""))[-300:]
-            review = sup.review_answer(StepView(turn=turn.turn_id, step=step, answer=out or "done"))
-            step += 1
-            repairs += not review.accepted
-            sup.end_turn(turn.turn_id, out)
-            per_turn.append(sup.llm_calls - before)
+        with GuardedSession(tracked, manager=sup) as guard:
+            return [r for r, _ in ReplayWorker(task, guard, gold, faults).run()]
     finally:
-        session.stop()
-    mean = sum(per_turn) / max(len(per_turn), 1)
-    print(
-        f"{args.session.name}: {len(per_turn)} turns, LLM calls per turn {per_turn}, "
-        f"mean {mean:.2f}, repairs {repairs}"
-    )
+        tracked.stop()
+
+
+def main() -> None:
+    """Replay sessions in both naming modes and print calls per turn and faults caught."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("path", type=Path, help="a DSEval session file or a directory of them")
+    ap.add_argument("--inject", default="stale-reuse")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    files = sorted(args.path.glob("[0-9]*.py")) if args.path.is_dir() else [args.path]
+    totals = {m: {"turns": 0, "calls": 0, "faults": 0, "caught": 0, "alarms": 0} for m in MODES}
+    caught_turns: dict[str, set[tuple[str, int]]] = {m: set() for m in MODES}
+    for path in files:
+        task = load_dseval_session(path)
+        root = Path(tempfile.mkdtemp(prefix="hybrid-calls-"))
+        try:
+            gold = load_or_run_gold(task, root / "gold", root / "gold-work", 120.0)
+            faults = load_or_plan(
+                task, gold, args.inject, root / "plans", root / "plan-work",
+                seed=args.seed, max_injections=1, cell_timeout=120.0,
+            )  # fmt: skip
+            line = [path.name]
+            for mode in MODES:
+                results = _replay(task, gold, faults, mode, root)
+                t = totals[mode]
+                t["turns"] += len(results)
+                t["calls"] += sum(r.llm_calls for r in results)
+                t["faults"] += sum(r.injected for r in results)
+                t["caught"] += sum(r.injected and r.flagged for r in results)
+                t["alarms"] += sum(r.flagged and not r.injected for r in results)
+                caught_turns[mode] |= {
+                    (task.task_id, r.turn_id) for r in results if r.injected and r.flagged
+                }
+                line.append(f"{mode}: calls {[r.llm_calls for r in results]}")
+            print("  ".join(line), flush=True)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    for mode in MODES:
+        t = totals[mode]
+        print(
+            f"naming={mode}: {t['turns']} turns, {t['calls']} manager LLM calls, "
+            f"{t['calls'] / max(t['turns'], 1):.3f} per turn; faults planted {t['faults']}, "
+            f"caught {t['caught']}, false alarms {t['alarms']}"
+        )
+    same = caught_turns["llm"] == caught_turns["evidence"]
+    print(f"same faults caught in both modes: {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":
