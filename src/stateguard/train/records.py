@@ -78,6 +78,8 @@ class FaultInfo(BaseModel):
     faulty_code: str
     reference_code: str = ""
     variable: str | None = None
+    alias: str | None = None
+    """Stale reuse: the name of the pre-revision copy the faulty code reads."""
     read_version: str | None = None
     pre_version: str | None = None
     revision_turn: int | None = None
