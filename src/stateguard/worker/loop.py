@@ -36,7 +36,7 @@ counter); one worker (and one kernel) serves all turns of a task.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
@@ -140,6 +140,8 @@ class Worker:
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self._system_sent = False
         self._corrective = corrective_messages()
+        self.clock: Callable[[], float] = time.monotonic
+        """The turn clock (time budget, wall times); a resumed run replays turns on its own."""
 
     @property
     def steps_taken(self) -> int:
@@ -207,7 +209,7 @@ class Worker:
         """
         fallback: tuple[str, ParsedReply] | None = None
         for _ in range(self.retry_samples):
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and self.clock() >= deadline:
                 break
             temperature = max(self.temperature, self.retry_temperature)
             event, reply = self._call(turn, step, temperature, candidate=True)
@@ -336,7 +338,7 @@ class Worker:
         self, turn_index: int, question: str, context: str = ""
     ) -> Iterator[TrajectoryEvent]:
         """Answer one question; yields every event as it happens (see module docstring)."""
-        started = time.monotonic()
+        started = self.clock()
         calls_before = self.guard.llm_calls
         yield TurnStarted(turn=turn_index, question=question, context=context)
         if not self._system_sent:
@@ -376,7 +378,7 @@ class Worker:
             answer=answer,
             steps=steps,
             ended=ended,
-            wall_time=time.monotonic() - started,
+            wall_time=max(0.0, self.clock() - started),
             manager_llm_calls=self.guard.llm_calls - calls_before,
         )
         if interrupted is not None:
@@ -392,7 +394,7 @@ class Worker:
         steps = 0
         temperature = self.temperature
         while steps < self.max_steps_per_turn:
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and self.clock() >= deadline:
                 return None, "time", steps
             if attempts.stalled >= self.no_progress_limit:
                 return None, "no_progress", steps
