@@ -55,8 +55,10 @@ def kernel_command(
     ipykernel_args: list[str] | None = None,
     *,
     drop_to: tuple[int, int] | None = None,
+    python: str | None = None,
 ) -> list[str]:
-    """The kernel's argv: this interpreter running the launcher, then ipykernel's arguments.
+    """The kernel's argv: `python` (default: this interpreter) running the launcher, then
+    ipykernel's arguments.
 
     ``{connection_file}`` is left as a template for jupyter_client to fill in.
     `drop_to` (uid, gid) makes the launcher switch to that user after applying the
@@ -66,7 +68,7 @@ def kernel_command(
     def fmt(value: int | None) -> str:
         return "none" if value is None else str(value)
 
-    argv = [sys.executable, "-m", LAUNCH_MODULE]
+    argv = [python or sys.executable, "-m", LAUNCH_MODULE]
     for flag, field in LIMIT_FLAGS.items():
         argv += [flag, fmt(getattr(limits, field))]
     if drop_to is not None:

@@ -50,6 +50,7 @@ from pydantic import BaseModel, Field
 
 import stateguard
 from stateguard.errors import KernelError
+from stateguard.kernel.interpreter import KernelInterpreter
 
 SANDBOX_ENV = "STATEGUARD_SANDBOX"
 """Overrides the default `SandboxPolicy.mode`: ``auto``, ``required`` or ``off``."""
@@ -183,12 +184,25 @@ def _ancestors(path: Path) -> list[Path]:
 class Sandbox:
     """Builds the bubblewrap command line around the kernel's argv and prepares its files."""
 
-    def __init__(self, bwrap: str, version: str, policy: SandboxPolicy) -> None:
+    def __init__(
+        self,
+        bwrap: str,
+        version: str,
+        policy: SandboxPolicy,
+        interpreter: KernelInterpreter | None = None,
+    ) -> None:
         self.bwrap = bwrap
         self.version = version
         self.policy = policy
+        self.interpreter = interpreter
+        """The kernel's interpreter when it is not this one (its installation is bound)."""
         self.as_root = os.geteuid() == 0
         self._release = _release(version)
+
+    def with_interpreter(self, interpreter: KernelInterpreter) -> Sandbox:
+        """The same sandbox for a kernel running on `interpreter`."""
+        chosen = None if interpreter.host else interpreter
+        return Sandbox(self.bwrap, self.version, self.policy, chosen)
 
     @property
     def drop_to(self) -> tuple[int, int] | None:
@@ -351,13 +365,15 @@ class Sandbox:
         made.add(dest)
         return [*args, flag, str(source), str(dest)]
 
-    @staticmethod
-    def _python_dirs() -> list[Path]:
-        """The interpreter's installation (and virtualenv) directories outside /usr."""
+    def _python_dirs(self) -> list[Path]:
+        """The kernel interpreter's installation (and virtualenv) directories outside /usr."""
         home = Path.home().resolve()
         found: list[Path] = []
-        candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
-        candidates.append(str(Path(sys.executable).resolve().parent.parent))
+        if self.interpreter is not None:
+            candidates = list(self.interpreter.prefixes)
+        else:
+            candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+            candidates.append(str(Path(sys.executable).resolve().parent.parent))
         for raw in candidates:
             path = Path(raw).resolve()
             if path == Path("/usr") or path.is_relative_to("/usr"):
@@ -371,15 +387,17 @@ class Sandbox:
                 found = [p for p in found if not p.is_relative_to(path)] + [path]
         return found
 
-    @classmethod
-    def _site_dirs(cls) -> list[Path]:
+    def _site_dirs(self) -> list[Path]:
         """``site-packages``/``dist-packages`` dirs on ``sys.path`` outside the installation.
 
         E.g. a ``pip install --user`` directory, or one a ``.pth`` file adds. Only such
         directories are bound: other ``sys.path`` entries (a source checkout, test
-        directories) stay out of the sandbox.
+        directories) stay out of the sandbox. None for another interpreter: this one's
+        packages would shadow its own.
         """
-        roots = [Path("/usr"), *cls._python_dirs()]
+        if self.interpreter is not None:
+            return []
+        roots = [Path("/usr"), *self._python_dirs()]
         found: list[Path] = []
         for raw in sys.path:
             if not raw:
@@ -398,7 +416,9 @@ class Sandbox:
         out = dict(env)
         out["HOME"] = _SANDBOX_HOME
         out["TMPDIR"] = "/tmp"
-        out["PATH"] = f"{Path(sys.executable).parent}:{_SANDBOX_PATH}"
+        interpreter = self.interpreter
+        bin_dir = Path(sys.executable).parent if interpreter is None else interpreter.bin_dir
+        out["PATH"] = f"{bin_dir}:{_SANDBOX_PATH}"
         out["PYTHONPATH"] = ":".join([_PACKAGE_ROOT, *map(str, self._site_dirs())])
         out["PYTHONNOUSERSITE"] = "1"
         return out

@@ -33,6 +33,12 @@ from stateguard.kernel._collect import Collector
 from stateguard.kernel._process import KernelProcess, drain
 from stateguard.kernel.env import allowed_environment
 from stateguard.kernel.guard import DATA_DIR_ENV
+from stateguard.kernel.interpreter import (
+    KernelInterpreter,
+    kernel_pythonpath,
+    package_path,
+    resolve_kernel_python,
+)
 from stateguard.kernel.limits import ResourceLimits, kernel_command
 from stateguard.kernel.probe import PROBE_MIME, probe_supported
 from stateguard.kernel.results import ErrorInfo, ExecutionResult, ProbeResult
@@ -68,7 +74,10 @@ class KernelSession:
     `env` is added to the allowlisted host environment. `sandbox` defaults to
     `SandboxPolicy.from_env()` (sandboxed when bubblewrap is available); when the host
     runs as root, a sandboxed kernel runs as an unprivileged user and `workdir` is
-    handed to that user.
+    handed to that user. `python` is the kernel's interpreter (default: the one in
+    ``STATEGUARD_KERNEL_PYTHON``, else this one); another one is checked at construction
+    and raises `KernelPythonError` if it cannot run the kernel
+    (`stateguard.kernel.interpreter`).
     """
 
     def __init__(
@@ -80,6 +89,7 @@ class KernelSession:
         startup_code: str | None = None,
         default_timeout: float = 120.0,
         sandbox: SandboxPolicy | None = None,
+        python: str | Path | None = None,
     ) -> None:
         if default_timeout <= 0:
             raise KernelError(f"default_timeout must be positive, got {default_timeout}")
@@ -94,7 +104,10 @@ class KernelSession:
         self._env = dict(env or {})
         self._startup_code = startup_code
         self._default_timeout = default_timeout
+        self._interpreter = resolve_kernel_python(python)
         self._sandbox, self._confinement = resolve_sandbox(sandbox or SandboxPolicy.from_env())
+        if self._sandbox is not None and not self._interpreter.host:
+            self._sandbox = self._sandbox.with_interpreter(self._interpreter)
         self._proc: KernelProcess | None = None
         self._workdir_finalizer: weakref.finalize | None = None
         self._dead_reason: str | None = None
@@ -122,6 +135,11 @@ class KernelSession:
     def confinement(self) -> Confinement:
         """Whether (and how) the kernel is sandboxed; unconfined sessions say why."""
         return self._confinement
+
+    @property
+    def interpreter(self) -> KernelInterpreter:
+        """The Python the kernel runs on."""
+        return self._interpreter
 
     @property
     def limits(self) -> ResourceLimits:
@@ -202,6 +220,11 @@ class KernelSession:
             env[DATA_DIR_ENV] = str(self._data_dir)
         # The kernel's RLIMIT_AS would otherwise be eaten by per-thread malloc arenas.
         env.setdefault("MALLOC_ARENA_MAX", "2")
+        if not self._interpreter.host:
+            # stateguard is not installed there: its package alone goes on the path (the
+            # sandbox replaces this with its own read-only copy of the package)
+            env["PYTHONPATH"] = kernel_pythonpath(env, package_path())
+            env["PYTHONNOUSERSITE"] = "1"
         return env
 
     def _launch(self) -> None:
@@ -210,7 +233,9 @@ class KernelSession:
         self._link_data(workdir)
         drop_to = self._sandbox.drop_to if self._sandbox is not None else None
         self._proc = KernelProcess(
-            kernel_command(self._limits, _IPYKERNEL_ARGS, drop_to=drop_to),
+            kernel_command(
+                self._limits, _IPYKERNEL_ARGS, drop_to=drop_to, python=self._interpreter.executable
+            ),
             cwd=workdir,
             env=self._kernel_env(),
             timeout=_START_TIMEOUT,
