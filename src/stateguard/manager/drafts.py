@@ -26,6 +26,28 @@ class Draft(BaseModel):
     """Versions the span read from before it (bound at UPDATE_STATE)."""
 
 
+def new_draft(
+    action: A.OpenState, store: StateStore, *, question: str, turn: int, step_start: int
+) -> Draft:
+    """A draft for OPEN_STATE covering the steps from ``step_start`` on, saved in ``store``."""
+    state = AnalyticalState(
+        id=store.next_state_id(),
+        issue=action.issue or question or "(unnamed)",
+        constraints=action.constraints,
+        relations=normalize_relations(store, action.relations, None),
+        turn=turn if turn >= 0 else None,
+    )
+    store.save_draft(state)
+    return Draft(state=state, step_start=step_start)
+
+
+def finalized_relations(draft: Draft, action: A.FinalizeRelations) -> Sequence[Relation]:
+    """The relations FINALIZE_RELATIONS asks for: reselected, or kept when it names none."""
+    if action.mode == "reselect":
+        return action.relations
+    return action.relations or draft.state.relations
+
+
 def updated_state(
     draft: Draft, action: A.UpdateState, steps: Sequence[StepView], graph: LineageGraph
 ) -> tuple[AnalyticalState, tuple[str, ...]]:
@@ -75,3 +97,24 @@ def normalize_relations(
                 out[("invalidate", sid)] = Relation(type="invalidate", related_state_id=sid)
     non_init = {k: v for k, v in out.items() if v.type != "init"}
     return tuple(non_init.values()) or (Relation(type="init"),)
+
+
+def revise_draft(
+    draft: Draft,
+    action: A.UpdateState | A.FinalizeRelations,
+    store: StateStore,
+    steps: Sequence[StepView],
+    graph: LineageGraph,
+) -> str:
+    """Apply UPDATE_STATE or FINALIZE_RELATIONS to ``draft`` and save it; the result line."""
+    if isinstance(action, A.UpdateState):
+        draft.state, draft.external_reads = updated_state(draft, action, steps, graph)
+        store.save_draft(draft.state)
+        draft.updated = True
+        n = len(draft.state.used_variables)
+        return f"updated {draft.state.id}: {n} variables bound from lineage"
+    rels = normalize_relations(store, finalized_relations(draft, action), draft)
+    draft.state = draft.state.with_changes(relations=rels)
+    store.save_draft(draft.state)
+    draft.relations_final = True
+    return "relations: " + ", ".join(r.summary for r in rels)

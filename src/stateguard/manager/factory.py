@@ -29,8 +29,8 @@ def build_supervisor(
     workspace: Workspace | None = None,
     store: StateStore | None = None,
 ) -> Supervisor:
-    """A supervisor keeping ``states.sqlite`` in `run_dir` (checkpoints: in the kernel's
-    working directory, see `KernelWorkspace`).
+    """A supervisor keeping ``states.sqlite`` in the existing folder `run_dir`
+    (checkpoints: in the kernel's working directory, see `KernelWorkspace`).
 
     ``store`` replaces ``run_dir/states.sqlite`` (e.g. an in-memory store). Events are
     drained by the caller (`stateguard.guard.GuardedSession` hands them to its sinks).
@@ -45,8 +45,6 @@ def build_supervisor(
         )
     if kind == "window":
         return WindowObserver(model)
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
     if workspace is None:
         if session is None:
             raise PolicyError(f"manager {kind!r} needs a tracked kernel session")
@@ -62,6 +60,6 @@ def build_supervisor(
     return StateHarness(
         policy,
         workspace,
-        store if store is not None else StateStore(run_dir / "states.sqlite"),
+        store if store is not None else StateStore(Path(run_dir) / "states.sqlite"),
         config=config,
     )

@@ -22,6 +22,13 @@ def hint_state_ids(store: StateStore, draft: AnalyticalState | None, recent: int
     return list(ids)
 
 
+def turn_state_hint(store: StateStore, draft: AnalyticalState | None, recent: int) -> Hint | None:
+    """The state note shown at a turn's start (None when ``recent`` is 0 or nothing is due)."""
+    if recent == 0:
+        return None
+    return state_hint(store, hint_state_ids(store, draft, recent))
+
+
 def state_hint(store: StateStore, state_ids: Sequence[str]) -> Hint | None:
     """Notes on the given committed states (invalidations marked); None when there are none."""
     invalidated = store.invalidation_map()

@@ -58,6 +58,8 @@ class KernelWorkspace:
             if checkpoint_dir is not None
             else Path(session.kernel.workdir) / CHECKPOINT_DIR
         )
+        self._saved: set[str] = set()
+        """Checkpoints the kernel wrote in this session."""
 
     @property
     def graph(self) -> LineageGraph:
@@ -85,13 +87,16 @@ class KernelWorkspace:
             silent=True,
             store_history=False,
         )
-        return json.loads(res.stdout.strip() or "[]") if res.ok else []
+        if not res.ok:
+            return []
+        self._saved.add(checkpoint_id)
+        return json.loads(res.stdout.strip() or "[]")
 
     def restore(self, checkpoint_id: str, names: list[str]) -> list[str]:
         """Restore through a *tracked* cell so lineage records the new bindings."""
-        path = self.checkpoint_dir / f"{checkpoint_id}.pkl"
-        if not path.exists() or not names:
+        if checkpoint_id not in self._saved or not names:
             return []
+        path = self.checkpoint_dir / f"{checkpoint_id}.pkl"
         res = self.session.execute(namespace.call("restore", str(path), sorted(names)))
         if res.cell is None or not res.execution.ok:
             return []

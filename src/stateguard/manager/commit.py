@@ -1,0 +1,71 @@
+"""The commit gate: verify the draft, checkpoint what it created, commit it to the store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.errors import IllegalActionError
+from stateguard.manager.drafts import Draft
+from stateguard.manager.notes import Evidence
+from stateguard.manager.protocol import StepView
+from stateguard.manager.verify import is_current, verify_state
+from stateguard.manager.workspace import Workspace
+from stateguard.state import AnalyticalState, Relation, StateStore
+
+
+class Committed(BaseModel):
+    """What a commit did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: AnalyticalState
+    checkpoint: str
+    saved: list[str]
+    """Names saved in the checkpoint."""
+    unverified_steps: tuple[int, ...] = ()
+    """Steps of the span whose lineage could not be verified."""
+
+
+def checkpoint_id(state_id: str) -> str:
+    """The checkpoint taken when state ``state_id`` is committed."""
+    return f"ckpt-{state_id}"
+
+
+def verify_draft(draft: Draft, workspace: Workspace) -> list[Evidence]:
+    """Checks run before any commit: stale inputs and executable constraints."""
+    return verify_state(
+        workspace.graph,
+        draft.state.used_variables,
+        draft.external_reads,
+        draft.state.constraints,
+        workspace.run_probe,
+    )
+
+
+def commit_draft(
+    draft: Draft,
+    span: Sequence[StepView],
+    workspace: Workspace,
+    store: StateStore,
+    relations: tuple[Relation, ...],
+    *,
+    event: str,
+) -> Committed:
+    """Commit ``draft`` over the steps of ``span``; `IllegalActionError` if a check fails."""
+    problems = verify_draft(draft, workspace)
+    if problems:
+        raise IllegalActionError("COMMIT_STATE", event, "; ".join(e.message for e in problems))
+    graph = workspace.graph
+    created = [v.name for v in draft.state.used_variables if v.version and is_current(graph, v)]
+    ckpt = checkpoint_id(draft.state.id)
+    saved = workspace.checkpoint(ckpt, created)
+    unverified = tuple(s.step for s in span if s.cell is not None and s.cell.unverified is not None)
+    state = draft.state.with_changes(
+        relations=relations, checkpoint_id=ckpt, unverified_steps=unverified
+    )
+    store.save_draft(state)
+    return Committed(
+        state=store.commit(state.id), checkpoint=ckpt, saved=saved, unverified_steps=unverified
+    )
