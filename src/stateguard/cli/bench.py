@@ -16,6 +16,7 @@ from stateguard.bench.records import RunConfig
 from stateguard.bench.report import HEADLINE, build_report, write_metrics
 from stateguard.bench.runner import run_benchmark
 from stateguard.errors import StateguardError
+from stateguard.kernel.interpreter import use_for_kernels
 
 bench_app = typer.Typer(
     help="Benchmarks: replayed or agent runs over DSEval, LongDS and InfiAgent tasks.",
@@ -133,6 +134,9 @@ def run(
     worker_prompt_file: Path | None = typer.Option(
         None, exists=True, dir_okay=False, help="System prompt for --worker-protocol longds."
     ),
+    kernel_python: Path | None = typer.Option(
+        None, help="Run the task kernels on this Python (e.g. a venv with pandas 2)."
+    ),
 ) -> None:
     """Run (or resume) a benchmark and print its headline metrics."""
 
@@ -151,6 +155,8 @@ def run(
     console = Console()
     overrides = {k: v for k, v in {"base_url": base_url, "model": model}.items() if v}
     try:
+        if described := use_for_kernels(kernel_python):
+            console.print(f"kernels run on {escape(described)}")
         config = RunConfig(
             suite=suite,  # type: ignore[arg-type]
             path=str(path.resolve()),

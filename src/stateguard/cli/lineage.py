@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from stateguard.errors import CaseFormatError, KernelError
+from stateguard.kernel.interpreter import use_for_kernels
 from stateguard.kernel.sandbox import SandboxPolicy, resolve_sandbox
 from stateguard.lineage.cases import CaseResult, check_cases, load_cases
 
@@ -23,6 +24,9 @@ def check(
     allow_fail: bool = typer.Option(False, "--allow-fail", help="Exit 0 even if checks fail."),
     jobs: int = typer.Option(2, "--jobs", "-j", min=1, help="Kernels to run cases on."),
     cell_timeout: float = typer.Option(60.0, "--cell-timeout", help="Seconds per cell."),
+    kernel_python: Path | None = typer.Option(
+        None, "--kernel-python", help="Run the kernels on this Python (with ipykernel, pydantic)."
+    ),
 ) -> None:
     """Run every case in a fresh namespace and score 'did this cell read a stale version?'."""
     err = Console(stderr=True)
@@ -33,12 +37,15 @@ def check(
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     try:
+        described = use_for_kernels(kernel_python)
         _, confinement = resolve_sandbox(SandboxPolicy.from_env())
     except KernelError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if not confinement.confined:
         err.print(f"[bold red]kernels {confinement.describe()}[/bold red]")
+    if described:
+        err.print(f"kernels run on {described}")
     started = time.perf_counter()
 
     def show(result: CaseResult) -> None:

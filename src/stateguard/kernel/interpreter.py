@@ -279,3 +279,17 @@ def resolve_kernel_python(
             return host_interpreter()
         return inspect_interpreter(env, option=KERNEL_PYTHON_ENV)
     return inspect_interpreter(path, option=option)
+
+
+def use_for_kernels(path: str | Path | None, *, option: str = "--kernel-python") -> str | None:
+    """Check `path` and make it the interpreter of every kernel this process starts.
+
+    Sets ``STATEGUARD_KERNEL_PYTHON``, so worker processes spawned after this (the
+    benchmark's process pool) use it too. Returns a description, or None when `path`
+    is None (nothing changes). Raises `KernelPythonError`.
+    """
+    if path is None:
+        return None
+    interpreter = inspect_interpreter(path, option=option)
+    os.environ[KERNEL_PYTHON_ENV] = interpreter.executable
+    return interpreter.describe()
