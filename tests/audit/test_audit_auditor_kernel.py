@@ -105,9 +105,11 @@ def test_join_guard_findings_reach_the_observation_text(
     assert f.origin == "join_guard" and f.kind == "dropped_rows" and f.line == 4
     assert f.outputs == ("m",)
     assert audit.describe() == (
-        "audit warning: inner merge of `sales` and `targets` dropped 1 of 3 left rows "
-        "(`sales`): `year` value 2019 is missing from the right side (`targets`) (line 4)"
+        "audit alarm: inner merge of `sales` and `targets` dropped 1 of 3 left rows "
+        "(`sales`): `year` value 2019 is missing from the right side (`targets`); the call "
+        "gives no how=, so this is pandas' default inner join (line 4)"
     )
+    assert audit.alarms == audit.findings
     # lineage still sees the merge result as a new version
     assert res.cell is not None and "m@v1" in res.cell.created
 

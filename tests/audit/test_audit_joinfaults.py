@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
-from stateguard.audit.joinfaults import FAULT_KINDS, evaluate, plant
+from stateguard.audit.joinfaults import FAULT_KINDS, evaluate, fault_sites, plant
 
 CELL = "m = sales.merge(targets, on='year', how='left')"
 
@@ -21,7 +23,7 @@ regions = pd.DataFrame({'region': list('NSEW'), 'name': ['north', 'south', 'east
     ("kind", "expected"),
     [
         ("key_dropped", "m = sales.merge(targets, how='cross')"),
-        ("how_inner", "m = sales.merge(targets, on='year', how='inner')"),
+        ("how_inner", "m = sales.merge(targets, on='year')"),
         ("key_format", "' ' + _r['year'].astype(str)"),
         ("duplicate_key", "_r.iloc[list(range(len(_r))) + [0]])(targets)"),
     ],
@@ -34,6 +36,8 @@ def test_plant_rewrites_the_merge(kind: str, expected: str) -> None:
 def test_plant_skips_cells_it_cannot_fault() -> None:
     assert plant("x = 1", "key_dropped") is None
     assert plant("m = a.merge(b, on='k')", "how_inner") is None  # already inner
+    assert plant("m = a.merge(b, on='k', how='inner')", "how_inner") is None
+    assert plant("m = pd.merge(a, b, 'left')", "key_dropped") is None  # how by position
     assert plant("m = a.merge(b, left_index=True, right_index=True)", "key_format") is None
     assert plant("def broken(:", "key_dropped") is None
 
@@ -71,3 +75,27 @@ def test_a_warning_the_clean_cell_had_does_not_count_as_detection() -> None:
     assert clean.kinds == ("dropped_rows",) and result.false_alarms == 1
     dup = next(o for o in result.outcomes if o.fault == "duplicate_key")
     assert "dropped_rows" not in dup.new_kinds
+
+
+def test_an_inner_join_the_code_asks_for_is_a_note_and_the_default_one_an_alarm() -> None:
+    stated = "pd.merge(sales.drop_duplicates('year'), few, on='year', how='inner')"
+    sessions = {"s": [SETUP + "few = targets[targets.year != 2019]\n", stated]}
+    result = evaluate(sessions)
+    (clean,) = [o for o in result.outcomes if o.fault is None]
+    assert clean.kinds == ("dropped_rows",) and clean.alarms == ()
+    assert result.false_alarms == 0 and result.noted_clean == 1
+    # the same merge left without how= (pandas' default inner) is an alarm
+    outer = {"s": [SETUP + "few = targets[targets.year != 2019]\n",
+                   "pd.merge(sales.drop_duplicates('year'), few, on='year', how='outer')"]}
+    fault = next(o for o in evaluate(outer).outcomes if o.fault == "how_inner")
+    assert fault.new_alarms == ("dropped_rows",) and fault.flagged
+
+
+def test_fault_sites_are_per_call_and_keep_positions() -> None:
+    cell = "a = 1\nm = x.merge(y, on='k', how='left')\nn = pd.merge(x, z, on='k')\n"
+    sites = fault_sites(cell)
+    kinds = [(k, c.lineno) for k, c, _ in sites]
+    assert ("how_inner", 2) in kinds and ("how_inner", 3) not in kinds
+    assert ("key_dropped", 3) in kinds and ("duplicate_key", 3) in kinds
+    for _, call, new in sites:
+        assert call.lineno in (2, 3) and ast.unparse(new) != ast.unparse(call)

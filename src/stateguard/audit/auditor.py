@@ -6,7 +6,7 @@ A composition root (`GuardedSession`) uses it in three steps::
     TrackedSession(kernel, setup_code=auditor.setup_code)   # runs after start/restart/reset
     audit = auditor.observe(result.execution)               # after every cell
     audit.describe()   # text to append to the agent's observation ("" when nothing to say)
-    audit.findings     # typed evidence for the manager
+    audit.findings     # typed evidence for the manager (`alarm`: concrete enough to refuse)
 
 `observe` only reads `ExecutionResult.private`, so it works on recorded results too.
 """
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.diagnostics import JoinCellReport, join_report
 from stateguard.audit.joinguard import install_code as join_guard_code
+from stateguard.audit.joinpolicy import is_alarm
 from stateguard.audit.kernelops import install_code as operators_code
 from stateguard.audit.kernelops import operator_calls
 from stateguard.audit.ledger import AuditLedger, Coverage
@@ -60,6 +61,9 @@ class AuditFinding(BaseModel):
     outputs: tuple[str, ...] = ()
     """Variables holding the result (join guard: names bound to it after the cell;
     operator: the registered output table)."""
+    alarm: bool = False
+    """Evidence against the result (`stateguard.audit.joinpolicy` for the join guard; a
+    rejecting rule for an operator); otherwise a note the agent reads."""
 
 
 class CellAudit(BaseModel):
@@ -78,20 +82,30 @@ class CellAudit(BaseModel):
         out: list[AuditFinding] = []
         if self.joins is not None:
             for rec in self.joins.records:
-                out.extend(
-                    AuditFinding(origin="join_guard", kind=d.kind, severity=d.severity,
-                                 message=d.message, line=rec.line, outputs=rec.output_names)
-                    for d in rec.diagnostics
-                )
+                for d in rec.diagnostics:
+                    alarm = is_alarm(rec, d)
+                    message = d.message
+                    if alarm and d.kind == "dropped_rows":
+                        message += "; the call gives no how=, so this is pandas' default inner join"
+                    out.append(AuditFinding(origin="join_guard", kind=d.kind,
+                                            severity=d.severity, message=message,
+                                            line=rec.line, outputs=rec.output_names,
+                                            alarm=alarm))
         for call in self.operators:
             out.extend(
                 AuditFinding(origin="operator", kind=f.rule,
                              severity="error" if f.severity == "reject" else "warning",
                              message=f.message,
-                             outputs=(call.args["output"],) if call.args.get("output") else ())
+                             outputs=(call.args["output"],) if call.args.get("output") else (),
+                             alarm=f.severity == "reject")
                 for f in call.findings
             )
         return tuple(out)
+
+    @property
+    def alarms(self) -> tuple[AuditFinding, ...]:
+        """The findings that are evidence against the cell's result."""
+        return tuple(f for f in self.findings if f.alarm)
 
     @property
     def has_errors(self) -> bool:
@@ -103,7 +117,7 @@ class CellAudit(BaseModel):
         lines = []
         for f in self.findings:
             where = f" (line {f.line})" if f.line is not None else ""
-            lines.append(f"audit {f.severity}: {f.message}{where}")
+            lines.append(f"audit {'alarm' if f.alarm else 'note'}: {f.message}{where}")
         return "\n".join(lines)
 
 

@@ -80,6 +80,8 @@ class JoinRecord(BaseModel):
     operation: Operation
     how: str
     """Join type ("inner", "left", "right", "outer", "cross"); for concat "outer"/"inner"."""
+    how_stated: bool | None = None
+    """merge/join: the call passed ``how`` itself (False: pandas' default; None: unknown)."""
     axis: int = 0
     """concat only: 0 stacks rows, 1 pairs rows by index."""
     inputs: tuple[FrameRef, ...]

@@ -120,12 +120,14 @@ def check_merge(
     right_index: bool = False,
     operation: str = "merge",
     indexers: Indexers | None = None,
+    how_stated: bool | None = None,
 ) -> JoinRecord:
     """Check one merge (or `DataFrame.join`, given as the equivalent merge).
 
     With `indexers` the row facts come from pandas' own join indexers (cheap);
     key values are hashed only when matches are so thin that the overlap rules
-    need distinct keys, or when no indexers are given.
+    need distinct keys, or when no indexers are given. `how_stated` records whether the
+    call passed `how` itself (see `stateguard.audit.joinpolicy`).
     """
     lframe, rframe = left.frame, right.frame
     if isinstance(rframe, pd.Series):
@@ -134,6 +136,7 @@ def check_merge(
     base: dict[str, Any] = {
         "operation": operation,
         "how": how,
+        "how_stated": how_stated,
         "inputs": (left.ref(), right.ref()),
         "output_rows": out_rows,
     }

@@ -3,23 +3,26 @@
 `plant(cell, kind)` rewrites the merges of one cell (stdlib `ast`):
 
 - ``key_dropped``: the key arguments go and ``how='cross'`` pairs every row with every row;
-- ``how_inner``: a left/right/outer merge becomes an inner one;
+- ``how_inner``: a left/right/outer merge loses its ``how``, so pandas' default inner
+  join applies (an agent that writes ``how='inner'`` has stated the choice);
 - ``key_format``: the right side's key is rewritten as padded text (``'7'`` → ``' 7'``);
   for a numeric key pandas then refuses the merge, which is a loud failure, not a silent one;
 - ``duplicate_key``: the right side gets one of its rows a second time.
 
 `evaluate(sessions)` runs each session's cells in a fresh namespace under a
 `JoinGuard` (clean), then once per applicable fault with that fault planted, and
-counts: clean merges with a finding (false alarms) and faults that got a finding
-or made pandas raise (recall). A planted fault that changes nothing the cell
-binds (or shows as its last value) is not a fault and is counted apart. No model
-is involved.
+counts: clean merges with an alarm (false alarms) and faults that got an alarm or
+made pandas raise (recall). Alarms are the findings `stateguard.audit.joinpolicy`
+calls evidence against a result; notes are counted apart. A planted fault that
+changes nothing the cell binds (or shows as its last value) is not a fault and is
+counted apart. No model is involved.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import io
 import os
 from collections.abc import Iterator, Sequence
@@ -30,6 +33,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.diagnostics import JoinRecord
 from stateguard.audit.joinguard import JoinGuard
+from stateguard.audit.joinpolicy import alarms
 
 FaultKind = Literal["key_dropped", "how_inner", "key_format", "duplicate_key"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("key_dropped", "how_inner", "key_format", "duplicate_key")
@@ -95,6 +99,77 @@ def _key_name(call: ast.Call) -> ast.expr | None:
     return None
 
 
+def mutate_call(call: ast.Call, kind: FaultKind) -> ast.Call | None:
+    """A faulted copy of one merge call (`call` is not changed); None when not applicable.
+
+    ``how_inner`` removes a ``how='left'|'right'|'outer'`` argument, so pandas' default
+    inner join applies: that is how an agent gets an inner join it did not mean. (Writing
+    ``how='inner'`` states the choice; see `stateguard.audit.joinpolicy`.)
+    """
+    ops = _operands(call)
+    if ops is None:
+        return None
+    new = copy.deepcopy(call)
+    right = ops[1]
+    if kind == "key_dropped":
+        new.keywords = [k for k in new.keywords if k.arg not in (*_KEY_ARGS, "how")]
+        new.keywords.append(ast.keyword("how", ast.Constant("cross")))
+        if len(new.args) > (2 if _is_module(new) else 1):
+            return None  # how or a key given by position: not rewritten
+        return new
+    if kind == "how_inner":
+        how = _kw(new, "how")
+        if how is None or not (
+            isinstance(how.value, ast.Constant) and how.value.value in ("left", "right", "outer")
+        ):
+            return None
+        new.keywords = [k for k in new.keywords if k.arg != "how"]
+        return new
+    if kind == "key_format":
+        key = _key_name(new)
+        if key is None:
+            return None
+        padded = ast.parse(
+            f"(lambda _r: _r.assign(**{{{ast.unparse(key)}: ' ' + "
+            f"_r[{ast.unparse(key)}].astype(str)}}))({ast.unparse(right)})",
+            mode="eval",
+        ).body
+        _set_right(new, padded)
+        return new
+    dup = ast.parse(
+        f"(lambda _r: _r.iloc[list(range(len(_r))) + [0]])({ast.unparse(right)})",
+        mode="eval",
+    ).body
+    _set_right(new, dup)
+    return new
+
+
+def _is_module(call: ast.Call) -> bool:
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("pd", "pandas")
+    )
+
+
+def fault_sites(cell: str) -> list[tuple[FaultKind, ast.Call, ast.Call]]:
+    """Every (kind, merge call, faulted call) of a cell, in source order; [] if it does not
+    parse. The calls carry positions, so a caller can splice ``ast.unparse(faulted)``."""
+    try:
+        tree = ast.parse(cell)
+    except SyntaxError:
+        return []
+    calls = sorted(_merge_calls(tree), key=lambda c: (c.lineno, c.col_offset))
+    out = []
+    for call in calls:
+        for kind in FAULT_KINDS:
+            new = mutate_call(call, kind)
+            if new is not None:
+                out.append((kind, call, new))
+    return out
+
+
 def plant(cell: str, kind: FaultKind) -> str | None:
     """The cell with `kind` planted in every merge it makes; None when not applicable."""
     try:
@@ -102,39 +177,12 @@ def plant(cell: str, kind: FaultKind) -> str | None:
     except SyntaxError:
         return None
     changed = False
-    for call in _merge_calls(tree):
-        ops = _operands(call)
-        if ops is None:
+    for call in reversed(list(_merge_calls(tree))):  # inner calls first: outer copies see them
+        new = mutate_call(call, kind)
+        if new is None:
             continue
-        right = ops[1]
-        if kind == "key_dropped":
-            call.keywords = [k for k in call.keywords if k.arg not in (*_KEY_ARGS, "how")]
-            call.keywords.append(ast.keyword("how", ast.Constant("cross")))
-            changed = True
-        elif kind == "how_inner":
-            how = _kw(call, "how")
-            if how is not None and isinstance(how.value, ast.Constant) and how.value.value in (
-                "left", "right", "outer"
-            ):
-                how.value = ast.Constant("inner")
-                changed = True
-        elif kind == "key_format":
-            key = _key_name(call)
-            if key is not None:
-                padded = ast.parse(
-                    f"(lambda _r: _r.assign(**{{{ast.unparse(key)}: ' ' + "
-                    f"_r[{ast.unparse(key)}].astype(str)}}))({ast.unparse(right)})",
-                    mode="eval",
-                ).body
-                _set_right(call, padded)
-                changed = True
-        elif kind == "duplicate_key":
-            dup = ast.parse(
-                f"(lambda _r: _r.iloc[list(range(len(_r))) + [0]])({ast.unparse(right)})",
-                mode="eval",
-            ).body
-            _set_right(call, dup)
-            changed = True
+        call.args, call.keywords = new.args, new.keywords
+        changed = True
     return ast.unparse(tree) if changed else None
 
 
@@ -149,20 +197,29 @@ class CallOutcome(BaseModel):
     kinds: tuple[str, ...] = ()
     """Diagnostic kinds the guard reported for the call."""
     severities: tuple[str, ...] = ()
+    alarms: tuple[str, ...] = ()
+    """The kinds among `kinds` that are alarms (`joinpolicy`); the rest are notes."""
     raised: str | None = None
     """The exception pandas raised for the faulted cell (a loud failure)."""
     new_kinds: tuple[str, ...] = ()
     """For a fault: kinds the clean run of the same cell did not report."""
+    new_alarms: tuple[str, ...] = ()
+    """For a fault: alarm kinds the clean run of the same cell did not raise."""
 
     @property
     def flagged(self) -> bool:
-        """Clean: any finding. Fault: a finding the clean cell did not have, or an exception.
+        """Clean: any alarm. Fault: an alarm the clean cell did not have, or an exception.
 
-        A warning the clean cell already carried does not detect the fault.
+        An alarm the clean cell already carried does not detect the fault.
         """
         if self.fault is None:
-            return bool(self.kinds)
-        return bool(self.new_kinds) or self.raised is not None
+            return bool(self.alarms)
+        return bool(self.new_alarms) or self.raised is not None
+
+    @property
+    def noted(self) -> bool:
+        """Some finding (alarm or note) was reported."""
+        return bool(self.kinds)
 
 
 class FaultEval(BaseModel):
@@ -174,6 +231,8 @@ class FaultEval(BaseModel):
     clean_merges: int
     false_alarms: int
     false_alarm_rate: float
+    noted_clean: int = 0
+    """Clean merges with some finding, alarm or note (the note-only ones are not alarms)."""
     faults: int
     flagged: int
     fault_recall: float
@@ -274,12 +333,15 @@ def evaluate(
                               if r.operation in ("merge", "join") and r.check_error is None})
         for i in merge_cells:
             clean_kinds: set[str] = set()
+            clean_alarms: set[str] = set()
             for rec in _merge_records(guard, cell_of, i):
                 clean_kinds.update(d.kind for d in rec.diagnostics)
+                clean_alarms.update(d.kind for d in alarms(rec))
                 outcomes.append(CallOutcome(
                     session=name, cell=i,
                     kinds=tuple(d.kind for d in rec.diagnostics),
-                    severities=tuple(d.severity for d in rec.diagnostics)))
+                    severities=tuple(d.severity for d in rec.diagnostics),
+                    alarms=tuple(d.kind for d in alarms(rec))))
             for kind in FAULT_KINDS:
                 faulted = plant(cells[i], kind)
                 if faulted is None:
@@ -293,12 +355,16 @@ def evaluate(
                     no_effect.append((name, i, kind))
                     continue
                 found = [d for r in recs if r.check_error is None for d in r.diagnostics]
+                alarmed = [d.kind for r in recs if r.check_error is None for d in alarms(r)]
                 outcomes.append(CallOutcome(
                     session=name, cell=i, fault=kind,
                     kinds=tuple(d.kind for d in found),
                     severities=tuple(d.severity for d in found),
+                    alarms=tuple(alarmed),
                     new_kinds=tuple(dict.fromkeys(
                         d.kind for d in found if d.kind not in clean_kinds)),
+                    new_alarms=tuple(dict.fromkeys(
+                        k for k in alarmed if k not in clean_alarms)),
                     raised=raised))
     clean = [o for o in outcomes if o.fault is None]
     faults = [o for o in outcomes if o.fault is not None]
@@ -311,6 +377,7 @@ def evaluate(
         clean_merges=len(clean),
         false_alarms=sum(o.flagged for o in clean),
         false_alarm_rate=rate(clean, lambda o: o.flagged),
+        noted_clean=sum(o.noted for o in clean),
         faults=len(faults),
         flagged=sum(o.flagged for o in faults),
         fault_recall=rate(faults, lambda o: o.flagged),

@@ -286,6 +286,7 @@ class JoinGuard:
         indexers: tuple[Any, Any] | None,
     ) -> JoinRecord | None:
         bound = signature.bind(*args, **kwargs)
+        stated = bound.arguments.get("how") is not None
         bound.apply_defaults()
         a = bound.arguments
         left = a.get("self", a.get("left"))
@@ -304,6 +305,7 @@ class JoinGuard:
                 right_index=True,
                 operation="join",
                 indexers=indexers if self.use_indexers else None,
+                how_stated=stated,
             )
         return check_merge(
             self._named(left),
@@ -316,6 +318,7 @@ class JoinGuard:
             left_index=bool(a.get("left_index")),
             right_index=bool(a.get("right_index")),
             indexers=indexers if self.use_indexers else None,
+            how_stated=stated,
         )
 
     def _concat_record(
