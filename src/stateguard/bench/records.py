@@ -63,6 +63,9 @@ _RESUME_KEYS = (
     "turn_limit",
     "path_maps",
     "worker_protocol",
+    "search",
+    "search_n",
+    "verifier",
 )
 JudgeKind = Literal["deterministic", "llm", "hybrid"]
 
@@ -107,6 +110,12 @@ class RunConfig(BaseModel):
     """The LLM judge's prompt template (``{question}``, ``{ground_truth}``, ``{solution}``)."""
     judge_llm_overrides: dict[str, Any] = Field(default_factory=dict)
     """Chat model settings of the LLM judge (default: those of ``llm_overrides``)."""
+    search: Literal["best-of-n", "beam", "dvts"] | None = None
+    """``--worker llm`` answers each turn by test-time search (`stateguard.bench.search_run`)."""
+    search_n: int = Field(default=4, ge=1)
+    """Rollouts (best-of-n), candidates per step (beam) or the budget (dvts)."""
+    verifier: Literal["deterministic", "llm", "hybrid"] = "deterministic"
+    """The step verifier that ranks the search's candidates."""
 
 
 class TurnResult(TurnRecord):

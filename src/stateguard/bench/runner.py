@@ -31,6 +31,7 @@ from stateguard.bench.observe import guarded_task_session
 from stateguard.bench.ray_backend import run_with_ray
 from stateguard.bench.records import InjectionRecord, RunConfig, RunStore, TurnResult
 from stateguard.bench.replay import ReplayWorker, skipped_results
+from stateguard.bench.search_run import run_search_task
 from stateguard.bench.tasks import BenchTask, SuiteLoad
 from stateguard.errors import StateguardError
 from stateguard.llm import UsageMeter, build_model, load_model_config
@@ -145,6 +146,8 @@ def run_task_job(
                     tracking_emit(Event(kind="turn", task_id=task.task_id, payload=r.model_dump()))
             else:
                 _replay(task, config, root, skip, tracking_emit)
+        elif config.search is not None:
+            run_search_task(task, config, root, skip, tracking_emit, _chat_model(config))
         elif config.worker_protocol == "longds":
             model = _chat_model(config)
             run_longds_protocol_task(task, config, root, skip, tracking_emit, model)
@@ -198,6 +201,8 @@ def run_benchmark(
         raise StateguardError(f"--jobs must be >= 1, got {jobs}")
     if config.worker == "llm" and config.inject:
         raise StateguardError("--inject needs --worker replay (faults are planted in replays)")
+    if config.search is not None and (config.worker != "llm" or config.manager != "none"):
+        raise StateguardError("--search needs --worker llm and --manager none")
     store = RunStore(run_dir)
     loaded = load_tasks_checked(config)
     if not loaded.tasks and not loaded.rejected:

@@ -137,6 +137,16 @@ def run(
     kernel_python: Path | None = typer.Option(
         None, help="Run the task kernels on this Python (e.g. a venv with pandas 2)."
     ),
+    search: str | None = typer.Option(
+        None, help="--worker llm: answer each turn by test-time search: best-of-n | beam | dvts."
+    ),
+    search_n: int = typer.Option(
+        4, "--n", min=1, help="--search budget: rollouts, candidates per step, or DVTS budget."
+    ),
+    verifier: str = typer.Option(
+        "deterministic", help="Step verifier ranking --search candidates: deterministic|llm|hybrid."
+    ),
+    max_steps: int = typer.Option(20, min=1, help="--worker llm: steps per turn at most."),
 ) -> None:
     """Run (or resume) a benchmark and print its headline metrics."""
 
@@ -147,6 +157,8 @@ def run(
     _check(backend, ("local", "ray"), "--backend")
     _check(judge, ("deterministic", "llm", "hybrid"), "--judge")
     _check(worker_protocol, ("native", "longds"), "--worker-protocol")
+    _check(search, ("best-of-n", "beam", "dvts"), "--search")
+    _check(verifier, ("deterministic", "llm", "hybrid"), "--verifier")
     if limit is not None and task_limit is not None and limit != task_limit:
         raise typer.BadParameter("give --limit or --task-limit, not both", param_hint="--limit")
     judge_overrides = {
@@ -178,6 +190,10 @@ def run(
             cell_timeout=cell_timeout,
             llm_overrides=overrides,
             llm_config_file=str(model_config) if model_config else None,
+            search=search,  # type: ignore[arg-type]
+            search_n=search_n,
+            verifier=verifier,  # type: ignore[arg-type]
+            max_steps_per_turn=max_steps,
         )
         columns = (
             TextColumn("{task.description}"),

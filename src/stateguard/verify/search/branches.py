@@ -69,9 +69,14 @@ class KernelBranch:
             step = Step(thought=proposal.thought, answer=proposal.answer, final=True)
         else:
             res = self.tracked.execute(proposal.code, timeout=self.timeout)
-            step = Step(thought=proposal.thought, code=proposal.code,
-                        observation=format_observation(res.execution, 4000),
-                        execution=res.execution, cell=res.cell, final=final)
+            step = Step(
+                thought=proposal.thought,
+                code=proposal.code,
+                observation=format_observation(res.execution, 4000),
+                execution=res.execution,
+                cell=res.cell,
+                final=final,
+            )
         self.steps.append(step)
         return step
 
@@ -113,11 +118,24 @@ class KernelBranches:
         return self._new()
 
     def child(self, parent: Branch) -> KernelBranch:
-        """A fresh kernel that re-executes ``parent``'s cells in order."""
+        """A fresh kernel that re-executes ``parent``'s cells in order.
+
+        The child's steps carry the child's own executions and cell records (execution
+        counts, lineage), so that reading a step's result reads it from this kernel.
+        """
         branch = self._new()
+        steps = []
         for step in parent.steps:
             if step.code is not None:
-                branch.tracked.execute(step.code, timeout=self.timeout)
+                res = branch.tracked.execute(step.code, timeout=self.timeout)
                 self.replayed_cells += 1
-        branch.steps = list(parent.steps)
+                step = step.model_copy(
+                    update={
+                        "execution": res.execution,
+                        "cell": res.cell,
+                        "observation": format_observation(res.execution, 4000),
+                    }
+                )
+            steps.append(step)
+        branch.steps = steps
         return branch
