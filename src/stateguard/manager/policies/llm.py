@@ -28,6 +28,39 @@ ACTION_SCHEMA = {
 }
 
 
+def observation_message(obs: Observation) -> str:
+    """The user message that shows the policy an observation (the draft in compact form)."""
+    payload = obs.model_dump(mode="json", exclude_none=True)
+    if obs.draft is not None:
+        d = obs.draft
+        payload["draft"] = {
+            "id": d.id,
+            "issue": d.issue,
+            "variables": [v.key for v in d.used_variables],
+            "conclusions": list(d.conclusions),
+            "relations": [r.summary for r in d.relations],
+            "constraints": [c.text for c in d.constraints],
+        }
+    return "Observation:\n" + json.dumps(payload, indent=1)[:6000]
+
+
+def result_message(result: str) -> str:
+    """The user message that shows the policy the result of its last action."""
+    return f"Result of your last action:\n{result}"
+
+
+def conversation_key(obs: Observation) -> tuple[int, str, int | None]:
+    """Observations with the same key and a last-action result continue one conversation."""
+    return (obs.turn, obs.event, obs.pending_interval[1] if obs.pending_interval else None)
+
+
+def action_message(action: A.ControlAction | A.ToolAction) -> str:
+    """An action as the one JSON object a reply holds (fields left at defaults omitted)."""
+    data = action.model_dump(mode="json", exclude_defaults=True)
+    data.pop("kind", None)
+    return json.dumps({"kind": action.kind, **data}, ensure_ascii=False)
+
+
 def parse_action(text: str) -> A.ControlAction | A.ToolAction:
     """Parse one JSON action from a reply (a ```json fence or prose around it is tolerated)."""
     raw = text.strip()
@@ -73,22 +106,11 @@ class LLMPolicy:
         return self._calls
 
     def _user_message(self, obs: Observation) -> str:
-        payload = obs.model_dump(mode="json", exclude_none=True)
-        if obs.draft is not None:
-            d = obs.draft
-            payload["draft"] = {
-                "id": d.id,
-                "issue": d.issue,
-                "variables": [v.key for v in d.used_variables],
-                "conclusions": list(d.conclusions),
-                "relations": [r.summary for r in d.relations],
-                "constraints": [c.text for c in d.constraints],
-            }
-        return "Observation:\n" + json.dumps(payload, indent=1)[:6000]
+        return observation_message(obs)
 
     def next_action(self, obs: Observation, ctx: PolicyContext) -> A.ControlAction | A.ToolAction:
         """Send the observation (or the last tool result) and parse one action."""
-        key = (obs.turn, obs.event, obs.pending_interval[1] if obs.pending_interval else None)
+        key = conversation_key(obs)
         if key != self._activation_key or obs.last_action_result is None:
             self._activation_key = key
             self._history = [
@@ -97,10 +119,13 @@ class LLMPolicy:
             ]
         else:
             self._history.append(
-                ChatMessage(
-                    role="user", content=f"Result of your last action:\n{obs.last_action_result}"
-                )
+                ChatMessage(role="user", content=result_message(obs.last_action_result))
             )
+        return self.reply(self._history)
+
+    def reply(self, history: list[ChatMessage]) -> A.ControlAction | A.ToolAction:
+        """Ask for one action on ``history`` (appended to: replies and corrections)."""
+        self._history = history
         for _attempt in range(self.max_retries + 1):
             self._calls += 1
             try:
