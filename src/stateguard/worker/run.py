@@ -9,6 +9,9 @@ Run directory layout (paths relative to ``run_dir``):
 * ``analysis.ipynb`` — every executed cell with its outputs, rewritten after every turn;
 * ``states.sqlite`` and ``manager_events.jsonl`` — the guarded session's store and
   event sink;
+* ``run.json`` and ``model_calls.jsonl`` — what the run was started with and every
+  model call, so that ``stateguard run --resume`` can continue it after a crash
+  (see `stateguard.worker.resume`; ``previous/`` and ``resumes.jsonl`` appear then);
 * ``workdir/`` — the kernel's working directory (``workdir/data`` is the read-only data);
 * ``report.html`` — written by the ``report`` callable the caller passes (the CLI passes
   ``stateguard.report.write_report``).
@@ -31,10 +34,26 @@ from stateguard.kernel import Confinement, KernelSession, ResourceLimits, Sandbo
 from stateguard.kernel.env import scrub
 from stateguard.llm import ChatModel
 from stateguard.manager import SUPERVISOR_KINDS
-from stateguard.worker.events import AnswerRecorded, TrajectoryEvent, dump_event
+from stateguard.worker.events import AnswerRecorded, StepRecord, TrajectoryEvent, dump_event
 from stateguard.worker.grading import grade
 from stateguard.worker.loop import Worker
 from stateguard.worker.notebook import write_notebook
+from stateguard.worker.resume import (
+    TAPE,
+    ModelTape,
+    ReplayClock,
+    ResumeError,
+    ResumePlan,
+    ResumeRecord,
+    RunManifest,
+    check_manifest,
+    compare_turn,
+    log_resume,
+    prepare_resume,
+    read_manifest,
+    task_digest,
+    write_manifest,
+)
 from stateguard.worker.summary import RunSummary, TurnOutcome, TurnTally
 from stateguard.worker.tasks import Task
 
@@ -177,10 +196,15 @@ class RunSession:
         max_tokens: int | None = 1024,
         limits: ResourceLimits = ResourceLimits(),
         report: ReportWriter | None = None,
+        resume: bool = False,
+        origin: dict[str, Any] | None = None,
     ) -> None:
         """Prepare (nothing starts before `start`); ``manager_model`` defaults to ``model``.
 
         ``report`` writes ``report.html`` when the run closes (none without it).
+        ``resume`` continues the run already in ``run_dir`` (see `stateguard.worker.resume`):
+        `start` replays its finished turns, and `turns_done` says how many there were.
+        ``origin`` is recorded in ``run.json`` as how the run was started.
         """
         check_manager(manager)
         self.task = task
@@ -200,6 +224,11 @@ class RunSession:
         }
         self.limits = limits
         self.report_writer = report
+        self.resume = resume
+        self.origin = dict(origin or {})
+        self.resumed: ResumeRecord | None = None
+        """What the resume did (set by `start` when ``resume``)."""
+        self._tape: ModelTape | None = None
         self.events: list[TrajectoryEvent] = []
         self.outcomes: list[TurnOutcome] = []
         self.report: Path | None = None
@@ -217,13 +246,45 @@ class RunSession:
         """``run_dir/trajectory.jsonl``."""
         return self.run_dir / "trajectory.jsonl"
 
+    def manifest(self) -> RunManifest:
+        """What this run is started with (``run.json``)."""
+        return RunManifest(
+            task=self.task.name,
+            task_digest=task_digest(self.task),
+            manager=self.manager,
+            model=self.model.name,
+            manager_model=self.manager_model.name,
+            options=dict(self.worker_options),
+            origin=self.origin,
+        )
+
+    @property
+    def turns_done(self) -> int:
+        """Turns finished so far (after a resume: the replayed ones included)."""
+        return len(self.outcomes)
+
     def start(self) -> None:
-        """Create the run directory, stage the data, start the kernel and the supervisor."""
-        if self.trajectory_path.exists():
+        """Create the run directory, stage the data, start the kernel and the supervisor.
+
+        With ``resume``, check ``run.json``, move the previous attempt aside and replay
+        the finished turns (`ResumeError` when the run cannot be resumed).
+        """
+        plan: ResumePlan | None = None
+        manifest = self.manifest()
+        if self.resume:
+            check_manifest(read_manifest(self.run_dir), manifest, self.run_dir)
+            plan = prepare_resume(self.run_dir)
+        elif self.trajectory_path.exists():
             raise StateguardError(
-                f"{self.run_dir} already holds a run (trajectory.jsonl); choose another directory"
+                f"{self.run_dir} already holds a run (trajectory.jsonl); choose another "
+                "directory, or continue it with --resume"
             )
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        if plan is None:
+            write_manifest(self.run_dir, manifest)
+        self._tape = ModelTape(self.run_dir / TAPE, plan.tape if plan else ())
+        model = self._tape.wrap(self.model, "worker")
+        manager_model = self._tape.wrap(self.manager_model, "manager")
         self._scratch = Path(tempfile.mkdtemp(prefix="stateguard-task-"))
         data_dir = _stage_data(self.task, self._scratch)
         kernel = KernelSession(
@@ -237,16 +298,71 @@ class RunSession:
         self._guard = GuardedSession(
             kernel,
             manager=self.manager,
-            model=self.manager_model,
+            model=manager_model,
             run_dir=self.run_dir,
             sinks=[JsonlEventSink(self.run_dir / "manager_events.jsonl")],
         )
         self._trajectory = open(self.trajectory_path, "a", encoding="utf-8")  # noqa: SIM115
         self._guard.start()
         self._worker = Worker(
-            self.model, self._guard, data_files=describe_data(data_dir), **self.worker_options
+            model, self._guard, data_files=describe_data(data_dir), **self.worker_options
         )
         self._started = time.monotonic()
+        if plan is not None:
+            self._replay(plan)
+
+    def _replay(self, plan: ResumePlan) -> None:
+        """Run the finished turns again on the recorded model calls; keep their records."""
+        assert self._worker is not None and self._tape is not None
+        tape, worker = self._tape, self._worker
+        started = time.perf_counter()
+        cells = 0
+        divergences: list[str] = []
+        for finished in plan.turns:
+            if finished.turn > len(self.task.turns):
+                raise ResumeError(
+                    f"{self.trajectory_path}: turn {finished.turn} is recorded, but the task "
+                    f"has {len(self.task.turns)} turns"
+                )
+            turn = self.task.turns[finished.turn - 1]
+            calls = sum(1 for e in plan.tape if e.role == "worker" and e.turn == finished.turn)
+            tape.turn = finished.turn
+            worker.clock = ReplayClock(tape, finished.turn, finished.answer.ended, calls)
+            replayed = list(worker.run_turn(finished.turn, turn.question, turn.context))
+            if tape.left(finished.turn):
+                raise ResumeError(
+                    f"{self.run_dir / TAPE}: the replay of turn {finished.turn} ended with "
+                    f"{tape.left(finished.turn)} recorded model call(s) unused: the run does "
+                    "not replay the same way (a cell's result changed); start a new run"
+                )
+            divergences += compare_turn(finished, replayed)
+            cells += sum(1 for e in replayed if isinstance(e, StepRecord) and e.execution)
+            tally = TurnTally()
+            for event in finished.events:  # the recorded events, as an uninterrupted run has them
+                if isinstance(event, AnswerRecorded):
+                    self.outcomes.append(
+                        tally.outcome(
+                            turn.question,
+                            turn.context,
+                            event,
+                            grade(event.answer, turn.answer, turn.tolerance),
+                        )
+                    )
+                tally.add(event)
+                self.events.append(event)
+        worker.clock = time.monotonic
+        tape.replaying = False
+        assert self._guard is not None
+        self._guard.drain_events()
+        self.resumed = ResumeRecord(
+            replayed_turns=len(plan.turns),
+            replayed_cells=cells,
+            replay_seconds=round(time.perf_counter() - started, 3),
+            dropped_events=plan.dropped_events,
+            divergences=divergences + tape.divergences,
+            previous=plan.previous,
+        )
+        log_resume(self.run_dir, self.resumed)
 
     def _record(self, event: TrajectoryEvent) -> None:
         self.events.append(event)
@@ -264,6 +380,8 @@ class RunSession:
         if self._worker is None:
             raise StateguardError("RunSession.run_turn called before start()")
         number = len(self.outcomes) + 1
+        if self._tape is not None:
+            self._tape.turn = number
         tally = TurnTally()
         for event in self._worker.run_turn(number, question, context):
             if isinstance(event, AnswerRecorded):
@@ -312,6 +430,9 @@ class RunSession:
             if self._guard is not None:
                 self._guard.close()
                 self._guard = None
+            if self._tape is not None:
+                self._tape.close()
+                self._tape = None
             if self._scratch is not None:
                 shutil.rmtree(self._scratch, ignore_errors=True)
                 self._scratch = None
