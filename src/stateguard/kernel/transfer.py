@@ -79,6 +79,58 @@ ALLOWED: frozenset[tuple[str, str]] = frozenset(
         ("pandas.core.internals.managers", "SingleBlockManager"),
     }
 )  # fmt: skip
+#: The same pandas types where pandas 2 pickles them (a kernel may run pandas 2,
+#: `stateguard.kernel.interpreter`), taken the same way from pandas 2.3's pickles.
+ALLOWED |= frozenset(
+    {
+        ("pandas._libs.interval", "Interval"), ("pandas._libs.missing", "NA"),
+        ("pandas._libs.sparse", "IntIndex"), ("pandas._libs.tslibs.period", "Period"),
+        ("pandas.core.frame", "DataFrame"), ("pandas.core.series", "Series"),
+    }
+    | {
+        (f"pandas.core.arrays.{m}", n)
+        for m, names in {
+            "boolean": ("BooleanArray", "BooleanDtype"),
+            "categorical": ("Categorical",),
+            "datetimes": ("DatetimeArray",),
+            "floating": ("FloatingArray", "Float32Dtype", "Float64Dtype"),
+            "integer": (
+                "IntegerArray", "Int8Dtype", "Int16Dtype", "Int32Dtype", "Int64Dtype",
+                "UInt8Dtype", "UInt16Dtype", "UInt32Dtype", "UInt64Dtype",
+            ),
+            "interval": ("IntervalArray",),
+            "period": ("PeriodArray",),
+            "sparse.array": ("SparseArray",),
+            "string_": ("StringArray", "StringDtype"),
+            "string_arrow": ("ArrowStringArray",),
+            "timedeltas": ("TimedeltaArray",),
+        }.items()
+        for n in names
+    }
+    | {
+        ("pandas.core.dtypes.dtypes", n)
+        for n in ("CategoricalDtype", "DatetimeTZDtype", "IntervalDtype", "PeriodDtype",
+                  "SparseDtype")
+    }
+    | {
+        (f"pandas.core.indexes.{m}", n)
+        for m, n in (
+            ("base", "Index"), ("category", "CategoricalIndex"),
+            ("datetimes", "DatetimeIndex"), ("interval", "IntervalIndex"),
+            ("multi", "MultiIndex"), ("period", "PeriodIndex"), ("range", "RangeIndex"),
+            ("timedeltas", "TimedeltaIndex"),
+        )
+    }
+)  # fmt: skip
+#: Helpers pandas 2 pickles under names this pandas renamed (as pandas' own
+#: ``read_pickle`` maps them); the targets are in `ALLOWED`.
+_RENAMED = {
+    ("pandas._libs.tslibs.nattype", "__nat_unpickle"): (
+        "pandas._libs.tslibs.nattype",
+        "_nat_unpickle",
+    ),
+    ("pandas.core.internals.blocks", "new_block"): ("pandas._libs.internals", "_unpickle_block"),
+}
 #: Modules whose *classes* (date offsets: ``MonthEnd``, ``Day``…) are plain data.
 _CLASS_MODULES = ("pandas._libs.tslibs.offsets",)
 #: Reading refuses files larger than this (a cell could write a huge one).
@@ -95,6 +147,7 @@ class _DataOnly(pickle.Unpickler):
         self.own_types = own_types
 
     def find_class(self, module: str, name: str) -> Any:
+        module, name = _RENAMED.get((module, name), (module, name))
         if (module, name) in ALLOWED:
             return super().find_class(module, name)
         if module in _CLASS_MODULES or (self.own_types and module.startswith("stateguard.")):
