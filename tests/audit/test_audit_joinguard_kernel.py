@@ -163,3 +163,19 @@ def test_results_are_byte_identical_with_and_without_the_guard(kernel: KernelSes
     finally:
         _silent(kernel, "__import__('stateguard.audit.joinguard').audit.joinguard"
                         ".uninstall_join_guard()")
+
+
+def test_the_guard_waits_for_the_first_pandas_import() -> None:
+    with KernelSession(default_timeout=60) as fresh:
+        _silent(fresh, install_code())
+        before = fresh.execute("import sys\nprint('pandas' in sys.modules)")
+        assert before.stdout.strip() == "False"  # installing did not import pandas
+        res = fresh.execute(
+            "import pandas as pd\n"
+            "a = pd.DataFrame({'k': [1, 2, 3]})\n"
+            "m = a.merge(pd.DataFrame({'k': [1, 2]}), on='k')\n"
+        )
+        assert res.ok, res.error
+        report = join_report(res.private)
+        assert report is not None and [d.kind for d in report.diagnostics] == ["dropped_rows"]
+        assert report.records[0].how_stated is False

@@ -31,6 +31,7 @@ import pandas as pd
 
 from stateguard.audit.concatchecks import check_concat
 from stateguard.audit.diagnostics import JOIN_MIME, JoinCellReport, JoinRecord
+from stateguard.audit.guardsetup import disarm
 from stateguard.audit.joinchecks import Named, check_merge
 
 MAX_RECORDS = 50
@@ -151,8 +152,7 @@ class JoinGuard:
             return
         results = self._results + [None] * (len(self.records) - len(self._results))
         records = [
-            r.model_copy(update={"output_names": self._named(obj).names})
-            if obj is not None else r
+            r.model_copy(update={"output_names": self._named(obj).names}) if obj is not None else r
             for r, obj in zip(self.records, results, strict=False)
         ]
         report = JoinCellReport(records=tuple(records), mode=self.mode, truncated=self.truncated)
@@ -218,8 +218,9 @@ class JoinGuard:
                 if args and isinstance(args[0], types.GeneratorType):
                     args = (list(args[0]), *args[1:])
                 result = _call_in_place_of(caller, original, args, kwargs)
-                self._observe(lambda: self._concat_record(signature, args, kwargs, result),
-                              caller, result)
+                self._observe(
+                    lambda: self._concat_record(signature, args, kwargs, result), caller, result
+                )
             finally:
                 self._depth -= 1
             return result
@@ -238,8 +239,7 @@ class JoinGuard:
         record = record.model_copy(
             update={
                 "line": caller.f_lineno,
-                "where": "<cell>" if caller.f_code.co_name == "<module>"
-                else caller.f_code.co_name,
+                "where": "<cell>" if caller.f_code.co_name == "<module>" else caller.f_code.co_name,
                 "check_seconds": time.perf_counter() - started,
             }
         )
@@ -334,8 +334,9 @@ class JoinGuard:
             return None
         named = [self._named(o) for o in objs if isinstance(o, (pd.DataFrame, pd.Series))]
         axis = a.get("axis", 0)
-        return check_concat(named, result, axis=1 if axis in (1, "columns") else 0,
-                            join=a.get("join") or "outer")
+        return check_concat(
+            named, result, axis=1 if axis in (1, "columns") else 0, join=a.get("join") or "outer"
+        )
 
 
 def _call_in_place_of(caller: types.FrameType, original: Any, args: Any, kwargs: Any) -> Any:
@@ -395,6 +396,7 @@ def install_join_guard(shell: Any | None = None, *, mode: Mode = "flag") -> Join
 def uninstall_join_guard() -> None:
     """Restore pandas and remove the hooks (no-op when not installed)."""
     global _GUARD
+    disarm()
     if _GUARD is not None:
         _GUARD.uninstall()
         _GUARD = None
@@ -406,8 +408,9 @@ def join_guard() -> JoinGuard | None:
 
 
 def install_code(mode: Mode = "flag") -> str:
-    """Python source a host runs (silently) in a kernel to install the guard."""
-    return (
-        "__import__('stateguard.audit.joinguard', fromlist=['install_join_guard'])"
-        f".install_join_guard(mode={mode!r})"
-    )
+    """Python source a host runs (silently) in a kernel to install the guard.
+
+    The guard is installed when the kernel's code first imports pandas
+    (`stateguard.audit.guardsetup`), so a kernel without pandas pays nothing.
+    """
+    return f"__import__('stateguard.audit.guardsetup', fromlist=['install']).install({mode!r})"
