@@ -1,0 +1,213 @@
+"""The checks behind the validity reward: protocol, grounding and localization.
+
+Each check looks at one activation: the actions a policy emitted there (tool actions,
+then one control action) against the view it had (`records.Activation`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from stateguard.errors import IllegalActionError
+from stateguard.manager import actions as A
+from stateguard.manager.drafts import Draft
+from stateguard.manager.lifecycle import check_legal
+from stateguard.train.records import Activation, FaultInfo
+from stateguard.types import VarKey
+from stateguard.worker.grounding import unseen_numbers
+
+RawAction = dict[str, Any] | str | A.ControlAction | A.ToolAction
+"""An action as a policy emitted it: typed, JSON (the LLM protocol), or reply text."""
+
+
+def parse_actions(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object in ``text``, in order (a reply may hold several)."""
+    decoder = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    i = 0
+    while (start := text.find("{", i)) >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, start)
+        except (json.JSONDecodeError, RecursionError):
+            i = start + 1
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+        i = end
+    return out
+
+
+def typed_action(raw: RawAction) -> tuple[A.ControlAction | A.ToolAction | None, str]:
+    """The typed action, or None with what is wrong with it."""
+    if isinstance(raw, A.ControlAction | A.ToolAction):
+        return raw, ""
+    if isinstance(raw, str):
+        found = parse_actions(raw)
+        if len(found) != 1:
+            return None, f"a reply holds {len(found)} JSON actions, not one"
+        raw = found[0]
+    try:
+        return A.ACTION_ADAPTER.validate_python(raw), ""
+    except ValidationError as exc:
+        kind = raw.get("kind") if isinstance(raw, dict) else None
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return None, f"not a valid action (kind {kind!r}): {where}: {first['msg']}"
+
+
+def protocol_violations(
+    activation: Activation, actions: Sequence[RawAction], *, max_actions: int, max_repairs: int
+) -> list[str]:
+    """What breaks the protocol: unparseable or extra actions, no or several control
+    actions, a control action before a tool action, or one the lifecycle forbids here."""
+    problems: list[str] = []
+    typed = []
+    for i, raw in enumerate(actions):
+        action, why = typed_action(raw)
+        if action is None:
+            problems.append(f"action {i}: {why}")
+        else:
+            typed.append(action)
+    if len(actions) > max_actions:
+        problems.append(f"{len(actions)} actions, over the budget of {max_actions}")
+    controls = [a for a in typed if A.is_control(a)]
+    if not controls:
+        problems.append("no control action ends the activation")
+    elif len(controls) > 1:
+        problems.append(f"{len(controls)} control actions in one activation")
+    elif typed and not A.is_control(typed[-1]):
+        problems.append("a tool action follows the control action")
+    if len(controls) == 1:
+        problems.extend(_illegal(activation, controls[0].kind, max_repairs))
+    return problems
+
+
+def _illegal(activation: Activation, kind: str, max_repairs: int) -> list[str]:
+    obs = activation.observation
+    draft = None
+    if obs.draft is not None:
+        draft = Draft(
+            state=obs.draft,
+            updated=obs.draft_updated,
+            relations_final=obs.relations_final,
+            repairs=obs.repair_attempts,
+            step_start=0,
+        )
+    try:
+        check_legal(kind, obs.event, draft, max_repairs)
+    except IllegalActionError as exc:
+        return [str(exc)]
+    return []
+
+
+def control_of(actions: Sequence[RawAction]) -> A.ControlAction | None:
+    """The one control action of a protocol-valid sequence (the last control action else)."""
+    found = None
+    for raw in actions:
+        action, _ = typed_action(raw)
+        if action is not None and A.is_control(action):
+            found = action
+    return found  # type: ignore[return-value]
+
+
+def known_variables(activation: Activation, extra: Iterable[str] = ()) -> set[str]:
+    """Variable keys (``name@vN``) the view shows: created in the pending steps, held by
+    committed states or the draft, named by the evidence, plus ``extra``."""
+    obs = activation.observation
+    keys: set[str] = set(extra)
+    for step in obs.pending_steps:
+        keys.update(str(k) for k in step.get("created", ()))
+        keys.update(str(k) for k in step.get("stale_reads", ()))
+    for entry in obs.committed_index:
+        keys.update(str(k) for k in entry.get("variables", ()))
+    if obs.draft is not None:
+        keys.update(v.key for v in obs.draft.used_variables)
+    for ev in activation.evidence:
+        keys.update(ev.variables)
+        keys.update(ev.superseding)
+    return keys
+
+
+def _is_known(name: str, keys: set[str]) -> bool:
+    if "@" in name:
+        return name in keys
+    return name in {VarKey.name_of(k) for k in keys} or name in keys
+
+
+def grounding_claims(
+    activation: Activation,
+    control: A.ControlAction | None,
+    *,
+    outputs: Sequence[str] | None,
+    extra_variables: Iterable[str] = (),
+) -> tuple[int, list[str]]:
+    """How many checkable claims the control action makes, and the unsupported ones.
+
+    Claims: each variable an UPDATE_STATE records or a REPAIR suspects must be one the
+    view shows (a bare name matches any version, a key ``name@vN`` only itself); each
+    relation FINALIZE_RELATIONS or OPEN_STATE sets must target a committed state; each
+    conclusion's numbers must appear in ``outputs`` (execution results and tool outputs;
+    integers below 10 are not checked). With ``outputs`` None, conclusions are not
+    checked: what was printed is unknown.
+    """
+    if control is None:
+        return 0, []
+    keys = known_variables(activation, extra_variables)
+    committed = {str(e.get("id")) for e in activation.observation.committed_index}
+    claims = 0
+    bad: list[str] = []
+    names: tuple[str, ...] = ()
+    relations: tuple[Any, ...] = ()
+    conclusions: tuple[str, ...] = ()
+    if isinstance(control, A.UpdateState):
+        names, conclusions = control.used_variables, control.conclusions
+    elif isinstance(control, A.Repair):
+        names = control.suspected_variables + tuple(
+            v for e in control.evidence for v in e.variables
+        )
+    elif isinstance(control, A.FinalizeRelations | A.OpenState):
+        relations = control.relations
+    for name in dict.fromkeys(names):
+        claims += 1
+        if not _is_known(name, keys):
+            bad.append(f"variable {name!r} is not in the lineage the view shows")
+    for rel in relations:
+        if rel.related_state_id is None:
+            continue
+        claims += 1
+        if rel.related_state_id not in committed:
+            bad.append(f"relation {rel.type} {rel.related_state_id}: not a committed state")
+    if outputs is not None:
+        for text in conclusions:
+            claims += 1
+            unseen = unseen_numbers(text, outputs)
+            if unseen:
+                bad.append(f"conclusion {text!r}: {', '.join(unseen)} not in any output")
+    return claims, bad
+
+
+def localized(repair: A.Repair, activation: Activation, fault: FaultInfo | None) -> bool:
+    """Whether a repair points at the fault: a suspected variable the fault or the view's
+    evidence names (any version), or a check the view's evidence found. With nothing to
+    localize against, any concrete evidence (a typed item or a failed check) counts."""
+    targets: set[str] = set()
+    if fault is not None:
+        for v in (fault.variable, fault.read_version, fault.pre_version):
+            if v:
+                targets.add(VarKey.name_of(v))
+    for ev in activation.evidence:
+        targets.update(VarKey.name_of(v) for v in ev.variables)
+    checks = {ev.check for ev in activation.evidence} | {
+        ev.finding for ev in activation.evidence if ev.finding
+    }
+    named = {VarKey.name_of(v) for v in repair.suspected_variables}
+    named |= {VarKey.name_of(v) for e in repair.evidence for v in e.variables}
+    cited = set(repair.checks) | {e.check for e in repair.evidence}
+    cited |= {e.finding for e in repair.evidence if e.finding}
+    if not targets and not checks:
+        return bool(repair.evidence or repair.checks)
+    return bool(named & targets) or bool(cited & checks)
