@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, Self, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord
-from stateguard.manager.events import PAYLOAD, Payload
+from stateguard.manager.events import Payload, Unrecognized, event_fields
 from stateguard.manager.notes import Notice
 
 
@@ -60,27 +66,44 @@ class AnswerReview(BaseModel):
 
 
 class ManagerEvent(BaseModel):
-    """One logged manager event on the wire: ``type`` and ``data`` of a typed payload.
+    """One logged manager event: a typed payload, with the turn and step it happened at.
 
-    Build it with `of`; read it back typed with `payload` (see `stateguard.manager.events`).
+    It serializes flat, tagged by ``type`` (see `stateguard.manager.events`); it reads
+    that shape and the older ``type`` + ``data`` one.
     """
 
     model_config = ConfigDict(frozen=True)
 
-    type: str
     turn: int | None = None
     step: int | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
+    payload: Payload
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_record(cls, raw: Any) -> Any:
+        return event_fields(raw)
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        payload = out.pop("payload")
+        return {"type": payload.pop("type"), **out, **payload}
 
     @classmethod
     def of(cls, payload: Payload, *, turn: int | None = None, step: int | None = None) -> Self:
-        """The wire form of a typed payload."""
-        return cls(type=payload.type, turn=turn, step=step, data=payload.data())
+        """The event of a typed payload."""
+        return cls(turn=turn, step=step, payload=payload)
 
     @property
-    def payload(self) -> Payload:
-        """The typed payload (ValidationError for an event of an unknown shape)."""
-        return PAYLOAD.validate_python({"type": self.type, **self.data})
+    def type(self) -> str:
+        """The event's tag (an unrecognized event keeps the type it was read with)."""
+        p = self.payload
+        return p.original_type if isinstance(p, Unrecognized) else p.type
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The payload's fields without the tag, JSON-ready."""
+        return self.payload.data()
 
 
 @runtime_checkable
