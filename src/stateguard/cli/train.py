@@ -7,7 +7,11 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from stateguard.cli.train_data import eval_command, synth_command
+
 train_app = typer.Typer(help="Training data and fine-tuning for managers.", no_args_is_help=True)
+train_app.command("synth")(synth_command)
+train_app.command("eval")(eval_command)
 
 
 @train_app.command("sft")
