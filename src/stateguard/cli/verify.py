@@ -23,6 +23,7 @@ from stateguard.lineage import TrackedSession
 from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyTask
 from stateguard.verify.evaluation import metrics, selection
 from stateguard.verify.labelling import EvalSession, EvalTurn, LabelledStep, label_session
+from stateguard.verify.mutants import MUTANTS
 from stateguard.verify.search import (
     STRATEGIES,
     KernelBranches,
@@ -40,12 +41,12 @@ verify_app = typer.Typer(help="Step verification with ternary rewards.", no_args
 AST_KINDS = ("flipped-comparison", "dropped-constraint", "scope-change")
 
 
-def _ast_mutator(kind: str, code: str) -> list[str]:
+def _ast_mutator(kind: str, code: str, columns: Any = ()) -> list[str]:
     facts = TurnFacts(turn_id=1, code=code, ok=True, rerunnable=True)
     return [c.faulty_code for c in ast_candidates(kind, facts)]
 
 
-def _join_mutator(kind: Any, code: str) -> list[str]:
+def _join_mutator(kind: Any, code: str, columns: Any = ()) -> list[str]:
     planted = plant(code, kind)
     return [planted] if planted else []
 
@@ -53,11 +54,13 @@ def _join_mutator(kind: Any, code: str) -> list[str]:
 def _mutators() -> dict[str, Any]:
     out: dict[str, Any] = {k: functools.partial(_ast_mutator, k) for k in AST_KINDS}
     out.update({f"join-{k}": functools.partial(_join_mutator, k) for k in FAULT_KINDS})
+    out.update(MUTANTS)
     return out
 
 
-def _verifiers(names: list[str], err: Console, model_opts: dict[str, Any],
-               config: Path | None) -> dict[str, StepVerifier]:
+def _verifiers(
+    names: list[str], err: Console, model_opts: dict[str, Any], config: Path | None
+) -> dict[str, StepVerifier]:
     model = None
     if any(n in ("hybrid", "llm") for n in names):
         model = _build_model(err, model_opts, config)
@@ -74,8 +77,11 @@ def _verifiers(names: list[str], err: Console, model_opts: dict[str, Any],
 def eval_command(
     path: Path = typer.Option(..., "--path", help="The DSEval suite folder (e.g. exercise)."),
     suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
-    verifier: list[str] = typer.Option(["execution", "deterministic"], "--verifier",
-                                       help="execution|deterministic|hybrid|llm (repeatable)."),
+    verifier: list[str] = typer.Option(
+        ["execution", "deterministic"],
+        "--verifier",
+        help="execution|deterministic|hybrid|llm (repeatable).",
+    ),
     limit: int | None = typer.Option(None, "--limit", help="At most this many sessions."),
     out: Path | None = typer.Option(None, "--out", help="Write the labelled steps (JSONL)."),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
@@ -89,23 +95,33 @@ def eval_command(
     if suite != "dseval":
         err.print(f"[red]error:[/red] --suite {suite!r}: only dseval is supported")
         raise typer.Exit(2)
-    verifiers = _verifiers(verifier, err, {"base_url": base_url, "model": model,
-                                           "model_path": model_path}, config)
+    verifiers = _verifiers(
+        verifier, err, {"base_url": base_url, "model": model, "model_path": model_path}, config
+    )
     tasks = [t for t in load_dseval_suite(path) if not t.skipped][:limit]
     steps: list[LabelledStep] = []
     sink = out.open("w", encoding="utf-8") if out else None
     try:
         for task in tasks:
-            session = EvalSession(name=task.task_id, turns=tuple(
-                EvalTurn(question=t.question, code=t.reference_code or "",
-                         setup=t.meta.get("setup_code", "") or "")
-                for t in task.turns))
+            session = EvalSession(
+                name=task.task_id,
+                turns=tuple(
+                    EvalTurn(
+                        question=t.question,
+                        code=t.reference_code or "",
+                        setup=t.meta.get("setup_code", "") or "",
+                    )
+                    for t in task.turns
+                ),
+            )
             with tempfile.TemporaryDirectory(prefix="stateguard-verify-") as work:
                 stage_inputs(task, work)
 
                 def make(work: str = work) -> TrackedSession:
-                    return TrackedSession(KernelSession(workdir=Path(work), default_timeout=60),
-                                          setup_code=Auditor().setup_code)
+                    return TrackedSession(
+                        KernelSession(workdir=Path(work), default_timeout=60),
+                        setup_code=Auditor().setup_code,
+                    )
 
                 def record(item: LabelledStep) -> None:
                     if sink is not None:
@@ -125,16 +141,27 @@ def eval_command(
         "selection": [r.model_dump() for r in selection(steps, list(verifiers))],
     }
     if as_json:
-        typer.echo(json.dumps({**report, **{
-            f"{n}.{k}": report["verifiers"][n][k]
-            for n in verifiers for k in ("silent_error_recall", "false_zero_rate", "accuracy")
-        }}, indent=2))
+        typer.echo(
+            json.dumps(
+                {
+                    **report,
+                    **{
+                        f"{n}.{k}": report["verifiers"][n][k]
+                        for n in verifiers
+                        for k in ("silent_error_recall", "false_zero_rate", "accuracy")
+                    },
+                },
+                indent=2,
+            )
+        )
         return
     con = Console(highlight=False)
     con.print(f"{len(steps)} steps, labels {report['labels']}")
     for n, m in report["verifiers"].items():
-        con.print(f"[bold]{n}[/bold]: silent_error_recall={m['silent_error_recall']} "
-                  f"false_zero_rate={m['false_zero_rate']} accuracy={m['accuracy']}")
+        con.print(
+            f"[bold]{n}[/bold]: silent_error_recall={m['silent_error_recall']} "
+            f"false_zero_rate={m['false_zero_rate']} accuracy={m['accuracy']}"
+        )
         for lab, row in m["confusion"].items():
             con.print(f"  label {lab:>3}: {row}")
     for r in report["selection"]:
@@ -148,9 +175,16 @@ def trajectory_steps(path: Path) -> list[tuple[VerifyTask, list[Step]]]:
         if isinstance(event, TurnStarted):
             turns.append((VerifyTask(question=event.question, context=event.context), []))
         elif isinstance(event, StepRecord) and turns and event.problem is None:
-            turns[-1][1].append(Step(thought=event.thought, code=event.code,
-                                     observation=event.observation, execution=event.execution,
-                                     cell=event.cell, answer=event.answer))
+            turns[-1][1].append(
+                Step(
+                    thought=event.thought,
+                    code=event.code,
+                    observation=event.observation,
+                    execution=event.execution,
+                    cell=event.cell,
+                    answer=event.answer,
+                )
+            )
         elif isinstance(event, AnswerRecorded) and turns and turns[-1][1]:
             last = turns[-1][1][-1]
             turns[-1][1][-1] = last.model_copy(update={"final": True})
@@ -169,8 +203,9 @@ def score_command(
 ) -> None:
     """Score every step of a recorded trajectory (no live kernel) and write the verdicts."""
     err = Console(stderr=True)
-    v = _verifiers([verifier], err, {"base_url": base_url, "model": model,
-                                     "model_path": model_path}, config)[verifier]
+    v = _verifiers(
+        [verifier], err, {"base_url": base_url, "model": model, "model_path": model_path}, config
+    )[verifier]
     target = out or trajectory.with_name("verdicts.jsonl")
     n = 0
     with target.open("w", encoding="utf-8") as fh:
@@ -186,8 +221,11 @@ def search_command(
     task_path: Path = typer.Argument(..., help="A task file or folder (see `stateguard run`)."),
     search: str = typer.Option("best-of-n", "--search", help="best-of-n|beam|dvts"),
     n: int = typer.Option(4, "--n", min=1, help="Rollouts (best-of-n) or candidates per step."),
-    verifier: str = typer.Option("deterministic", "--verifier",
-                                 help="deterministic|hybrid|llm (hybrid/llm use the same model)."),
+    verifier: str = typer.Option(
+        "deterministic",
+        "--verifier",
+        help="deterministic|hybrid|llm (hybrid/llm use the same model).",
+    ),
     max_steps: int = typer.Option(8, "--max-steps", min=1),
     turn_limit: int | None = typer.Option(None, "--turn-limit"),
     as_json: bool = typer.Option(False, "--json"),
@@ -208,34 +246,49 @@ def search_command(
         raise typer.Exit(2) from exc
     opts = {"base_url": base_url, "model": model, "model_path": model_path}
     policy_model = _build_model(err, opts, config)
-    verifiers = _verifiers([verifier], err, opts, config) if verifier == "deterministic" else {
-        verifier: StepVerifier(verifier, model=policy_model)}  # type: ignore[arg-type]
+    verifiers = (
+        _verifiers([verifier], err, opts, config)
+        if verifier == "deterministic"
+        else {verifier: StepVerifier(verifier, model=policy_model)}
+    )  # type: ignore[arg-type]
     data_dir = task.data[0] if len(task.data) == 1 and task.data[0].is_dir() else None
     if task.data and data_dir is None:
         err.print("[red]error:[/red] verify search needs the task's data as one directory")
         raise typer.Exit(2)
     turns = task.turns[:turn_limit]
-    branches = KernelBranches(lambda: KernelSession(data_dir=data_dir, default_timeout=120),
-                              setup_code=Auditor().setup_code)
+    branches = KernelBranches(
+        lambda: KernelSession(data_dir=data_dir, default_timeout=120),
+        setup_code=Auditor().setup_code,
+    )
     policy = ModelPolicy(policy_model, data_files=describe_data(data_dir), max_steps=max_steps)
     con = Console(highlight=False)
 
     def show(t: TurnSearch) -> None:
         if not as_json:
-            con.print(f"turn {t.turn}: answer={t.answer!r} score={t.score} "
-                      f"({t.candidates} candidates, {t.verifier_calls} verified steps, "
-                      f"{t.wall_time:.1f} s)")
+            con.print(
+                f"turn {t.turn}: answer={t.answer!r} score={t.score} "
+                f"({t.candidates} candidates, {t.verifier_calls} verified steps, "
+                f"{t.wall_time:.1f} s)"
+            )
 
     results = search_turns(
-        [VerifyTask(question=t.question, context=t.context) for t in turns], search,  # type: ignore[arg-type]
-        policy, verifiers[verifier], branches, n=n, max_steps=max_steps, on_turn=show)
+        [VerifyTask(question=t.question, context=t.context) for t in turns],
+        search,  # type: ignore[arg-type]
+        policy,
+        verifiers[verifier],
+        branches,
+        n=n,
+        max_steps=max_steps,
+        on_turn=show,
+    )
     rows = []
     for t, turn in zip(results, turns, strict=True):
         g = grade(t.answer, turn.answer, turn.tolerance)
         rows.append({**t.model_dump(), "correct": g.correct})
     if as_json:
-        typer.echo(json.dumps({"search": search, "n": n, "verifier": verifier, "turns": rows},
-                              indent=2))
+        typer.echo(
+            json.dumps({"search": search, "n": n, "verifier": verifier, "turns": rows}, indent=2)
+        )
     else:
         correct = sum(1 for r in rows if r["correct"])
         con.print(f"{correct}/{len(rows)} turns correct")

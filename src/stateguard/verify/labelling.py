@@ -17,7 +17,7 @@ No model is needed to build the set; the verifiers given score every step.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -29,10 +29,17 @@ from stateguard.verify.search.branches import KernelBranch
 from stateguard.verify.search.policy import Proposal
 from stateguard.verify.verifier import StepVerifier
 
-Mutator = Callable[[str], list[str]]
-"""Reference code -> mutated versions of it (empty when the mutation does not apply)."""
+Mutator = Callable[[str, Sequence[str]], list[str]]
+"""(reference code, column names of the session's frames) -> mutated versions of the code
+(empty when the mutation does not apply)."""
 
-MAX_VARIANTS = 15
+MAX_VARIANTS = 30
+"""Variants tried per turn at most, taken round-robin over the mutation kinds."""
+
+_COLUMNS = (
+    "sorted({str(c) for v in list(globals().values()) if type(v).__name__ == 'DataFrame'"
+    " for c in v.columns})"
+)
 
 
 class EvalTurn(BaseModel):
@@ -74,8 +81,9 @@ def _output(step: Step) -> str:
     ex = step.execution
     if ex is None:
         return ""
-    return "\n".join([ex.stdout, ex.result or ""] +
-                     [str(d.data.get("text/plain", "")) for d in ex.displays])
+    return "\n".join(
+        [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
+    )
 
 
 def misspell_key(code: str) -> str | None:
@@ -85,8 +93,12 @@ def misspell_key(code: str) -> str | None:
     except SyntaxError:
         return None
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
-                and isinstance(node.slice.value, str) and isinstance(node.ctx, ast.Load)):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+            and isinstance(node.ctx, ast.Load)
+        ):
             node.slice = ast.Constant(node.slice.value + "_x")
             return ast.unparse(tree)
     return None
@@ -106,6 +118,24 @@ class _Replayer:
         return self.branch
 
 
+def _as_result(branch: KernelBranch) -> None:
+    """Mark the branch's last step as the turn's result step (a DSEval cell is one)."""
+    branch.steps[-1] = branch.steps[-1].model_copy(update={"result": True})
+
+
+def _round_robin(groups: Iterable[list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The first variant of every kind, then the second of every kind, … (no duplicates)."""
+    lists = [g for g in groups if g]
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for i in range(max((len(g) for g in lists), default=0)):
+        for g in lists:
+            if i < len(g) and g[i][1] not in seen:
+                seen.add(g[i][1])
+                out.append(g[i])
+    return out
+
+
 def label_session(
     session: EvalSession,
     make_tracked: Callable[[], TrackedSession],
@@ -118,15 +148,27 @@ def label_session(
     """Label and verify every step of ``session`` (see the module docstring)."""
     out: list[LabelledStep] = []
 
-    def verify(kind: str, label: float, turn_no: int, task: VerifyTask, branch: KernelBranch,
-               index: int | None = None) -> None:
+    def verify(
+        kind: str,
+        label: float,
+        turn_no: int,
+        task: VerifyTask,
+        branch: KernelBranch,
+        index: int | None = None,
+    ) -> None:
         steps = branch.steps
         i = len(steps) - 1 if index is None else index
         env = branch.environment() if index is None else None
         verdicts = {name: v.verify(task, steps, i, env) for name, v in verifiers.items()}
-        item = LabelledStep(session=session.name, turn=turn_no, label=label, kind=kind,
-                            code=steps[i].code or "", output=_output(steps[i])[:2000],
-                            verdicts=verdicts)
+        item = LabelledStep(
+            session=session.name,
+            turn=turn_no,
+            label=label,
+            kind=kind,
+            code=steps[i].code or "",
+            output=_output(steps[i])[:2000],
+            verdicts=verdicts,
+        )
         out.append(item)
         if on_step is not None:
             on_step(item)
@@ -145,14 +187,19 @@ def label_session(
             if ref.execution is None or not ref.execution.ok:
                 prefix.append(turn.code)
                 continue  # a reference that fails here (e.g. a removed pandas API) is skipped
+            _as_result(main)
             verify("reference", 1.0, turn_no, task, main)
-            variants = [(kind, m) for kind, mut in mutators.items() for m in mut(turn.code)
-                        if m.strip() != turn.code.strip()][:MAX_VARIANTS]
+            probe = main.environment().probe(_COLUMNS, timeout=timeout)
+            columns = [str(c) for c in probe.value] if probe.ok and probe.value else []
+            variants = _round_robin(
+                [(kind, m) for m in mut(turn.code, columns) if m.strip() != turn.code.strip()]
+                for kind, mut in mutators.items()
+            )[:MAX_VARIANTS]
             for kind, code in variants:
                 branch = replay.prepare(prefix, before)
                 step = branch.run(Proposal(code=code))
-                if step.execution is None or not step.execution.ok or \
-                        _output(step) == _output(ref):
+                _as_result(branch)
+                if step.execution is None or not step.execution.ok or _output(step) == _output(ref):
                     continue
                 verify(kind, 0.0, turn_no, task, branch)
             wrong = misspell_key(turn.code)
@@ -162,6 +209,7 @@ def label_session(
                 err = step.execution.error if step.execution is not None else None
                 if err is not None and err.ename in GROUNDING_ERRORS:
                     branch.run(Proposal(code=turn.code))
+                    _as_result(branch)
                     verify("exploration", 0.5, turn_no, task, branch, index=len(before))
             prefix.append(turn.code)
     finally:
@@ -172,5 +220,8 @@ def label_session(
 
 def load_labelled(path: Path) -> list[LabelledStep]:
     """Read a JSONL file of labelled steps."""
-    return [LabelledStep.model_validate_json(line)
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        LabelledStep.model_validate_json(line)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]

@@ -52,6 +52,9 @@ class Step(BaseModel):
     answer: str | None = None
     final: bool = False
     """The last step of its turn: it must carry the answer."""
+    result: bool = False
+    """The step's shown value is the turn's result (as DSEval judges the last cell's value):
+    it must answer the question, not only prepare or explore."""
 
     @property
     def is_answer(self) -> bool:

@@ -16,6 +16,7 @@ from stateguard.audit import audit_cell
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
+from stateguard.verify.consistency import contradictions, ignored_names
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.environment import Environment
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
@@ -26,8 +27,23 @@ GROUNDING_ERRORS = frozenset(
 """Exceptions of exploring unknown data (a misspelled column, a name not defined yet)."""
 
 # Words of a step that states what it found (as opposed to one that only prepares data).
-_CLAIMS = ("found", "there are", "there is", "result", "answer", "shows", "total", "average",
-           "mean", "count", "number of", "highest", "lowest", "most", "least")
+_CLAIMS = (
+    "found",
+    "there are",
+    "there is",
+    "result",
+    "answer",
+    "shows",
+    "total",
+    "average",
+    "mean",
+    "count",
+    "number of",
+    "highest",
+    "lowest",
+    "most",
+    "least",
+)
 
 
 class RuleResult(BaseModel):
@@ -133,17 +149,26 @@ def audit_diagnostics(inp: RuleInput) -> list[RuleResult]:
         if f.severity == "error":
             out.append(_decide(0.0, f"audit_{f.kind}", f.message))
         else:
-            out.append(RuleResult(
-                score=0.5,
-                evidence=Evidence(rule=f"audit_{f.kind}", message=f.message, decisive=False),
-            ))
+            out.append(
+                RuleResult(
+                    score=0.5,
+                    evidence=Evidence(rule=f"audit_{f.kind}", message=f.message, decisive=False),
+                )
+            )
     return out
 
 
 def _views(steps: Sequence[Step]) -> list[StepView]:
     return [
-        StepView(turn=1, step=i, thought=s.thought, code=s.code, execution=s.execution,
-                 cell=s.cell, answer=s.answer)
+        StepView(
+            turn=1,
+            step=i,
+            thought=s.thought,
+            code=s.code,
+            execution=s.execution,
+            cell=s.cell,
+            answer=s.answer,
+        )
         for i, s in enumerate(steps)
     ]
 
@@ -172,12 +197,63 @@ def shown_requirements(inp: RuleInput) -> list[RuleResult]:
     if ex is None or not ex.ok or inp.step.answer is not None:
         return []
     shown = "\n".join([ex.stdout, ex.result or ""])
-    return [_fact("output_requirement", e.message)
-            for e in output_requirements(inp.task.question, shown)]
+    return [
+        _fact("output_requirement", e.message)
+        for e in output_requirements(inp.task.question, shown)
+    ]
 
 
-RULES = (execution_error, stale_read, audit_diagnostics, empty_result, answer_rules,
-         shown_requirements)
+def question_contradiction(inp: RuleInput) -> list[RuleResult]:
+    """A comparison in a cell that ran and goes against the question (asks for more than 6,
+    keeps ``<= 6``; names a value, excludes it) → 0."""
+    step, ex = inp.step, inp.step.execution
+    if step.code is None or ex is None or not ex.ok:
+        return []
+    return [
+        _decide(0.0, "question_contradiction", m)
+        for m in contradictions(inp.task.question, step.code)
+    ]
+
+
+def question_ignored(inp: RuleInput) -> list[RuleResult]:
+    """A result or answer step whose code so far never uses a threshold, quoted value, or
+    column or value of the data that the question names → 0.5 (a warning)."""
+    step = inp.step
+    if not (
+        step.answer is not None
+        or (step.result and step.execution is not None and step.execution.ok)
+    ):
+        return []
+    code = "\n".join(s.code for s in inp.steps[: inp.index + 1] if s.code)
+    if not code.strip():
+        return []
+    missed = ignored_names(inp.task.question, code, inp.env, inp.probe_timeout)
+    if not missed:
+        return []
+    return [
+        RuleResult(
+            score=0.5,
+            evidence=Evidence(
+                rule="question_ignored",
+                decisive=False,
+                message="the question names "
+                + ", ".join(missed[:5])
+                + " but no code so far uses it",
+            ),
+        )
+    ]
+
+
+RULES = (
+    execution_error,
+    stale_read,
+    audit_diagnostics,
+    empty_result,
+    answer_rules,
+    shown_requirements,
+    question_contradiction,
+    question_ignored,
+)
 """Every deterministic rule, cheapest evidence first."""
 
 

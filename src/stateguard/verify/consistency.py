@@ -1,0 +1,224 @@
+"""Does the code do what the question says? Checks that need no reference solution.
+
+- `contradictions`: a comparison in the code that goes against the question: the
+  question asks for "more than 6" and the code keeps ``x <= 6``; the question names a
+  value ("a Veggie Salad Bowl") and the code keeps ``!= "Veggie Salad Bowl"``, or the
+  question excludes it ("not named Dragoons") and the code keeps ``== "Dragoons"``.
+  Negations in the code (``~``, ``not``) are followed; ``.query`` strings are parsed.
+- `ignored_names`: thresholds and quoted values of the question, and the columns and
+  values of the data it names (read by a fork probe), that no code so far uses. A
+  result that ignores a condition of the question is doubtful, not proven wrong (the
+  condition may be met another way), so this is a warning, not a verdict.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from stateguard.verify.environment import Environment
+
+_NUM_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+_NUM = r"[$€£]?\s?(-?\d[\d,]*(?:\.\d+)?|" + "|".join(_NUM_WORDS) + r")\s?(%|percent)?"
+_UP = (
+    r"\b(?:more|greater|higher|larger|bigger|longer|older)\s+than\s+",
+    r"\b(?:over|above|exceed(?:s|ing)?|at\s+least|no\s+less\s+than|not\s+less\s+than)\s+",
+)
+_DOWN = (
+    r"\b(?:less|fewer|lower|smaller|shorter|younger)\s+than\s+",
+    r"\b(?:under|below|at\s+most|no\s+more\s+than|not\s+more\s+than)\s+",
+)
+_QUOTED = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,60})[\"'`”’]")
+_NEGATION = re.compile(
+    r"\b(?:not|except|excluding|exclude|other\s+than|besides|without|apart\s+from|"
+    r"aside\s+from|non|isn't|aren't|wasn't|weren't|doesn't|don't|didn't)\b[\w\s\-\"'`“‘]{0,25}$",
+    re.I,
+)
+_CMP = {ast.Gt: "up", ast.GtE: "up", ast.Lt: "down", ast.LtE: "down"}
+_FLIP = {"up": "down", "down": "up"}
+_WORDS = {"up": "more than", "down": "less than"}
+
+
+def _number(text: str) -> float | None:
+    text = text.lower().replace(",", "")
+    if text in _NUM_WORDS:
+        return float(_NUM_WORDS[text])
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def thresholds(question: str) -> list[tuple[float, str, bool]]:
+    """``(value, "up"|"down", percent)`` of every "more than N" / "less than N" of the question."""
+    out = []
+    for direction, patterns in (("up", _UP), ("down", _DOWN)):
+        for p in patterns:
+            for m in re.finditer(p + _NUM, question, re.I):
+                value = _number(m.group(1))
+                if value is not None:
+                    out.append((value, direction, bool(m.group(2))))
+        tail = (
+            r"\s+or\s+(?:more|greater|higher|above)"
+            if direction == "up"
+            else r"\s+or\s+(?:less|fewer|lower|below)"
+        )
+        tail += r"(?!\s+than)"
+        for m in re.finditer(r"(?<![\w.])" + _NUM + tail, question, re.I):
+            value = _number(m.group(1))
+            if value is not None:
+                out.append((value, direction, bool(m.group(2))))
+    return out
+
+
+def _const(node: ast.AST) -> float | str | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _const(node.operand)
+        return -inner if isinstance(inner, float) else None
+    if isinstance(node, ast.Constant) and not isinstance(node.value, bool):
+        if isinstance(node.value, int | float):
+            return float(node.value)
+        if isinstance(node.value, str):
+            return node.value
+    return None
+
+
+def _comparisons(node: ast.AST, negated: bool = False) -> Iterator[tuple[ast.Compare, bool]]:
+    """Every single-operator comparison with whether an odd number of negations wraps it."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not):
+        yield from _comparisons(node.operand, not negated)
+        return
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        yield node, negated
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "query"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        try:
+            parsed: ast.AST | None = ast.parse(node.args[0].value, mode="eval")
+        except SyntaxError:
+            parsed = None
+        if parsed is not None:
+            yield from _comparisons(parsed, negated)
+    for child in ast.iter_child_nodes(node):
+        yield from _comparisons(child, negated)
+
+
+def _mentions(question: str, value: str) -> list[re.Match[str]]:
+    return list(re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", question, re.I))
+
+
+def contradictions(question: str, code: str) -> list[str]:
+    """Comparisons of ``code`` that go against the question (see the module docstring)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    asked = thresholds(question)
+    out: list[str] = []
+    for cmp, negated in _comparisons(tree):
+        op, left, right = cmp.ops[0], cmp.left, cmp.comparators[0]
+        lc, rc = _const(left), _const(right)
+        shown = ast.unparse(cmp)
+        if type(op) in _CMP and isinstance(lc, float) != isinstance(rc, float):
+            value = rc if isinstance(rc, float) else lc
+            direction = _CMP[type(op)]
+            if isinstance(lc, float):  # 6 < x: the constant on the left mirrors the operator
+                direction = _FLIP[direction]
+            if negated:
+                direction = _FLIP[direction]
+            same = [d for v, d, pct in asked if value in (v, v / 100 if pct else v)]
+            if same and direction not in same:
+                out.append(
+                    f"the question asks for {_WORDS[same[0]]} {value:g} but the code "
+                    f"keeps `{shown}`" + (" (negated)" if negated else "")
+                )
+        elif isinstance(op, ast.Eq | ast.NotEq) and (isinstance(lc, str) or isinstance(rc, str)):
+            value = rc if isinstance(rc, str) else lc
+            assert isinstance(value, str)
+            hits = _mentions(question, value) if len(value.strip()) >= 2 else []
+            if not hits:
+                continue
+            keeps_it = isinstance(op, ast.Eq) != negated
+            excluded = all(_NEGATION.search(question[: m.start()]) for m in hits)
+            if keeps_it and excluded:
+                out.append(f"the question excludes {value!r} but the code keeps `{shown}`")
+            elif not keeps_it and not excluded:
+                out.append(
+                    f"the question asks about {value!r} but the code excludes it with `{shown}`"
+                )
+    return out
+
+
+# Runs in a fork: the columns and string values of the session's frames that the question
+# names (whole words, case as written; values of object columns only).
+_NAMED_PROBE = """
+def __sg_named(q):
+    import re
+    found = []
+    def named(s):
+        return len(s) >= 3 and re.search(r'(?<!\\w)' + re.escape(s) + r'(?!\\w)', q) is not None
+    for k, v in list(globals().items()):
+        if k.startswith('_') or type(v).__name__ != 'DataFrame':
+            continue
+        for c in v.columns:
+            if isinstance(c, str) and named(c) and ('column', c) not in found:
+                found.append(('column', c))
+            try:
+                col = v[c]
+                if getattr(col, 'dtype', None) == object and getattr(col, 'ndim', 2) == 1:
+                    for x in col.dropna().astype(str).unique()[:5000]:
+                        if named(x) and ('value', x) not in found:
+                            found.append(('value', x))
+            except Exception:
+                pass
+        if len(found) > 40:
+            break
+    return found
+__sg_named(%r)
+"""
+
+
+def ignored_names(
+    question: str, code: str, env: Environment | None, timeout: float = 30.0
+) -> list[str]:
+    """What the question names (thresholds, quoted values, data columns and values) that
+    ``code`` never uses; each as a short description."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    numbers = {c for n in ast.walk(tree) if isinstance(c := _const(n), float)}
+    text = code.lower()
+    out = []
+    for value, direction, pct in thresholds(question):
+        if not numbers & {value, value / 100 if pct else value}:
+            out.append(f"the threshold {_WORDS[direction]} {value:g}")
+    for quoted in _QUOTED.findall(question):
+        if quoted.strip().lower() not in text:
+            out.append(f"the value {quoted!r}")
+    if env is not None:
+        res = env.probe(_NAMED_PROBE % (question,), timeout=timeout)
+        if res.ok and isinstance(res.value, list):
+            for kind, name in res.value:
+                if str(name).lower() not in text and f"the value {name!r}" not in out:
+                    out.append(f"the {kind} {name!r} of the data")
+    return out
