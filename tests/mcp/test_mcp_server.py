@@ -26,13 +26,20 @@ TOOLS = {
 }
 
 
-async def _session(workdir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+async def _session(
+    workdir: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> list[Any]:
     # the server runs the same stateguard as the test (the client passes a minimal env)
-    env = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else None
+    env = dict(env or {})
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "stateguard.cli.main", "mcp", "--workdir", str(workdir)],
-        env=env,
+        args=["-m", "stateguard.cli.main", "mcp", "--workdir", str(workdir), *args],
+        env=env or None,
     )
     out: list[Any] = []
     async with stdio_client(params) as streams, ClientSession(*streams) as client:
@@ -44,8 +51,13 @@ async def _session(workdir: Path, calls: list[tuple[str, dict[str, Any]]]) -> li
     return out
 
 
-def run(workdir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    return anyio.run(_session, workdir, calls)
+def run(
+    workdir: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> list[Any]:
+    return anyio.run(_session, workdir, calls, args, env)
 
 
 def test_tools_over_stdio_against_a_real_kernel(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """An MCP server (official ``mcp`` SDK, stdio) over one `GuardedSession`."""
 
-from stateguard.mcp.server import MANAGERS, build_server, serve
+from stateguard.mcp.server import MANAGERS, MODEL_MANAGERS, build_server, serve
 
-__all__ = ["MANAGERS", "build_server", "serve"]
+__all__ = ["MANAGERS", "MODEL_MANAGERS", "build_server", "serve"]

@@ -14,9 +14,10 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from stateguard.errors import StateguardError
+from stateguard.errors import PolicyError, StateguardError
 from stateguard.guard import GuardedSession, Lineage
 from stateguard.kernel import KernelSession
+from stateguard.llm import ChatModel
 from stateguard.mcp.results import (
     AnswerReview,
     CellResult,
@@ -35,7 +36,9 @@ INSTRUCTIONS = (
     "lineage_of explain versions (name@vN). Notes from the manager are observations "
     "for reference only; verify them before use."
 )
-MANAGERS = ("none", "deterministic")
+MANAGERS = ("none", "deterministic", "hybrid", "llm")
+MODEL_MANAGERS = frozenset({"hybrid", "llm"})
+"""Managers that call a chat model (configured like ``stateguard run``'s)."""
 
 
 @contextmanager
@@ -111,12 +114,18 @@ def build_server(guard: GuardedSession) -> MCPServer:
 def serve(
     *,
     manager: str = "deterministic",
+    model: ChatModel | None = None,
     workdir: Path | None = None,
     data_dir: Path | None = None,
     run_dir: Path | None = None,
     cell_timeout: float = 120.0,
 ) -> None:
-    """Serve over stdio until the client disconnects; the kernel stops with the server."""
+    """Serve over stdio until the client disconnects; the kernel stops with the server.
+
+    ``model`` is the manager's chat model (``hybrid`` and ``llm`` need one).
+    """
+    if manager in MODEL_MANAGERS and model is None:
+        raise PolicyError(f"manager {manager!r} needs a chat model")
     kernel = KernelSession(workdir=workdir, data_dir=data_dir, default_timeout=cell_timeout)
-    with GuardedSession(kernel, manager=manager, run_dir=run_dir) as guard:
+    with GuardedSession(kernel, manager=manager, model=model, run_dir=run_dir) as guard:
         build_server(guard).run("stdio")
