@@ -54,6 +54,7 @@ KERNEL_SIDE_MODULES = (
 """Kernel-side modules every kernel may need: the launcher, probes, lineage, bench checks."""
 
 OPTIONAL_KERNEL_MODULES = (
+    "stateguard.audit.guardsetup",
     "stateguard.audit.joinguard",
     "stateguard.audit.kernelops",
     "stateguard.audit.sourcewatch",
@@ -69,7 +70,7 @@ import json, sys
 out = {"version": list(sys.version_info[:3]), "executable": sys.executable,
        "prefixes": [sys.prefix, getattr(sys, "base_prefix", sys.prefix), sys.exec_prefix,
                     getattr(sys, "base_exec_prefix", sys.exec_prefix)],
-       "ipykernel": None, "failed": {}, "package": None}
+       "path": list(sys.path), "ipykernel": None, "failed": {}, "package": None}
 if tuple(sys.version_info[:2]) >= tuple(json.loads(sys.argv[1])):
     import importlib
     try:
@@ -110,6 +111,8 @@ class KernelInterpreter(BaseModel, frozen=True):
     version: tuple[int, int, int]
     prefixes: tuple[str, ...]
     """Its installation directories (``sys.prefix``, ``sys.base_prefix``, ...), resolved."""
+    site_dirs: tuple[str, ...] = ()
+    """``site-packages`` dirs on its ``sys.path`` outside `prefixes` (a ``.pth`` file's)."""
     host: bool = False
     """True for the interpreter running stateguard itself (the default)."""
     unavailable: dict[str, str] = {}
@@ -232,10 +235,19 @@ def _inspect(option: str, executable: str, stamp: float) -> KernelInterpreter:
         )
     prefixes = [str(Path(p).resolve()) for p in data.get("prefixes", [])]
     prefixes.append(str(Path(executable).resolve().parent.parent))
+    roots = [Path("/usr"), *map(Path, prefixes)]
+    site_dirs = []
+    for raw in data.get("path", []):
+        entry = Path(raw).resolve() if raw else None
+        if entry is None or entry.name not in ("site-packages", "dist-packages"):
+            continue
+        if entry.is_dir() and not any(entry.is_relative_to(r) for r in roots):
+            site_dirs.append(str(entry))
     return KernelInterpreter(
         executable=executable,
         version=version,  # type: ignore[arg-type]
         prefixes=tuple(dict.fromkeys(prefixes)),
+        site_dirs=tuple(dict.fromkeys(site_dirs)),
         unavailable=unavailable,
     )
 

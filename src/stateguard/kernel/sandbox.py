@@ -392,11 +392,11 @@ class Sandbox:
 
         E.g. a ``pip install --user`` directory, or one a ``.pth`` file adds. Only such
         directories are bound: other ``sys.path`` entries (a source checkout, test
-        directories) stay out of the sandbox. None for another interpreter: this one's
-        packages would shadow its own.
+        directories) stay out of the sandbox. For another interpreter, those of its own
+        ``sys.path`` (this one's packages would shadow its own).
         """
         if self.interpreter is not None:
-            return []
+            return [Path(p) for p in self.interpreter.site_dirs]
         roots = [Path("/usr"), *self._python_dirs()]
         found: list[Path] = []
         for raw in sys.path:
