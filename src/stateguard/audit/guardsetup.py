@@ -57,8 +57,19 @@ class _PandasHook(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _in_a_shell() -> bool:
+    ipython = sys.modules.get("IPython")
+    return ipython is not None and ipython.get_ipython() is not None
+
+
 def install(mode: str = "flag") -> None:
-    """Install the guard now if pandas is loaded, else as soon as it is imported."""
+    """Install the guard now if pandas is loaded, else as soon as it is imported.
+
+    Outside an IPython shell nothing is installed: the guard reports through the
+    shell's cell hooks, and without them it would only keep records nobody reads.
+    """
+    if not _in_a_shell():
+        return
     if "pandas" in sys.modules:
         _install_now(mode)
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.audit.auditor import CellAudit
 from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord, StaleReason
 from stateguard.manager import Hint, ManagerEvent
@@ -25,6 +26,9 @@ class CellOutcome(BaseModel):
     """Manager events logged while the cell was reviewed."""
     restarted: bool = False
     """The backend died in this cell and was restarted (the namespace is empty)."""
+    audit: CellAudit | None = None
+    """What the audit saw in the cell (join-guard findings, operator calls); None when the
+    session runs without the audit. ``audit.describe()`` is the text for the agent."""
 
     @property
     def ok(self) -> bool:

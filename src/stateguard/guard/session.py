@@ -23,11 +23,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal
 
+from stateguard.audit.auditor import Auditor, AuditSettings, CellAudit
 from stateguard.errors import StateguardError
 from stateguard.guard.outcomes import CellOutcome, Lineage, Review, StaleValue
 from stateguard.guard.sinks import EventSink
 from stateguard.hints import HintRenderer
-from stateguard.kernel import Executor, KernelSession
+from stateguard.kernel import ExecutionResult, Executor, KernelSession
 from stateguard.lineage import LineageGraph, TrackedSession
 from stateguard.llm import ChatModel
 from stateguard.manager import (
@@ -67,6 +68,7 @@ class GuardedSession:
         setup_code: str = "",
         config: HarnessConfig | None = None,
         hints: HintRenderer | None = None,
+        audit: AuditSettings | bool = True,
     ) -> None:
         """Prepare; nothing starts before `start` (or the first call that needs it).
 
@@ -76,16 +78,27 @@ class GuardedSession:
         default when ``run_dir`` is given) or ``"memory"``. ``sinks`` receive every
         manager event as it is drained. ``hints`` words the manager's notes (default:
         `HintRenderer` with our templates). A `TrackedSession` may be passed instead of
-        an executor to reuse its lineage graph.
+        an executor to reuse its lineage graph. ``audit`` installs `stateguard.audit` in
+        the kernel (default: the join guard, flagging); each `CellOutcome.audit` holds
+        what it saw, and the manager reads the same findings from the execution.
+        ``False`` runs without it.
         """
         if store == "file" and run_dir is None:
             raise GuardError("store='file' needs a run_dir")
         self.run_dir = None if run_dir is None else Path(run_dir).resolve()
+        settings = AuditSettings() if audit is True else audit or None
+        self.auditor: Auditor | None = Auditor(settings) if settings is not None else None
+        audit_code = self.auditor.setup_code if self.auditor is not None else ""
+        self._audit_pending = ""
         if isinstance(executor, TrackedSession):
             self.tracked = executor
+            if audit_code and audit_code not in executor.setup_code:
+                executor.setup_code = "\n".join(c for c in (audit_code, executor.setup_code) if c)
+                self._audit_pending = audit_code  # runs in `start` if the kernel already runs
         else:
             backend: Executor = executor if executor is not None else KernelSession()
-            self.tracked = TrackedSession(backend, track=track, setup_code=setup_code)
+            setup = "\n".join(c for c in (audit_code, setup_code) if c)
+            self.tracked = TrackedSession(backend, track=track, setup_code=setup)
         self._manager = manager
         self._model = model
         self._store_kind: StoreKind = store or ("file" if run_dir is not None else "memory")
@@ -128,6 +141,12 @@ class GuardedSession:
             self.run_dir.mkdir(parents=True, exist_ok=True)
         if not self.executor.is_alive():
             self._start_backend()
+        elif self._audit_pending:
+            res = self.executor.execute(self._audit_pending, silent=True, store_history=False)
+            if not res.ok:
+                detail = res.error.evalue if res.error else res.status
+                raise GuardError(f"installing the audit in the running kernel failed: {detail}")
+        self._audit_pending = ""
         if self.supervisor is None:
             self.supervisor = self._build_supervisor()
 
@@ -275,6 +294,7 @@ class GuardedSession:
             notes=tuple(self._words(notes)),
             events=tuple(self._drain()),
             restarted=restarted,
+            audit=self._observe(result.execution),
         )
 
     def run_setup(self, code: str, *, timeout: float | None = None) -> CellOutcome:
@@ -288,8 +308,15 @@ class GuardedSession:
         if restarted:
             self.tracked.restart()
         return CellOutcome(
-            step=self._next_step, execution=result.execution, cell=result.cell, restarted=restarted
+            step=self._next_step,
+            execution=result.execution,
+            cell=result.cell,
+            restarted=restarted,
+            audit=self._observe(result.execution),
         )
+
+    def _observe(self, execution: ExecutionResult) -> CellAudit | None:
+        return self.auditor.observe(execution) if self.auditor is not None else None
 
     def propose_answer(self, text: str, *, thought: str = "") -> Review:
         """Submit the turn's answer; a rejection carries repair notes and the turn goes on."""

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from stateguard.audit.auditor import AuditFinding, audit_cell
 from stateguard.lineage import LineageGraph
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
@@ -63,6 +64,56 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
                     step=step.step,
                     outdated=why.outdated,
                     superseding_cell=why.superseding_cell,
+                )
+            )
+    return out
+
+
+def _still_used(steps: Sequence[StepView], i: int, outputs: Sequence[str]) -> bool:
+    """Whether what step ``i`` made with a join is still what the turn stands on.
+
+    A named result counts while no later step of the turn rebinds any of its names; an
+    unnamed one (shown as the cell's value) while no later step succeeds with output.
+    """
+    later = steps[i + 1 :]
+    if outputs:
+        rebound = {VarKey.name_of(k) for s in later if s.cell is not None for k in s.cell.created}
+        return not set(outputs) <= rebound
+    return not any(
+        s.execution is not None and s.execution.ok and (s.execution.result or s.execution.stdout)
+        for s in later
+    )
+
+
+def _join_findings(step: StepView) -> list[AuditFinding]:
+    if step.execution is None or not step.execution.private:
+        return []
+    return [f for f in audit_cell(step.execution).findings if f.origin == "join_guard"]
+
+
+def silent_joins(steps: Sequence[StepView], earlier: Sequence[StepView] = ()) -> list[Evidence]:
+    """Join-guard alarms (`stateguard.audit.joinpolicy`) on results the turn still uses.
+
+    A finding the agent was already shown (same message, in ``steps`` or in the
+    ``earlier`` steps of the turn, e.g. before a repair) is its known choice, not new
+    evidence: after one repair an identical re-run is accepted.
+    """
+    out: list[Evidence] = []
+    shown = {f.message for s in earlier for f in _join_findings(s)}
+    for i, step in enumerate(steps):
+        for f in _join_findings(step):
+            known = f.message in shown
+            shown.add(f.message)
+            if not f.alarm or known or not _still_used(steps, i, f.outputs):
+                continue
+            made = set(step.cell.created) if step.cell is not None else set()
+            where = f" (line {f.line})" if f.line is not None else ""
+            out.append(
+                Evidence(
+                    check="silent_join",
+                    message=f"step {step.step}: {f.message}{where}",
+                    variables=tuple(k for k in made if VarKey.name_of(k) in f.outputs),
+                    step=step.step,
                 )
             )
     return out

@@ -28,7 +28,8 @@ class Evidence(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     check: str
-    """stale_use | unsupported_claim | constraint_failed | output_requirement | policy."""
+    """stale_use | unsupported_claim | constraint_failed | output_requirement | silent_join |
+    policy."""
     message: str
     variables: tuple[str, ...] = ()
     """Suspected variable versions (``margin@v1``)."""

@@ -259,6 +259,9 @@ class Worker:
                 observation += "\n" + render(
                     self._corrective["bare_annotation"], lines="; ".join(annotations[:3])
                 )
+        audit = outcome.audit.describe() if outcome.audit is not None else ""
+        if audit:  # what the join guard saw: "audit alarm: inner merge ... dropped 12 of 200 ..."
+            observation = f"{observation}\n{audit}"
         error = execution.error
         attempts.record_cell(
             step,

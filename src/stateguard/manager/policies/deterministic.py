@@ -3,7 +3,9 @@
 No LLM call, ever. At a review point it repairs on concrete evidence only:
 a stale version used (with the superseding write), a claimed number no
 successful execution produced in the turn, an executable constraint that
-fails, or a violated machine-checkable output requirement. Otherwise it binds
+fails, a violated machine-checkable output requirement, or a join-guard alarm
+on a result the turn still uses (a merge that silently dropped, multiplied or
+mis-paired rows; `stateguard.audit.joinpolicy`). Otherwise it binds
 the state's variables from lineage, infers relations and commits.
 """
 
@@ -15,6 +17,7 @@ from stateguard.manager.evidence import (
     Evidence,
     decimal_requirement,
     output_requirements,
+    silent_joins,
     stale_uses,
     unsupported_claims,
 )
@@ -48,6 +51,10 @@ class DeterministicPolicy:
         found = stale_uses(steps, ctx.graph)
         if obs.event == "review" and obs.answer is not None:
             found += output_requirements(ctx.question, obs.answer)
+            before = [
+                s for s in ctx.steps if steps and s.turn == steps[0].turn and s.step < steps[0].step
+            ]  # the turn's attempts before a repair
+            found += silent_joins(steps, before)
             found += unsupported_claims(steps, obs.answer, ctx.question)
         if obs.draft is not None:
             found += constraint_failures(obs.draft.constraints, ctx.probe)
