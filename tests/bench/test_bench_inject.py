@@ -181,3 +181,41 @@ def test_choose_is_seeded_prefers_silent_faults_and_spreads_turns() -> None:
     draws = {choose(found, {}, seed=s, task_id="t")[0].ident for s in range(20)}
     assert len(draws) > 1  # the seed matters
     assert len(choose(found, {}, 0, "t", max_injections=5)) == 3  # one per turn, 3 turns
+
+
+JOIN_CODE = (
+    "# keep the layout\n"
+    "both = pd.merge(data1, data2, on='subject_id', how='outer')\n"
+    "tests = all_data.merge(data3, on='subject_id')  # default inner\n"
+)
+
+
+def test_join_faults_splice_one_merge_call_at_a_time() -> None:
+    found = ast_candidates("join-fault", facts(JOIN_CODE))
+    by = {(c.node["line"], c.description.split(":")[0]): c.faulty_code for c in found}
+    assert set(by) == {
+        (2, "key_dropped"),
+        (2, "how_inner"),
+        (2, "key_format"),
+        (2, "duplicate_key"),
+        (3, "key_dropped"),
+        (3, "key_format"),
+        (3, "duplicate_key"),
+    }  # line 3 is already inner: no how to drop
+    for code in by.values():
+        assert code.startswith("# keep the layout\n")  # a splice, comments kept
+        assert code.count("\n") == JOIN_CODE.count("\n")
+        assert (
+            sum(a != b for a, b in zip(code.splitlines(), JOIN_CODE.splitlines(), strict=True)) == 1
+        )
+    assert "pd.merge(data1, data2, on='subject_id')" in by[(2, "how_inner")]
+    assert "tests = all_data.merge(data3, how='cross')  # default inner" in by[(3, "key_dropped")]
+    assert "' ' + _r['subject_id'].astype(str)" in by[(2, "key_format")]
+    assert "# default inner" in by[(2, "duplicate_key")]
+    assert all(c.kind == "join-fault" for c in found)
+
+
+def test_join_faults_need_a_merge_and_a_rerunnable_turn() -> None:
+    assert ast_candidates("join-fault", facts("x = df.groupby('a').sum()")) == []
+    not_rerunnable = TurnFacts(turn_id=2, code=JOIN_CODE, ok=True, rerunnable=False)
+    assert ast_candidates("join-fault", not_rerunnable) == []

@@ -22,6 +22,12 @@ Kinds (a candidate's ``faulty_code`` replaces the turn's reference code):
 * ``flipped-comparison`` — one of ``< <= > >= == !=`` is negated.
 * ``scope-change`` — a category filter is widened or narrowed: ``== 'x'`` ↔ ``!= 'x'``,
   or one element is dropped from an ``isin([...])`` / ``in [...]`` list.
+* ``join-fault`` — one merge call (``pd.merge`` / ``df.merge``) is made silently wrong
+  (`stateguard.audit.joinfaults`): its key is dropped (``how='cross'``), its
+  ``how='left'|'right'|'outer'`` is dropped so pandas' default inner join applies, the
+  right key is rewritten as padded text (a dtype/format change; a numeric key then
+  makes pandas raise), or one right row is inserted twice (a duplicated key). Only
+  turns that merge get candidates.
 
 The AST kinds live in `stateguard.bench.mutations`. Turns eligible for injection
 (turn 2 on) ran without error in the clean run and are *rerunnable*: their

@@ -1,7 +1,8 @@
-"""AST fault kinds: flipped comparisons, scope changes and dropped constraints.
+"""AST fault kinds: flipped comparisons, scope changes, dropped constraints, join faults.
 
 Each site is found with `ast` and applied as a splice of the original source (see
-`stateguard.bench.inject` for the kinds and the eligibility of turns).
+`stateguard.bench.inject` for the kinds and the eligibility of turns). Join faults
+are the mutations of `stateguard.audit.joinfaults`, one merge call at a time.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import ast
 import io
 import tokenize
 
+from stateguard.audit.joinfaults import fault_sites
 from stateguard.bench.faults import Candidate, TurnFacts, _node_info, _parse, _Source
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
@@ -171,6 +173,22 @@ def _dropped_constraint_sites(src: _Source, tree: ast.AST) -> list[tuple[ast.AST
     return sites
 
 
+_JOIN_FAULTS = {
+    "key_dropped": "merge key dropped (how='cross')",
+    "how_inner": "how= dropped (pandas' default inner join)",
+    "key_format": "right key rewritten as padded text (dtype/format change)",
+    "duplicate_key": "a right row inserted twice (duplicated key)",
+}
+
+
+def _join_fault_sites(src: _Source, code: str) -> list[tuple[ast.AST, str, tuple]]:
+    sites = []
+    for kind, call, faulted in fault_sites(code):
+        a, b = src.span(call)
+        sites.append((call, f"{kind}: {_JOIN_FAULTS[kind]}", (a, b, ast.unparse(faulted))))
+    return sites
+
+
 def ast_candidates(kind: str, turn: TurnFacts) -> list[Candidate]:
     """Candidates of an AST kind in one turn's reference code (in source order)."""
     tree = _parse(turn.code)
@@ -183,6 +201,8 @@ def ast_candidates(kind: str, turn: TurnFacts) -> list[Candidate]:
         sites = _flip_sites(src, tree, strings_only=True) + _drop_element_sites(src, tree)
     elif kind == "dropped-constraint":
         sites = _dropped_constraint_sites(src, tree)
+    elif kind == "join-fault":
+        sites = _join_fault_sites(src, turn.code)
     else:
         raise ValueError(f"not an AST injection kind: {kind!r}")
     out: list[Candidate] = []

@@ -43,7 +43,9 @@ ERRORS_FILE = "errors.jsonl"
 REJECTIONS_FILE = "rejections.json"
 
 WorkerKind = Literal["replay", "llm"]
-InjectKind = Literal["stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change"]
+InjectKind = Literal[
+    "stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change", "join-fault"
+]
 INJECT_KINDS: tuple[str, ...] = (
     "stale-reuse",
     "dropped-constraint",

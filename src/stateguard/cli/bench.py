@@ -26,7 +26,7 @@ bench_app = typer.Typer(
 _SUITES = ("dseval", "longds", "infiagent")
 _WORKERS = ("replay", "llm")
 _MANAGERS = ("none", "window", "freeform", "deterministic", "llm", "hybrid")
-_INJECT = ("stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change")
+_INJECT = ("stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change", "join-fault")
 
 
 def _check(value: str | None, allowed: tuple[str, ...], option: str) -> None:
@@ -88,7 +88,7 @@ def run(
     inject: str | None = typer.Option(
         None,
         help="Plant faults (replay only): "
-        "stale-reuse|dropped-constraint|flipped-comparison|scope-change.",
+        "stale-reuse|dropped-constraint|flipped-comparison|scope-change|join-fault.",
     ),
     jobs: int = typer.Option(1, min=1, help="Tasks run in parallel (process pool)."),
     backend: str = typer.Option("local", help="local | ray (tasks as Ray tasks)."),
