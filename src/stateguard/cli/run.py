@@ -29,6 +29,7 @@ from stateguard.worker.events import (
     TurnStarted,
 )
 from stateguard.worker.formatting import first_code_line
+from stateguard.worker.resume import ResumeError, read_manifest
 from stateguard.worker.run import MANAGER_KINDS, RunSession, RunSummary, manager_kinds
 from stateguard.worker.tasks import Task, load_task, task_from_data_dir
 
@@ -322,10 +323,78 @@ def _prepare(
     return task, _build_model(err, overrides, config)
 
 
+_ORIGIN = (
+    "task_path",
+    "manager",
+    "max_steps",
+    "turn_seconds",
+    "cell_timeout",
+    "context_chars",
+    "allow_outside_data",
+    "base_url",
+    "model",
+    "manager_model",
+    "model_path",
+    "backend",
+    "config",
+)
+"""The parameters of `stateguard run` that ``run.json`` records and ``--resume`` reuses."""
+_PATHS = {"task_path", "model_path", "config"}
+_GIVEN = ("COMMANDLINE", "ENVIRONMENT")
+"""Parameter sources (by name: typer bundles its own click) of a value the user gave."""
+
+
+def _origin_value(name: str, value: Any) -> Any:
+    if name in _PATHS and value is not None:
+        return str(Path(value).resolve())
+    return value
+
+
+def _resumed_values(ctx: typer.Context, run_dir: Path, values: dict[str, Any]) -> dict[str, Any]:
+    """The recorded parameters of ``run_dir``; a parameter given again must be the same."""
+    recorded = read_manifest(run_dir).origin
+    out = dict(values)
+    for name in _ORIGIN:
+        if name not in recorded:
+            continue
+        given = getattr(ctx.get_parameter_source(name), "name", None) in _GIVEN
+        if given and values[name] != recorded[name]:
+            flag = "TASK" if name == "task_path" else "--" + name.replace("_", "-")
+            raise ResumeError(
+                f"{run_dir / 'run.json'}: {flag}: the run was started with "
+                f"{recorded[name]!r}, not {values[name]!r}; leave it out to reuse it"
+            )
+        out[name] = recorded[name]
+    return out
+
+
+def _print_resume(out: Console, run: RunSession) -> None:
+    done = run.resumed
+    if done is None:
+        return
+    out.print(
+        f"resumed: {done.replayed_turns} finished turn(s) replayed into a new kernel "
+        f"({done.replayed_cells} cells, {done.replay_seconds:.2f}s); "
+        f"{done.dropped_events} event(s) of an unfinished turn redone; "
+        f"the previous attempt is in {done.previous}"
+    )
+    for line in done.divergences:
+        out.print(f"[yellow]replay divergence:[/yellow] {escape(line)}")
+
+
 def run_command(
-    task_path: Path = typer.Argument(..., metavar="TASK", help="Task file or directory."),
+    ctx: typer.Context,
+    task_path: Path | None = typer.Argument(
+        None, metavar="[TASK]", help="Task file or directory (with --resume: the recorded one)."
+    ),
     manager: str = typer.Option("hybrid", "--manager", help=_MANAGER_HELP),
     out: Path | None = typer.Option(None, "--out", help="Run directory (default runs/NAME-TIME)."),
+    resume: Path | None = typer.Option(
+        None,
+        "--resume",
+        help="Continue the run in this directory after a crash or kill: its finished turns "
+        "are replayed, an unfinished one is redone, the rest run; same task and settings.",
+    ),
     max_steps: int = typer.Option(DEFAULT_MAX_STEPS, "--max-steps", min=1, help=_MAX_STEPS_HELP),
     turn_seconds: float = typer.Option(
         DEFAULT_TURN_SECONDS, "--turn-seconds", min=0, help=_TURN_SECONDS_HELP
@@ -347,37 +416,77 @@ def run_command(
     """Run every turn of a task with the agent and a manager; write the run directory."""
     err = Console(stderr=True)
     console = Console(highlight=False)
-    overrides = _overrides(base_url, model, api_key, model_path, backend)
+    given = {
+        "task_path": task_path,
+        "manager": manager,
+        "max_steps": max_steps,
+        "turn_seconds": turn_seconds,
+        "cell_timeout": cell_timeout,
+        "context_chars": context_chars,
+        "allow_outside_data": allow_outside_data,
+        "base_url": base_url,
+        "model": model,
+        "manager_model": manager_model,
+        "model_path": model_path,
+        "backend": backend,
+        "config": config,
+    }
+    values = {name: _origin_value(name, value) for name, value in given.items()}
+    if resume is not None:
+        try:
+            values = _resumed_values(ctx, resume, values)
+        except ResumeError as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
+            raise typer.Exit(2) from exc
+        if out is not None and out.resolve() != resume.resolve():
+            err.print("[red]error:[/red] --out and --resume name different directories")
+            raise typer.Exit(2)
+        out = resume
+    elif values["task_path"] is None:
+        err.print("[red]error:[/red] missing TASK (a task file or directory), or --resume RUN_DIR")
+        raise typer.Exit(2)
+    v = values
+    overrides = _overrides(v["base_url"], v["model"], api_key, v["model_path"], v["backend"])
+    config_path = None if v["config"] is None else Path(v["config"])
     task, chat_model = _prepare(
         err,
-        manager,
-        lambda: load_task(task_path, allow_outside_data=allow_outside_data),
+        v["manager"],
+        lambda: load_task(Path(v["task_path"]), allow_outside_data=v["allow_outside_data"]),
         overrides,
-        config,
+        config_path,
     )
     out_dir = out or _default_out(task.name)
-    options = _run_options(max_steps, turn_seconds, cell_timeout, context_chars)
-    if manager_model is not None:  # the manager's own model; else it shares the worker's
-        options["manager_model"] = _build_model(err, {**overrides, "model": manager_model}, config)
-    run = _open_session(err, task, chat_model, out_dir, manager, **options)
+    options = _run_options(v["max_steps"], v["turn_seconds"], v["cell_timeout"], v["context_chars"])
+    if v["manager_model"] is not None:  # the manager's own model; else it shares the worker's
+        options["manager_model"] = _build_model(
+            err, {**overrides, "model": v["manager_model"]}, config_path
+        )
+    options.update(resume=resume is not None, origin=values)
+    run = _open_session(err, task, chat_model, out_dir, v["manager"], **options)
     failed = False
     with console.status("starting the kernel…") as status:
         progress = _Progress(
-            console, status, len(task.turns), verbose, max_steps, turn_seconds or None
+            console, status, len(task.turns), verbose, v["max_steps"], v["turn_seconds"] or None
         )
         try:
             with run:
                 _print_confinement(console, run.confinement)
-                for turn in task.turns:
+                _print_resume(console, run)
+                for turn in task.turns[run.turns_done :]:
                     for event in run.run_turn(
                         turn.question, turn.context, turn.answer, turn.tolerance
                     ):
                         progress(event)
+        except ResumeError as exc:
+            err.print(f"[red]error:[/red] {escape(str(exc))}")
+            raise typer.Exit(2) from exc
         except StateguardError as exc:
             err.print(f"[red]error:[/red] {escape(str(exc))}")
             failed = True
         except KeyboardInterrupt:  # the run is closed (report written); say where it is
-            err.print("[yellow]interrupted[/yellow]")
+            err.print(
+                f"[yellow]interrupted[/yellow]; continue with: stateguard run --resume {out_dir}"
+            )
             failed = True
     _print_summary(console, run.summary())
     if failed:
