@@ -50,12 +50,13 @@ KERNEL_SIDE_MODULES = (
     "stateguard.lineage.runtime",
     "stateguard.bench.capture",
     "stateguard.bench.dseval_kernel",
-)
-"""Kernel-side modules every kernel may need: the launcher, probes, lineage, bench checks."""
-
-OPTIONAL_KERNEL_MODULES = (
     "stateguard.audit.guardsetup",
     "stateguard.audit.joinguard",
+)
+"""Kernel-side modules every kernel may need: the launcher, probes, lineage, bench checks,
+the join guard."""
+
+OPTIONAL_KERNEL_MODULES = (
     "stateguard.audit.kernelops",
     "stateguard.audit.sourcewatch",
 )
