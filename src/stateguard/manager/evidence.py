@@ -15,9 +15,9 @@ from stateguard.audit.auditor import AuditFinding, audit_cell
 from stateguard.lineage import LineageGraph
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
+from stateguard.numbers import scan
 from stateguard.types import VarKey
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
 _DECIMALS = re.compile(
     r"(?:round(?:ed)?|rounding)?\s*(?:to|with)?\s*(\d+|one|two|three|four|five|six)\s+"
     r"(?:decimal(?:\s+places?|s)?|d\.?p\.?|digits? after the decimal point)",
@@ -120,19 +120,8 @@ def silent_joins(steps: Sequence[StepView], earlier: Sequence[StepView] = ()) ->
 
 
 def numbers_in(text: str) -> list[tuple[float, int, bool]]:
-    """Numbers in text as (value, decimals, is_percent)."""
-    out = []
-    for m in _NUMBER.finditer(text or ""):
-        tok = m.group(0)
-        pct = tok.endswith("%")
-        tok = tok.rstrip("%").replace(",", "")
-        try:
-            value = float(tok)
-        except ValueError:
-            continue
-        decimals = len(tok.split(".")[1]) if "." in tok and "e" not in tok.lower() else 0
-        out.append((value, decimals, pct))
-    return out
+    """Numbers in text as (value, decimals, is_percent) (`stateguard.numbers.scan`)."""
+    return [(n.value, n.decimals, n.percent) for n in scan(text)]
 
 
 def _matches(value: float, decimals: int, pct: bool, observed: Sequence[float]) -> bool:

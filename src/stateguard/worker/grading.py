@@ -21,7 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-_NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
+from stateguard.numbers import values_in
+
 # A number with thousands separators, whose commas must not end a `key: value` field.
 _GROUPED = r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d|,\d{3})"
 _TRUE = {"true", "yes"}
@@ -40,20 +41,7 @@ class Grade(BaseModel):
 
 def numbers_in(text: str) -> list[float]:
     """Every number in ``text`` (a percentage also as its fraction)."""
-    out: list[float] = []
-    for m in _NUMBER.finditer(text):
-        token = m.group(0)
-        digits = token.rstrip("%").replace(",", "").replace("−", "-").lstrip("+")
-        if not any(c.isdigit() for c in digits):
-            continue
-        try:
-            value = float(digits)
-        except ValueError:
-            continue
-        out.append(value)
-        if token.endswith("%"):
-            out.append(value / 100)
-    return out
+    return values_in(text)
 
 
 def _close(value: float, gold: float, tolerance: float | None) -> bool:

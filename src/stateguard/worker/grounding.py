@@ -11,17 +11,14 @@ decimals, months).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from stateguard.worker.grading import numbers_in
+from stateguard.numbers import scan, values_in
 
-_TOKEN = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _SMALL = 10
 
 
-def _matches(token: str, value: float, shown: list[float]) -> bool:
-    decimals = len(token.split(".", 1)[1]) if "." in token else 0
+def _matches(decimals: int, value: float, shown: list[float]) -> bool:
     half = 0.5 * 10**-decimals + 1e-9
     for x in shown:
         for candidate in (x, x * 100):
@@ -35,19 +32,14 @@ def unseen_numbers(answer: str, shown_texts: Iterable[str]) -> list[str]:
     texts = list(shown_texts)
     shown: list[float] | None = None
     unseen: list[str] = []
-    for m in _TOKEN.finditer(answer):
-        token = m.group(0).lstrip("+").replace("−", "-")
-        plain = token.replace(",", "")
-        try:
-            value = float(plain)
-        except ValueError:
-            continue
+    for n in scan(answer):
+        token, plain, value = n.literal, n.plain, n.value
         if value.is_integer() and abs(value) < _SMALL:
             continue
         if any(token in t or plain in t for t in texts):
             continue
         if shown is None:
-            shown = [x for t in texts for x in numbers_in(t)]
-        if not _matches(plain, value, shown):
+            shown = [x for t in texts for x in values_in(t)]
+        if not _matches(n.decimals, value, shown):
             unseen.append(token)
     return list(dict.fromkeys(unseen))

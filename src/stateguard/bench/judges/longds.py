@@ -40,16 +40,14 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Protocol
 
 from stateguard.bench.judges.base import Judgement
 from stateguard.bench.tasks import BenchTurn
+from stateguard.numbers import CURRENCY, DIGITS, parse_number
 
-_CURRENCY = "$€£¥"
 _LABEL = re.compile(r"^\s*[A-Za-z][\w ()/\-]{0,40}?:\s*(?=\S)")
-_PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$", re.IGNORECASE)
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?$")
 _ORDER_TOKENS = frozenset(
     {"rank", "ranks", "ranked", "ranking", "rankings", "top", "order", "ordered", "sorted"}
 )
@@ -87,38 +85,6 @@ def tolerance_is_relative(note: str | None) -> bool:
     if not note or _NOTE_ABSOLUTE.search(note):
         return False
     return bool(_NOTE_RELATIVE.search(note))
-
-
-def parse_number(value: Any) -> Decimal | None:
-    """Read a finite number from a value or a string like ``"$1,234.50"``; else None."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        try:
-            value = value.item()  # numpy scalar
-        except (TypeError, ValueError):
-            return None
-        if isinstance(value, bool):
-            return None
-    if isinstance(value, int):
-        return Decimal(value)
-    if isinstance(value, float):
-        return Decimal(repr(value)) if value == value and abs(value) != float("inf") else None
-    if isinstance(value, Decimal):
-        return value if value.is_finite() else None
-    if not isinstance(value, str):
-        return None
-    text = _LABEL.sub("", value.strip(), count=1)
-    text = re.sub(rf"[{re.escape(_CURRENCY)}%\s]", "", text)
-    if _THOUSANDS.match(text):
-        text = text.replace(",", "")
-    if not _PLAIN_NUMBER.match(text):
-        return None
-    try:
-        number = Decimal(text)
-    except InvalidOperation:
-        return None
-    return number if number.is_finite() else None
 
 
 def normalize_text(value: Any, strip_label: bool = True) -> str:
@@ -324,7 +290,7 @@ def _is_free_text(gold: Any) -> bool:
     )
 
 
-_PROSE_NUMBER = re.compile(r"[-+]?[$€£¥]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?")
+_PROSE_NUMBER = re.compile(rf"[-+]?[{re.escape(CURRENCY)}]?{DIGITS}%?")
 _STOPWORDS = frozenset(
     {"the", "of", "an", "and", "in", "per", "by", "to", "for", "is", "on", "num", "number", "count"}
 )

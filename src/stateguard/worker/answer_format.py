@@ -1,0 +1,191 @@
+"""Answer formatting as its own step: the requested format, filled from printed results.
+
+A small model often computes and prints the right values, then answers with other
+numbers, or writes the answer format into its code. `AnswerSpec.from_question` reads
+what a question asks for:
+
+* a template in backticks with ``<placeholders>``, e.g.
+  ``orders: <count>, net_revenue: <total rounded to 2 decimals>``: one field per
+  ``label: <...>`` (a number field unless its placeholder names a name, region,
+  channel, product, category, month or label);
+* else one value: a month (``YYYY-MM``), a count ("how many"), or a number
+  ("rounded to N decimals", "percentage", "fraction", "average", "total", ...).
+  A question asking for a name ("which region") without a template gets no spec.
+
+`extract_answer` fills a spec from what the turn's cells printed (newest first), or
+returns None; it never guesses:
+
+* a template field is the value after its label followed by ``:`` or ``=`` (``Online:
+  48515.78``, ``{'Online': 48515.78}``), or, for a number field, a line that is the label
+  and one number (a printed Series: ``Online    48515.78``);
+* else, when the newest output has exactly one line per field, each line's last value;
+* a single value is taken from the newest output only, and only when it holds exactly
+  one number (or one ``YYYY-MM``).
+
+Numbers are rounded to the requested decimal places; counts must be integers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.numbers import DIGITS, EXPONENT
+
+Kind = Literal["number", "count", "month", "text"]
+
+_TEMPLATE = re.compile(r"`([^`]*<[^`>]+>[^`]*)`")
+_FIELD = re.compile(r"([A-Za-z_][\w ]*?)\s*[:=]\s*<([^>]*)>")
+_DECIMALS = re.compile(
+    r"(\d+|one|two|three|four|five|six)\s+(?:decimal(?:\s+places?|s)?|d\.?p\.?)", re.I
+)
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_TEXT_WORDS = re.compile(r"\b(name|region|channel|product|category|segment|label|city|country)\b")
+_NUMBER = rf"[-+]?{DIGITS}{EXPONENT}?"
+_NUMBER_RE = re.compile(rf"(?<![\w.]){_NUMBER}(?![\w.])")
+_MONTH = re.compile(r"(?<!\d)(\d{4})-(\d{2})(?!\d)")
+_NUMERIC_ASK = re.compile(
+    r"\b(decimal|percentage|percent|fraction|ratio|average|mean|median|total|sum|rate|"
+    r"how much|how many|number of|count)\b",
+    re.I,
+)
+_NOISE = re.compile(r"^(?:Name|dtype|Length|Freq):|dtype:", re.I)
+
+
+def _places(text: str) -> int | None:
+    m = _DECIMALS.search(text)
+    if m is None:
+        return None
+    tok = m.group(1).lower()
+    return int(tok) if tok.isdigit() else _WORDS[tok]
+
+
+class AnswerField(BaseModel):
+    """One value the answer must hold."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    kind: Kind
+    decimals: int | None = None
+
+
+class AnswerSpec(BaseModel):
+    """What a question asks for (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    template: str | None = None
+    fields: tuple[AnswerField, ...]
+
+    @classmethod
+    def from_question(cls, question: str) -> AnswerSpec | None:
+        """The spec of ``question``, or None when it asks for nothing this module can fill."""
+        text = " ".join((question or "").split())
+        overall = _places(text)
+        m = _TEMPLATE.search(text)
+        if m is not None:
+            fields = []
+            for label, hole in _FIELD.findall(m.group(1)):
+                kind: Kind = "text" if _TEXT_WORDS.search(hole.lower()) else "number"
+                if kind == "number" and re.search(r"\bcount\b", hole, re.I):
+                    kind = "count"
+                places = _places(hole)
+                fields.append(
+                    AnswerField(
+                        label=label.strip(),
+                        kind=kind,
+                        decimals=None
+                        if kind == "text"
+                        else (places if places is not None else overall),
+                    )
+                )
+            return cls(template=m.group(1), fields=tuple(fields)) if fields else None
+        if "YYYY-MM" in text:
+            return cls(fields=(AnswerField(label="", kind="month"),))
+        if re.search(r"\bhow many\b", text, re.I):
+            return cls(fields=(AnswerField(label="", kind="count"),))
+        if re.search(r"\b(which|who|what (?:is|was) the name)\b", text, re.I) and overall is None:
+            return None
+        if overall is not None or _NUMERIC_ASK.search(text):
+            return cls(fields=(AnswerField(label="", kind="number", decimals=overall),))
+        return None
+
+
+def _format_number(token: str, field: AnswerField) -> str | None:
+    try:
+        value = float(token.replace(",", ""))
+    except ValueError:
+        return None
+    if field.kind == "count":
+        return str(int(value)) if value.is_integer() else None
+    if field.decimals is not None:
+        return f"{value:.{field.decimals}f}"
+    return token.replace(",", "")
+
+
+def _labelled(field: AnswerField, text: str) -> str | None:
+    words = [re.escape(w) for w in re.split(r"[\s_]+", field.label) if w]
+    if not words:
+        return None
+    label = r"[\s_]*".join(words)
+    value = _NUMBER if field.kind != "text" else r"[A-Za-z][\w\- ]*?"
+    end = r"(?![\w.])" if field.kind != "text" else r"(?=\s*(?:[,;}\n]|$))"
+    pattern = rf"(?<!\w)['\"]?{label}['\"]?\s*[:=]\s*['\"]?({value}){end}"
+    found = re.findall(pattern, text, flags=re.I)
+    if field.kind != "text" and not found:
+        # a printed Series: the label, spaces, one number, alone on its line
+        found = re.findall(rf"(?im)^\s*{label}\s+({_NUMBER})\s*$", text)
+    if len(set(found)) != 1:
+        return None
+    raw = found[0].strip()
+    return raw if field.kind == "text" else _format_number(raw, field)
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not _NOISE.match(ln.strip())]
+
+
+def _single(field: AnswerField, text: str) -> str | None:
+    if field.kind == "month":
+        months = {f"{y}-{m}" for y, m in _MONTH.findall(text)}
+        return months.pop() if len(months) == 1 else None
+    numbers = _NUMBER_RE.findall(text)
+    if len(numbers) != 1:
+        return None
+    return _format_number(numbers[0], field)
+
+
+def _last_value(field: AnswerField, line: str) -> str | None:
+    if field.kind == "text":
+        m = re.search(r"([A-Za-z][\w\-]*)['\"]?\s*$", line)
+        return m.group(1) if m else None
+    m = re.search(rf"({_NUMBER})\s*$", line)
+    return _format_number(m.group(1), field) if m else None
+
+
+def extract_answer(
+    spec: AnswerSpec, outputs: Sequence[str], *, positional: bool = True
+) -> str | None:
+    """The answer in the requested format from ``outputs`` (newest first), or None.
+
+    ``positional=False`` fills a template from labelled values only."""
+    outputs = [o for o in outputs if o and o.strip()]
+    if not outputs:
+        return None
+    if spec.template is None:
+        return _single(spec.fields[0], outputs[0])
+    values: list[str | None] = []
+    for field in spec.fields:
+        values.append(next((v for o in outputs if (v := _labelled(field, o)) is not None), None))
+    if positional and any(v is None for v in values):
+        lines = _lines(outputs[0])
+        if len(lines) == len(spec.fields):
+            positional = [_last_value(f, ln) for f, ln in zip(spec.fields, lines, strict=True)]
+            values = [v if v is not None else p for v, p in zip(values, positional, strict=True)]
+    if any(v is None for v in values):
+        return None
+    return ", ".join(f"{f.label}: {v}" for f, v in zip(spec.fields, values, strict=True))
