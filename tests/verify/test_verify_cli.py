@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from stateguard.cli.main import app
 from stateguard.kernel import ErrorInfo, ExecutionResult
+from stateguard.verify import StepVerdict
+from stateguard.verify.labelling import LabelledStep
 from stateguard.worker.events import AnswerRecorded, StepRecord, TurnStarted, dump_event
 
 FIXTURE = Path(__file__).resolve().parents[1] / "bench" / "fixtures" / "dseval_spec"
@@ -62,3 +64,32 @@ def test_eval_reports_the_metrics_as_json(tmp_path: Path) -> None:
 def test_search_refuses_an_unknown_strategy(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["verify", "search", str(tmp_path), "--search", "mcts"])
     assert result.exit_code == 2 and "mcts" in result.output
+
+
+def _labelled(path: Path) -> None:
+    def step(label: float, score: float, output: str) -> LabelledStep:
+        v = StepVerdict(score=score, rationale="-", layer="deterministic")
+        return LabelledStep(session="s", turn=1, label=label, kind="k", code="c", output=output,
+                            verdicts={"deterministic": v})
+
+    rows = [step(1.0, 1.0, "ok")] + [step(0.0, 0.0, f"bad{i}") for i in range(6)] + [
+        step(0.0, 1.0, "bad")]
+    path.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
+
+
+def test_bon_eval_reads_labelled_steps_and_reports_each_n(tmp_path: Path) -> None:
+    data = tmp_path / "labelled.jsonl"
+    _labelled(data)
+    res = CliRunner().invoke(app, ["verify", "bon-eval", "--labelled", str(data), "--n", "4",
+                                   "--n", "8", "--n", "16", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)["selection"]
+    assert [(r["n"], r["turns"]) for r in rows] == [(4, 1), (8, 1), (16, 0)]
+    # at N = 8 every variant is in the pool: the verifier ties the reference with one of them
+    assert rows[1]["picked_correct"] == {"deterministic": 0.5, "majority": 1 / 8,
+                                         "random": 1 / 8}
+    missing = CliRunner().invoke(app, ["verify", "bon-eval", "--labelled", str(data),
+                                       "--verifier", "hybrid"])
+    assert missing.exit_code == 2 and "no verdicts of ['hybrid']" in missing.output
+    neither = CliRunner().invoke(app, ["verify", "bon-eval"])
+    assert neither.exit_code == 2 and "--labelled" in neither.output

@@ -13,15 +13,29 @@ def _v(score: float | None) -> StepVerdict:
     return StepVerdict(score=score, rationale="-", layer="deterministic")
 
 
-def _step(turn: int, label: float, score: float | None, output: str = "", kind: str = "x"
-          ) -> LabelledStep:
-    return LabelledStep(session="s", turn=turn, label=label, kind=kind, code="c", output=output,
-                        verdicts={"v": _v(score)})
+def _step(
+    turn: int, label: float, score: float | None, output: str = "", kind: str = "x"
+) -> LabelledStep:
+    return LabelledStep(
+        session="s",
+        turn=turn,
+        label=label,
+        kind=kind,
+        code="c",
+        output=output,
+        verdicts={"v": _v(score)},
+    )
 
 
 def test_metrics_count_recall_false_zeros_accuracy_and_invalid() -> None:
-    steps = [_step(1, 1.0, 1.0), _step(1, 1.0, 0.0), _step(1, 0.0, 0.0), _step(1, 0.0, 1.0),
-             _step(1, 0.0, None), _step(1, 0.5, 0.5)]
+    steps = [
+        _step(1, 1.0, 1.0),
+        _step(1, 1.0, 0.0),
+        _step(1, 0.0, 0.0),
+        _step(1, 0.0, 1.0),
+        _step(1, 0.0, None),
+        _step(1, 0.5, 0.5),
+    ]
     m = metrics(steps, "v")
     assert m.silent_error_recall == 1 / 3
     assert m.false_zero_rate == 1 / 2
@@ -47,7 +61,20 @@ def test_a_verifier_that_scores_everything_one_picks_at_random() -> None:
     for turn in range(200):
         steps += [_step(turn, 1.0, 1.0, "ok")] + [_step(turn, 0.0, 1.0, f"b{i}") for i in range(3)]
     (four,) = selection(steps, ["v"], sizes=(4,))
-    assert 0.15 < four.picked_correct["v"] < 0.35
+    assert four.picked_correct["v"] == four.picked_correct["random"] == 0.25
+
+
+def test_ties_count_as_the_chance_of_the_tie_break() -> None:
+    # the verifier ties the reference with one of 3 variants (scores 1, 1, 0, 0): chance 1/2;
+    # outputs: the reference's is unique, two variants share one: majority never picks it
+    steps = [
+        _step(1, 1.0, 1.0, "ok"),
+        _step(1, 0.0, 1.0, "b"),
+        _step(1, 0.0, 0.0, "b"),
+        _step(1, 0.0, 0.0, "c"),
+    ]
+    (four,) = selection(steps, ["v"], sizes=(4,))
+    assert four.picked_correct == {"v": 0.5, "majority": 0.0, "random": 0.25}
 
 
 def test_misspell_key_plants_a_missing_column() -> None:

@@ -21,8 +21,14 @@ from stateguard.errors import TaskFormatError
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
 from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyTask
-from stateguard.verify.evaluation import metrics, selection
-from stateguard.verify.labelling import EvalSession, EvalTurn, LabelledStep, label_session
+from stateguard.verify.evaluation import metrics, recall_by_kind, selection
+from stateguard.verify.labelling import (
+    EvalSession,
+    EvalTurn,
+    LabelledStep,
+    label_session,
+    load_labelled,
+)
 from stateguard.verify.mutants import MUTANTS
 from stateguard.verify.search import (
     STRATEGIES,
@@ -73,31 +79,14 @@ def _verifiers(
     return out
 
 
-@verify_app.command("eval")
-def eval_command(
-    path: Path = typer.Option(..., "--path", help="The DSEval suite folder (e.g. exercise)."),
-    suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
-    verifier: list[str] = typer.Option(
-        ["execution", "deterministic"],
-        "--verifier",
-        help="execution|deterministic|hybrid|llm (repeatable).",
-    ),
-    limit: int | None = typer.Option(None, "--limit", help="At most this many sessions."),
-    out: Path | None = typer.Option(None, "--out", help="Write the labelled steps (JSONL)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
-    base_url: str | None = typer.Option(None, "--base-url"),
-    model: str | None = typer.Option(None, "--model"),
-    model_path: Path | None = typer.Option(None, "--model-path"),
-    config: Path | None = typer.Option(None, "--config"),
-) -> None:
-    """Build the labelled step set from replays, verify it, print the confusion matrix."""
-    err = Console(stderr=True)
-    if suite != "dseval":
-        err.print(f"[red]error:[/red] --suite {suite!r}: only dseval is supported")
-        raise typer.Exit(2)
-    verifiers = _verifiers(
-        verifier, err, {"base_url": base_url, "model": model, "model_path": model_path}, config
-    )
+def _label_suite(
+    path: Path,
+    limit: int | None,
+    verifiers: dict[str, StepVerifier],
+    out: Path | None,
+    err: Console,
+) -> list[LabelledStep]:
+    """Label and verify the DSEval suite at ``path`` (``out``: also write the steps)."""
     tasks = [t for t in load_dseval_suite(path) if not t.skipped][:limit]
     steps: list[LabelledStep] = []
     sink = out.open("w", encoding="utf-8") if out else None
@@ -134,10 +123,40 @@ def eval_command(
     finally:
         if sink is not None:
             sink.close()
+    return steps
+
+
+@verify_app.command("eval")
+def eval_command(
+    path: Path = typer.Option(..., "--path", help="The DSEval suite folder (e.g. exercise)."),
+    suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
+    verifier: list[str] = typer.Option(
+        ["execution", "deterministic"],
+        "--verifier",
+        help="execution|deterministic|hybrid|llm (repeatable).",
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many sessions."),
+    out: Path | None = typer.Option(None, "--out", help="Write the labelled steps (JSONL)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+    base_url: str | None = typer.Option(None, "--base-url"),
+    model: str | None = typer.Option(None, "--model"),
+    model_path: Path | None = typer.Option(None, "--model-path"),
+    config: Path | None = typer.Option(None, "--config"),
+) -> None:
+    """Build the labelled step set from replays, verify it, print the confusion matrix."""
+    err = Console(stderr=True)
+    if suite != "dseval":
+        err.print(f"[red]error:[/red] --suite {suite!r}: only dseval is supported")
+        raise typer.Exit(2)
+    verifiers = _verifiers(
+        verifier, err, {"base_url": base_url, "model": model, "model_path": model_path}, config
+    )
+    steps = _label_suite(path, limit, verifiers, out, err)
     report = {
         "steps": len(steps),
         "labels": {k: sum(1 for s in steps if f"{s.label:g}" == k) for k in ("0", "0.5", "1")},
         "verifiers": {n: metrics(steps, n).model_dump() for n in verifiers},
+        "silent_error_recall_by_kind": recall_by_kind(steps, list(verifiers)),
         "selection": [r.model_dump() for r in selection(steps, list(verifiers))],
     }
     if as_json:
@@ -166,6 +185,69 @@ def eval_command(
             con.print(f"  label {lab:>3}: {row}")
     for r in report["selection"]:
         con.print(f"best-of-{r['n']} over {r['turns']} turns: {r['picked_correct']}")
+
+
+@verify_app.command("bon-eval")
+def bon_eval_command(
+    path: Path | None = typer.Option(None, "--path", help="The DSEval suite folder."),
+    suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
+    n: list[int] = typer.Option([4, 8, 16], "--n", help="Candidates per turn (repeatable)."),
+    verifier: list[str] = typer.Option(
+        [], "--verifier", help="execution|deterministic|hybrid|llm (repeatable)."
+    ),
+    labelled: Path | None = typer.Option(
+        None, "--labelled", help="Labelled steps written by `verify eval --out` (no replay)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", help="At most this many sessions."),
+    draws: int = typer.Option(20, "--draws", min=1, help="Variant pools drawn per turn."),
+    seed: int = typer.Option(0, "--seed"),
+    as_json: bool = typer.Option(False, "--json", help="Print the rates as JSON."),
+    base_url: str | None = typer.Option(None, "--base-url"),
+    model: str | None = typer.Option(None, "--model"),
+    model_path: Path | None = typer.Option(None, "--model-path"),
+    config: Path | None = typer.Option(None, "--config"),
+) -> None:
+    """Best-of-N on replays: per turn the reference step and N-1 silently wrong variants;
+    how often each verifier, majority vote and random pick the reference."""
+    err = Console(stderr=True)
+    if suite != "dseval":
+        err.print(f"[red]error:[/red] --suite {suite!r}: only dseval is supported")
+        raise typer.Exit(2)
+    if (path is None) == (labelled is None):
+        err.print("[red]error:[/red] give --path (label the suite) or --labelled FILE")
+        raise typer.Exit(2)
+    if labelled is not None:
+        try:
+            steps = load_labelled(labelled)
+        except (OSError, ValueError) as exc:
+            err.print(f"[red]error:[/red] {labelled}: not a labelled-step file ({exc})")
+            raise typer.Exit(2) from exc
+        have = list(steps[0].verdicts) if steps else []
+        names = [v for v in verifier if v in have] if verifier else have
+        missing = [v for v in verifier if v not in have]
+        if missing:
+            err.print(f"[red]error:[/red] {labelled} has no verdicts of {missing} (has {have})")
+            raise typer.Exit(2)
+    else:
+        assert path is not None
+        names = verifier or ["execution", "deterministic"]
+        opts = {"base_url": base_url, "model": model, "model_path": model_path}
+        steps = _label_suite(path, limit, _verifiers(names, err, opts, config), None, err)
+    rows = selection(steps, names, sizes=n, seed=seed, draws=draws)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {"verifiers": names, "draws": draws, "selection": [r.model_dump() for r in rows]},
+                indent=2,
+            )
+        )
+        return
+    con = Console(highlight=False)
+    for r in rows:
+        rates = ", ".join(
+            f"{k}={v:.3f}" if v is not None else f"{k}=n/a" for k, v in r.picked_correct.items()
+        )
+        con.print(f"best-of-{r.n} over {r.turns} turns: {rates}")
 
 
 def trajectory_steps(path: Path) -> list[tuple[VerifyTask, list[Step]]]:

@@ -9,6 +9,7 @@ Metrics per verifier (invalid verdicts count as wrong and are reported apart):
 Selection: per turn, the reference step and N-1 of its silently wrong variants. A
 verifier picks a top-scored step (ties broken uniformly at random, seeded); majority
 vote picks a step whose output is the most common (ties likewise); random picks any.
+Rates are exact expectations over the tie-breaks (see `selection`).
 Only turns with at least N-1 variants take part at size N.
 """
 
@@ -44,7 +45,7 @@ class VerifierMetrics(BaseModel):
     invalid: int
 
 
-def _share(num: int, den: int) -> float | None:
+def _share(num: float, den: int) -> float | None:
     return num / den if den else None
 
 
@@ -56,12 +57,27 @@ def metrics(steps: Sequence[LabelledStep], verifier: str) -> VerifierMetrics:
     zeros, ones = confusion["0"], confusion["1"]
     right = sum(confusion[lab][lab] for lab in LABELS)
     return VerifierMetrics(
-        steps=len(steps), confusion=confusion,
+        steps=len(steps),
+        confusion=confusion,
         silent_error_recall=_share(zeros["0"], sum(zeros.values())),
         false_zero_rate=_share(ones["0"], sum(ones.values())),
         accuracy=_share(right, len(steps)),
         invalid=sum(c["invalid"] for c in confusion.values()),
     )
+
+
+def recall_by_kind(
+    steps: Sequence[LabelledStep], verifiers: Sequence[str]
+) -> dict[str, dict[str, float | None]]:
+    """Per verifier and mutation kind: the share of that kind's silent errors scored 0."""
+    kinds = sorted({s.kind for s in steps if s.label == 0.0})
+    out: dict[str, dict[str, float | None]] = {}
+    for name in verifiers:
+        out[name] = {}
+        for kind in kinds:
+            of = [s for s in steps if s.label == 0.0 and s.kind == kind]
+            out[name][kind] = _share(sum(1 for s in of if s.verdicts[name].score == 0.0), len(of))
+    return out
 
 
 class SelectionResult(BaseModel):
@@ -75,17 +91,35 @@ class SelectionResult(BaseModel):
     """selector (a verifier, ``majority``, ``random``) -> share of turns it picked the reference."""
 
 
-def selection(steps: Sequence[LabelledStep], verifiers: Sequence[str], sizes: Sequence[int] = (
-        4, 8, 16), seed: int = 0) -> list[SelectionResult]:
-    """Best-of-N selection rates (see the module docstring)."""
+def _chance(pool: Sequence[float | str], i: int = 0) -> float:
+    """The chance that a uniform tie-break among the best of ``pool`` picks ``pool[i]``."""
+    best = max(pool)  # type: ignore[type-var]
+    tied = sum(1 for x in pool if x == best)
+    return 1.0 / tied if pool[i] == best else 0.0
+
+
+def selection(
+    steps: Sequence[LabelledStep],
+    verifiers: Sequence[str],
+    sizes: Sequence[int] = (4, 8, 16),
+    seed: int = 0,
+    draws: int = 20,
+) -> list[SelectionResult]:
+    """Best-of-N selection rates (see the module docstring).
+
+    Per turn, ``draws`` pools of N-1 wrong variants are drawn (seeded; one pool when the
+    turn has exactly N-1); each selector's rate is its exact chance of picking the
+    reference over the uniform tie-break, averaged over the pools and then the turns.
+    """
     turns: dict[tuple[str, int], list[LabelledStep]] = defaultdict(list)
     for s in steps:
         if s.kind != "exploration":
             turns[(s.session, s.turn)].append(s)
+    names = [*verifiers, "majority", "random"]
     out = []
     for n in sizes:
         rng = random.Random(seed)
-        hits: Counter[str] = Counter()
+        hits = dict.fromkeys(names, 0.0)
         used = 0
         for group in turns.values():
             ref = [s for s in group if s.label == 1.0]
@@ -93,18 +127,18 @@ def selection(steps: Sequence[LabelledStep], verifiers: Sequence[str], sizes: Se
             if not ref or len(wrong) < n - 1:
                 continue
             used += 1
-            pool = [ref[0], *rng.sample(wrong, n - 1)]
-            for name in verifiers:
-                scored = [(-1.0 if (x := s.verdicts[name].score) is None else x) for s in pool]
-                best = [i for i, x in enumerate(scored) if x == max(scored)]
-                hits[name] += rng.choice(best) == 0
-            counts = Counter(s.output for s in pool)
-            top = max(counts.values())
-            hits["majority"] += rng.choice(
-                [i for i, s in enumerate(pool) if counts[s.output] == top]) == 0
-            hits["random"] += rng.randrange(n) == 0
-        out.append(SelectionResult(
-            n=n, turns=used,
-            picked_correct={k: _share(hits[k], used) for k in [*verifiers, "majority", "random"]},
-        ))
+            k = 1 if len(wrong) == n - 1 else draws
+            for _ in range(k):
+                pool = [ref[0], *rng.sample(wrong, n - 1)]
+                for name in verifiers:
+                    scores = [-1.0 if (x := s.verdicts[name].score) is None else x for s in pool]
+                    hits[name] += _chance(scores) / k
+                counts = Counter(s.output for s in pool)
+                hits["majority"] += _chance([counts[s.output] for s in pool]) / k
+                hits["random"] += 1.0 / n / k
+        out.append(
+            SelectionResult(
+                n=n, turns=used, picked_correct={k: _share(hits[k], used) for k in names}
+            )
+        )
     return out
