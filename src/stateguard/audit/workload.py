@@ -48,24 +48,54 @@ class WorkloadTask(BaseModel):
         return tuple(out)
 
 
-def load_workload(path: Path | str) -> list[WorkloadTask]:
-    """The tasks of a workload file."""
+class WorkloadRejection(BaseModel):
+    """A task of a workload file that does not load, and why (file, index, field)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    task_id: str
+    """The task's ``id`` when it has one, else ``tasks[INDEX]``."""
+    reason: str
+
+
+def scan_workload(path: Path | str) -> tuple[list[WorkloadTask], list[WorkloadRejection]]:
+    """The tasks of a workload file that load, and those that do not (with the reason).
+
+    An unreadable file, or one that is not a list of tasks, raises `WorkloadFormatError`.
+    """
     file = Path(path)
     try:
         raw = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise WorkloadFormatError(f"{file}: cannot read the workload: {exc}") from exc
     items = raw.get("tasks") if isinstance(raw, dict) else raw
     if not isinstance(items, list):
         raise WorkloadFormatError(f"{file}: expected a list of tasks or {{'tasks': [...]}}")
-    tasks = []
+    tasks: list[WorkloadTask] = []
+    rejected: list[WorkloadRejection] = []
     for i, item in enumerate(items):
         try:
             tasks.append(WorkloadTask.model_validate(item))
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
-            raise WorkloadFormatError(f"{file}: tasks[{i}].{where}: {err['msg']}") from exc
+            raw_id = item.get("id") if isinstance(item, dict) else None
+            rejected.append(
+                WorkloadRejection(
+                    index=i,
+                    task_id=raw_id if isinstance(raw_id, str) and raw_id else f"tasks[{i}]",
+                    reason=f"{file}: tasks[{i}].{where}: {err['msg']}",
+                )
+            )
+    return tasks, rejected
+
+
+def load_workload(path: Path | str) -> list[WorkloadTask]:
+    """The tasks of a workload file; the first malformed one raises `WorkloadFormatError`."""
+    tasks, rejected = scan_workload(path)
+    if rejected:
+        raise WorkloadFormatError(rejected[0].reason)
     return tasks
 
 

@@ -29,7 +29,7 @@ from stateguard.bench.tasks import BenchTask
 from stateguard.errors import StateguardError
 from stateguard.llm import ChatModel, UsageMeter, build_model, load_model_config
 
-TEXT_SUITES = ("longds",)
+TEXT_SUITES = ("longds", "kramabench")
 
 
 def build_judge_model(config: RunConfig) -> ChatModel:
@@ -123,6 +123,7 @@ def rejudge_run(
         task_limit=config.limit,
         turn_limit=config.turn_limit,
         path_maps=config.path_maps,
+        lake=config.lake,
     )
     tasks = {t.task_id: t for t in loaded.tasks}
     turn_judge = TurnJudge(config, model_factory)

@@ -17,6 +17,7 @@ from typing import Any
 from stateguard.bench.judges import DsevalObservation, Judgement, judge_dseval, judge_longds_turn
 from stateguard.bench.judges.dseval import checked_variables
 from stateguard.bench.judges.infiagent import judge_infiagent
+from stateguard.bench.judges.kramabench import judge_kramabench
 from stateguard.bench.kernel_checks import (
     INFERRED,
     KernelCodeRunner,
@@ -259,6 +260,9 @@ def judge(
     if task.suite == "longds":
         prediction = prediction_of(submission) if submission is not None else (answer or "")
         return judge_longds_turn(turn, prediction)
+    if task.suite == "kramabench":
+        prediction = answer if answer is not None else (submission.stream if submission else "")
+        return judge_kramabench(turn.meta.get("answer_type"), turn.gold, prediction)
     return judge_infiagent(turn.gold or {}, answer or (submission.stream if submission else ""))
 
 

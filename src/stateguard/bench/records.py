@@ -55,6 +55,7 @@ INJECT_KINDS: tuple[str, ...] = (
 _RESUME_KEYS = (
     "suite",
     "path",
+    "lake",
     "worker",
     "inject",
     "manager",
@@ -77,8 +78,10 @@ class RunConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    suite: Literal["dseval", "longds", "infiagent"]
+    suite: Literal["dseval", "longds", "infiagent", "kramabench"]
     path: str
+    lake: str | None = None
+    """KramaBench: the data lake of the workload at ``path`` (default: found beside it)."""
     worker: WorkerKind = "replay"
     manager: str = "none"
     inject: InjectKind | None = None

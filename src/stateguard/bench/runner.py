@@ -58,6 +58,7 @@ def load_tasks_checked(config: RunConfig) -> SuiteLoad:
         task_limit=config.limit,
         turn_limit=config.turn_limit,
         path_maps=config.path_maps,
+        lake=config.lake,
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Suite = Literal["dseval", "longds", "infiagent"]
+Suite = Literal["dseval", "longds", "infiagent", "kramabench"]
 """The benchmark suites stateguard ships loaders for."""
 
 

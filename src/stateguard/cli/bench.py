@@ -23,7 +23,7 @@ bench_app = typer.Typer(
     no_args_is_help=True,
 )
 
-_SUITES = ("dseval", "longds", "infiagent")
+_SUITES = ("dseval", "longds", "infiagent", "kramabench")
 _WORKERS = ("replay", "llm")
 _MANAGERS = ("none", "window", "freeform", "deterministic", "llm", "hybrid")
 _INJECT = ("stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change", "join-fault")
@@ -80,8 +80,13 @@ def _headline_table(title: str, metrics: dict[str, dict[str, Any]]) -> Table:
 
 @bench_app.command("run")
 def run(
-    suite: str = typer.Option(..., help="dseval | longds | infiagent."),
-    path: Path = typer.Option(..., exists=True, help="Suite folder (or one LongDS task folder)."),
+    suite: str = typer.Option(..., help="dseval | longds | infiagent | kramabench."),
+    path: Path = typer.Option(
+        ..., exists=True, help="Suite folder (one LongDS task folder, a KramaBench workload file)."
+    ),
+    lake: Path | None = typer.Option(
+        None, exists=True, file_okay=False, help="KramaBench: the workload's data lake folder."
+    ),
     out: Path = typer.Option(..., "--out", help="Run directory (resumed when it exists)."),
     worker: str = typer.Option("replay", help="replay (reference code) | llm (the agent)."),
     manager: str = typer.Option("none", help="none|window|freeform|deterministic|llm|hybrid."),
@@ -172,6 +177,7 @@ def run(
         config = RunConfig(
             suite=suite,  # type: ignore[arg-type]
             path=str(path.resolve()),
+            lake=str(lake.resolve()) if lake else None,
             worker=worker,  # type: ignore[arg-type]
             manager=manager,
             inject=inject,  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from stateguard.bench.loaders.dseval import (
     stage_inputs,
 )
 from stateguard.bench.loaders.infiagent import load_infiagent
+from stateguard.bench.loaders.kramabench import load_kramabench
 from stateguard.bench.loaders.longds import (
     PathMap,
     load_longds_suite,
@@ -32,6 +33,7 @@ __all__ = [
     "load_dseval_session",
     "load_dseval_suite",
     "load_infiagent",
+    "load_kramabench",
     "load_longds_suite",
     "load_longds_task",
     "load_suite",
@@ -57,12 +59,14 @@ def load_suite(
     task_limit: int | None = None,
     turn_limit: int | None = None,
     path_maps: Sequence[str] = (),
+    lake: Path | str | None = None,
 ) -> SuiteLoad:
     """Load a suite; malformed tasks are rejected with their reason, the rest loads.
 
     ``start_index`` / ``task_limit`` cut the ordered task list, ``turn_limit`` every
     task (LongDS's runner options, applied to every suite). ``path_maps`` are LongDS
-    ``PREFIX=TARGET`` rewrites. A suite-level problem (no DSEval manifest, an unreadable
+    ``PREFIX=TARGET`` rewrites; ``lake`` is a KramaBench workload's data lake (default:
+    found beside the workload file). A suite-level problem (no DSEval manifest, an unreadable
     InfiAgent file, a malformed mapping) raises `TaskFormatError`.
     """
     if suite == "longds":
@@ -76,6 +80,8 @@ def load_suite(
         )
     if suite == "dseval":
         loaded = scan_dseval_suite(path)
+    elif suite == "kramabench":
+        loaded = load_kramabench(path, lake)
     else:
         loaded = SuiteLoad(tasks=tuple(load_infiagent(path)))
     tasks = loaded.tasks[start_index:]
