@@ -27,6 +27,7 @@ from stateguard.worker.events import (
     TurnStarted,
     read_trajectory,
 )
+from stateguard.worker.summary import RunTotals, TurnTally
 
 TRAJECTORY = "trajectory.jsonl"
 ANSWERS = "answers.json"
@@ -67,26 +68,6 @@ class TurnView(_Frozen):
     context: str = ""
     items: tuple[TimelineItem, ...] = ()
     outcome: TurnAnswer = TurnAnswer()
-
-
-class RunTotals(_Frozen):
-    """Totals the report shows, derived from the run's turns (``answers.json`` itself is
-    `stateguard.worker.summary.RunSummary`); ``None`` when no turn recorded a quantity."""
-
-    turns: int
-    answered: int
-    graded: int
-    correct: int
-    hints: int | None
-    repairs: int | None
-    manager_llm_calls: int | None
-    tokens: int | None
-    wall_time: float | None
-
-    @property
-    def accuracy(self) -> float | None:
-        """Fraction of graded turns answered correctly (``None`` when nothing was graded)."""
-        return self.correct / self.graded if self.graded else None
 
 
 class NotebookInfo(_Frozen):
@@ -235,7 +216,7 @@ def _outcome(
     for event in events:
         if isinstance(event, AnswerRecorded):
             recorded = event
-    hints = [e for e in events if isinstance(e, HintDelivered)]
+    tally = TurnTally.of(events)
     messages = [e for e in events if isinstance(e, ModelMessage)]
     steps = [e for e in events if isinstance(e, StepRecord)]
 
@@ -255,7 +236,7 @@ def _outcome(
 
     tokens = _tokens(entry)
     if tokens is None and messages:
-        tokens = sum(m.prompt_tokens + m.completion_tokens for m in messages)
+        tokens = tally.tokens
     wall = _as_float(_first(entry, "wall_time", "wall_time_s", "seconds"))
     if wall is None and recorded is not None:
         wall = recorded.wall_time
@@ -264,8 +245,8 @@ def _outcome(
         gold=gold,
         correct=correct,
         steps=pick(("steps",), recorded.steps if recorded else (len(steps) or None)),
-        hints=pick(("hints", "state_hints"), sum(h.hint.kind == "state" for h in hints)),
-        repairs=pick(("repairs", "repair_hints"), sum(h.hint.kind == "repair" for h in hints)),
+        hints=pick(("hints", "state_hints"), tally.hints),
+        repairs=pick(("repairs", "repair_hints"), tally.repairs),
         wall_time=wall,
         tokens=tokens,
         manager_llm_calls=pick(
@@ -308,25 +289,8 @@ def _turns(trajectory: Path, answers: Path) -> tuple[tuple[TurnView, ...], RunMe
     return tuple(views), meta
 
 
-def _total(values: Sequence[int | None]) -> int | None:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
-
-
 def _summary(turns: Sequence[TurnView]) -> RunTotals:
-    outcomes = [t.outcome for t in turns]
-    walls = [o.wall_time for o in outcomes if o.wall_time is not None]
-    return RunTotals(
-        turns=len(turns),
-        answered=sum(o.answer is not None for o in outcomes),
-        graded=sum(o.correct is not None for o in outcomes),
-        correct=sum(o.correct is True for o in outcomes),
-        hints=_total([o.hints for o in outcomes]),
-        repairs=_total([o.repairs for o in outcomes]),
-        manager_llm_calls=_total([o.manager_llm_calls for o in outcomes]),
-        tokens=_total([o.tokens for o in outcomes]),
-        wall_time=sum(walls) if walls else None,
-    )
+    return RunTotals.of([t.outcome for t in turns])
 
 
 def _notebook(path: Path) -> NotebookInfo | None:

@@ -1,9 +1,15 @@
-"""What ``answers.json`` holds: per-turn outcomes and the run summary, built from events."""
+"""What ``answers.json`` holds: per-turn outcomes and the run summary, built from events.
+
+The one tally of a turn (`TurnTally`, fed trajectory events) and the one set of run
+totals (`RunTotals`, from per-turn outcomes) are defined here; the run report and the
+bench count with them too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -55,6 +61,73 @@ class TurnOutcome(BaseModel):
     completion_tokens: int
     manager_llm_calls: int
 
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens of the worker's model."""
+        return self.prompt_tokens + self.completion_tokens
+
+
+class TurnCounts(Protocol):
+    """What run totals read of a turn's outcome (`TurnOutcome`, or a report's view of one,
+    whose counts may be unknown)."""
+
+    @property
+    def answer(self) -> str | None: ...
+    @property
+    def correct(self) -> bool | None: ...
+    @property
+    def hints(self) -> int | None: ...
+    @property
+    def repairs(self) -> int | None: ...
+    @property
+    def manager_llm_calls(self) -> int | None: ...
+    @property
+    def tokens(self) -> int | None: ...
+    @property
+    def wall_time(self) -> float | None: ...
+
+
+def _total(values: Iterable[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+class RunTotals(BaseModel):
+    """Totals over a run's turns; a count is ``None`` when no turn recorded it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: int
+    answered: int
+    graded: int
+    correct: int
+    hints: int | None
+    repairs: int | None
+    manager_llm_calls: int | None
+    tokens: int | None
+    wall_time: float | None
+
+    @classmethod
+    def of(cls, outcomes: Sequence[TurnCounts]) -> RunTotals:
+        """The totals of ``outcomes``."""
+        walls = [o.wall_time for o in outcomes if o.wall_time is not None]
+        return cls(
+            turns=len(outcomes),
+            answered=sum(o.answer is not None for o in outcomes),
+            graded=sum(o.correct is not None for o in outcomes),
+            correct=sum(o.correct is True for o in outcomes),
+            hints=_total(o.hints for o in outcomes),
+            repairs=_total(o.repairs for o in outcomes),
+            manager_llm_calls=_total(o.manager_llm_calls for o in outcomes),
+            tokens=_total(o.tokens for o in outcomes),
+            wall_time=sum(walls) if walls else None,
+        )
+
+    @property
+    def accuracy(self) -> float | None:
+        """Fraction of graded turns answered correctly (``None`` when nothing was graded)."""
+        return self.correct / self.graded if self.graded else None
+
 
 class RunSummary(BaseModel):
     """The content of ``answers.json``."""
@@ -74,14 +147,19 @@ class RunSummary(BaseModel):
     """Whether the kernel ran in the sandbox (None: the kernel never started)."""
 
     @property
+    def totals(self) -> RunTotals:
+        """Totals over the turns."""
+        return RunTotals.of(self.turns)
+
+    @property
     def graded(self) -> int:
         """Turns with a gold answer."""
-        return sum(t.correct is not None for t in self.turns)
+        return self.totals.graded
 
     @property
     def correct(self) -> int:
         """Turns answered correctly."""
-        return sum(t.correct is True for t in self.turns)
+        return self.totals.correct
 
 
 class TurnTally:
@@ -90,7 +168,22 @@ class TurnTally:
     def __init__(self) -> None:
         self.cells = self.invalid = self.hints = self.repairs = self.proposed = 0
         self.repeated = 0
+        self.replies = 0
+        """Replies of the worker's model."""
         self.prompt_tokens = self.completion_tokens = 0
+
+    @classmethod
+    def of(cls, events: Iterable[TrajectoryEvent]) -> TurnTally:
+        """The tally of a turn's events."""
+        tally = cls()
+        for event in events:
+            tally.add(event)
+        return tally
+
+    @property
+    def tokens(self) -> int:
+        """Prompt plus completion tokens of the worker's model."""
+        return self.prompt_tokens + self.completion_tokens
 
     def add(self, event: TrajectoryEvent) -> None:
         """Account for one event of the turn."""
@@ -107,6 +200,7 @@ class TurnTally:
             else:
                 self.hints += 1
         elif isinstance(event, ModelMessage) and event.role == "assistant":
+            self.replies += 1
             self.prompt_tokens += event.prompt_tokens
             self.completion_tokens += event.completion_tokens
 
