@@ -1,4 +1,4 @@
-"""Small shared identifier types used across packages.
+"""The versioned variable key shared across packages.
 
 `VarKey` is the one way to read and write a versioned variable key, ``name@vN``
 (``name`` may carry a part path, e.g. ``orders['margin']@v2``).
@@ -7,16 +7,7 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, NewType
-
-VarName = NewType("VarName", str)
-"""A global variable name in the worker's namespace."""
-
-CellId = NewType("CellId", int)
-"""Index of an executed cell in a tracked session (0-based, in execution order)."""
-
-StateId = NewType("StateId", str)
-"""Identifier of an analytical state (e.g. ``S3``)."""
+from typing import NamedTuple
 
 _KEY = re.compile(r"^(?P<name>.+)@v(?P<version>\d+)$", re.S)
 
