@@ -79,7 +79,7 @@ def _verifiers(
     return out
 
 
-def _label_suite(
+def label_suite(
     path: Path,
     limit: int | None,
     verifiers: dict[str, StepVerifier],
@@ -151,7 +151,7 @@ def eval_command(
     verifiers = _verifiers(
         verifier, err, {"base_url": base_url, "model": model, "model_path": model_path}, config
     )
-    steps = _label_suite(path, limit, verifiers, out, err)
+    steps = label_suite(path, limit, verifiers, out, err)
     report = {
         "steps": len(steps),
         "labels": {k: sum(1 for s in steps if f"{s.label:g}" == k) for k in ("0", "0.5", "1")},
@@ -232,7 +232,7 @@ def bon_eval_command(
         assert path is not None
         names = verifier or ["execution", "deterministic"]
         opts = {"base_url": base_url, "model": model, "model_path": model_path}
-        steps = _label_suite(path, limit, _verifiers(names, err, opts, config), None, err)
+        steps = label_suite(path, limit, _verifiers(names, err, opts, config), None, err)
     rows = selection(steps, names, sizes=n, seed=seed, draws=draws)
     if as_json:
         typer.echo(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from stateguard.verify.environment import Environment
 
@@ -169,56 +169,190 @@ def contradictions(question: str, code: str) -> list[str]:
 
 
 # Runs in a fork: the columns and string values of the session's frames that the question
-# names (whole words, case as written; values of object columns only).
+# names (whole words, case as written; values of object columns only), and the columns of
+# the frames the step itself bound (``own``).
 _NAMED_PROBE = """
-def __sg_named(q):
+def __sg_named(q, own):
     import re
-    found = []
+    found, mine = [], []
     def named(s):
         return len(s) >= 3 and re.search(r'(?<!\\w)' + re.escape(s) + r'(?!\\w)', q) is not None
     for k, v in list(globals().items()):
         if k.startswith('_') or type(v).__name__ != 'DataFrame':
             continue
+        if k in own:
+            mine.extend(str(c) for c in v.columns)
         for c in v.columns:
-            if isinstance(c, str) and named(c) and ('column', c) not in found:
-                found.append(('column', c))
+            if isinstance(c, str) and named(c) and ['column', c] not in found:
+                found.append(['column', c])
             try:
                 col = v[c]
                 if getattr(col, 'dtype', None) == object and getattr(col, 'ndim', 2) == 1:
                     for x in col.dropna().astype(str).unique()[:5000]:
-                        if named(x) and ('value', x) not in found:
-                            found.append(('value', x))
+                        if named(x) and ['value', x] not in found:
+                            found.append(['value', x])
             except Exception:
                 pass
         if len(found) > 40:
             break
-    return found
-__sg_named(%r)
+    return {'found': found, 'own': mine}
+__sg_named(%r, %r)
 """
 
 
+def _constants(tree: ast.AST) -> set[float]:
+    """Numeric constants of the code, those in ``.query`` strings included."""
+    out = {c for n in ast.walk(tree) if isinstance(c := _const(n), float)}
+    for cmp, _ in _comparisons(tree):
+        out.update(c for n in (cmp.left, *cmp.comparators) if isinstance(c := _const(n), float))
+    return out
+
+
 def ignored_names(
-    question: str, code: str, env: Environment | None, timeout: float = 30.0
+    question: str,
+    code: str,
+    env: Environment | None,
+    timeout: float = 30.0,
+    own: Sequence[str] = (),
 ) -> list[str]:
     """What the question names (thresholds, quoted values, data columns and values) that
-    ``code`` never uses; each as a short description."""
+    ``code`` never uses; each as a short description. Columns of the frames named ``own``
+    (those the step bound) count as used: the step built them."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    numbers = {c for n in ast.walk(tree) if isinstance(c := _const(n), float)}
+    numbers = _constants(tree)
     text = code.lower()
+    found: list[tuple[str, str]] = []
+    built: set[str] = set()
+    if env is not None:
+        res = env.probe(_NAMED_PROBE % (question, sorted(set(own))), timeout=timeout)
+        if res.ok and isinstance(res.value, dict):
+            found = [(str(k), str(n)) for k, n in res.value.get("found", [])]
+            built = {str(c).lower() for c in res.value.get("own", [])}
+    used = [text, *built]
     out = []
     for value, direction, pct in thresholds(question):
         if not numbers & {value, value / 100 if pct else value}:
             out.append(f"the threshold {_WORDS[direction]} {value:g}")
     for quoted in _QUOTED.findall(question):
-        if quoted.strip().lower() not in text:
+        q = quoted.strip().lower()
+        if q not in text and q not in built:
             out.append(f"the value {quoted!r}")
-    if env is not None:
-        res = env.probe(_NAMED_PROBE % (question,), timeout=timeout)
-        if res.ok and isinstance(res.value, list):
-            for kind, name in res.value:
-                if str(name).lower() not in text and f"the value {name!r}" not in out:
-                    out.append(f"the {kind} {name!r} of the data")
+    for kind, name in found:
+        n = name.lower()
+        if (
+            not any(n in u if u is text else n == u for u in used)
+            and f"the value {name!r}" not in out
+        ):
+            out.append(f"the {kind} {name!r} of the data")
+    return out
+
+
+_MAX_WORDS = re.compile(r"\b(?:most|highest|largest|biggest|maximum|greatest|top)\b", re.I)
+_MIN_WORDS = re.compile(r"\b(?:least|lowest|smallest|minimum|fewest)\b", re.I)
+_DESC = re.compile(
+    r"\b(?:descending|from\s+the\s+most|from\s+(?:the\s+)?highest|highest\s+first|"
+    r"largest\s+first|high\s+to\s+low|most\s+to\s+(?:the\s+)?(?:least|less))\b",
+    re.I,
+)
+_ASC = re.compile(
+    r"\b(?:ascending|from\s+the\s+least|from\s+(?:the\s+)?lowest|lowest\s+first|"
+    r"smallest\s+first|low\s+to\s+high|least\s+to\s+(?:the\s+)?most)\b",
+    re.I,
+)
+_MEAN = re.compile(r"\b(?:mean|average|avg)\b", re.I)
+_MEDIAN = re.compile(r"\bmedian\b", re.I)
+_TOTAL = re.compile(r"\b(?:in\s+total|total\s+number|sum\s+of|how\s+many)\b", re.I)
+_COUNTING = {"sum", "count", "size", "value_counts", "nunique", "len", "shape", "cumsum"}
+_MAXES, _MINS = {"max", "idxmax", "nlargest", "argmax"}, {"min", "idxmin", "nsmallest", "argmin"}
+
+
+class _CodeFacts:
+    """What a cell calls and how it sorts, from its AST."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.calls: set[str] = set()
+        self.sorts: list[bool] = []  # ascending of each sort_values/sort_index call
+        self.first = False  # takes the first row/element (.head(), .iloc[0], .index[0], [0])
+        self.reverses = False  # reverses an order ([::-1], .tail(), iloc[-1])
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                if name:
+                    self.calls.add(name)
+                if name in ("sort_values", "sort_index"):
+                    asc = next((k.value for k in node.keywords if k.arg == "ascending"), None)
+                    self.sorts.append(not (isinstance(asc, ast.Constant) and asc.value is False))
+                    if asc is not None and not isinstance(asc, ast.Constant):
+                        self.sorts[-1] = None  # type: ignore[call-overload]
+                if name == "head":
+                    self.first = True
+                if name == "tail":
+                    self.reverses = True
+            elif isinstance(node, ast.Subscript):
+                c = _const(node.slice)
+                if c == 0.0:
+                    self.first = True
+                elif (isinstance(c, float) and c < 0) or (
+                    isinstance(node.slice, ast.Slice) and node.slice.step is not None
+                ):
+                    self.reverses = True
+
+
+def aggregate_contradictions(question: str, code: str) -> list[str]:
+    """A statistic, extreme or sort order in ``code`` that goes against the question: it asks
+    for the mean and the code only takes the median (or the reverse); for a total and the
+    code only averages; for the most and the code only takes minima or the first row of an
+    ascending sort; for a descending order and the code only sorts ascending (or the
+    reverse)."""
+    try:
+        facts = _CodeFacts(ast.parse(code))
+    except SyntaxError:
+        return []
+    calls, out = facts.calls, []
+    mean, median = bool(_MEAN.search(question)), bool(_MEDIAN.search(question))
+    if mean and not median and "median" in calls and "mean" not in calls:
+        out.append("the question asks for the mean but the code takes the median")
+    if median and not mean and "mean" in calls and "median" not in calls:
+        out.append("the question asks for the median but the code takes the mean")
+    if (
+        _TOTAL.search(question)
+        and not mean
+        and not median
+        and "mean" in calls
+        and not calls & _COUNTING
+    ):
+        out.append("the question asks for a total but the code only averages")
+    most, least = bool(_MAX_WORDS.search(question)), bool(_MIN_WORDS.search(question))
+    sorts = [a for a in facts.sorts if a is not None]
+    for wanted, other, word, own, opposite in (
+        (most, least, "the most", _MAXES, _MINS),
+        (least, most, "the least", _MINS, _MAXES),
+    ):
+        if not wanted or other or calls & own:
+            continue
+        if calls & opposite:
+            out.append(
+                f"the question asks for {word} but the code takes "
+                f"{', '.join(sorted(calls & opposite))}"
+            )
+        elif (
+            sorts
+            and facts.first
+            and not facts.reverses
+            and all(a == (word == "the most") for a in sorts)
+        ):
+            order = "ascending" if word == "the most" else "descending"
+            out.append(
+                f"the question asks for {word} but the code takes the first row of an {order} sort"
+            )
+    desc, asc = bool(_DESC.search(question)), bool(_ASC.search(question))
+    if sorts and not facts.reverses and desc != asc:
+        if desc and all(sorts):
+            out.append("the question asks for a descending order but the code sorts ascending")
+        if asc and not any(sorts):
+            out.append("the question asks for an ascending order but the code sorts descending")
     return out

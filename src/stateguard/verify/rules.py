@@ -8,7 +8,7 @@ decisive score; a step no rule decides is left to the next layer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -16,7 +16,11 @@ from stateguard.audit import audit_cell
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
-from stateguard.verify.consistency import contradictions, ignored_names
+from stateguard.verify.consistency import (
+    aggregate_contradictions,
+    contradictions,
+    ignored_names,
+)
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.environment import Environment
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
@@ -205,14 +209,15 @@ def shown_requirements(inp: RuleInput) -> list[RuleResult]:
 
 def question_contradiction(inp: RuleInput) -> list[RuleResult]:
     """A comparison in a cell that ran and goes against the question (asks for more than 6,
-    keeps ``<= 6``; names a value, excludes it) → 0."""
+    keeps ``<= 6``; names a value, excludes it) → 0; in a result step also a statistic,
+    extreme or sort order against it (`aggregate_contradictions`)."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
-    return [
-        _decide(0.0, "question_contradiction", m)
-        for m in contradictions(inp.task.question, step.code)
-    ]
+    found = contradictions(inp.task.question, step.code)
+    if step.result:  # a statistic or order only settles the result, not an exploration
+        found += aggregate_contradictions(inp.task.question, step.code)
+    return [_decide(0.0, "question_contradiction", m) for m in found]
 
 
 def question_ignored(inp: RuleInput) -> list[RuleResult]:
@@ -227,7 +232,8 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     code = "\n".join(s.code for s in inp.steps[: inp.index + 1] if s.code)
     if not code.strip():
         return []
-    missed = ignored_names(inp.task.question, code, inp.env, inp.probe_timeout)
+    own = [VarKey.name_of(k) for k in step.cell.created] if step.cell is not None else []
+    missed = ignored_names(inp.task.question, code, inp.env, inp.probe_timeout, own)
     if not missed:
         return []
     return [
@@ -244,19 +250,22 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     ]
 
 
-RULES = (
+Rule = Callable[[RuleInput], list[RuleResult]]
+
+EXECUTION_RULES: tuple[Rule, ...] = (
     execution_error,
     stale_read,
     audit_diagnostics,
     empty_result,
     answer_rules,
     shown_requirements,
-    question_contradiction,
-    question_ignored,
 )
+"""The rules that read execution, lineage and the audit only (not the question's wording)."""
+
+RULES: tuple[Rule, ...] = (*EXECUTION_RULES, question_contradiction, question_ignored)
 """Every deterministic rule, cheapest evidence first."""
 
 
-def run_rules(inp: RuleInput) -> list[RuleResult]:
+def run_rules(inp: RuleInput, rules: Sequence[Rule] = RULES) -> list[RuleResult]:
     """All rule results for one step, in rule order."""
-    return [r for rule in RULES for r in rule(inp)]
+    return [r for rule in rules for r in rule(inp)]

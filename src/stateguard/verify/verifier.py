@@ -20,7 +20,7 @@ from stateguard.verify.environment import Environment
 from stateguard.verify.errors import VerifyError
 from stateguard.verify.llm_layer import LLMLayer
 from stateguard.verify.models import Step, StepVerdict, VerifyTask
-from stateguard.verify.rules import RuleInput, run_rules
+from stateguard.verify.rules import RULES, Rule, RuleInput, run_rules
 
 VerifierMode = Literal["execution", "deterministic", "hybrid", "llm"]
 VERIFIER_MODES: tuple[VerifierMode, ...] = ("execution", "deterministic", "hybrid", "llm")
@@ -36,16 +36,22 @@ class StepVerifier:
         model: ChatModel | None = None,
         max_rounds: int = 3,
         probe_timeout: float = 30.0,
+        rules: Sequence[Rule] = RULES,
     ) -> None:
-        """``model`` is required for ``hybrid`` and ``llm``."""
+        """``model`` is required for ``hybrid`` and ``llm``; ``rules``: the deterministic
+        layer's rules (default: all of `stateguard.verify.rules.RULES`)."""
         if mode not in VERIFIER_MODES:
             raise VerifyError(f"unknown verifier mode {mode!r}; expected one of {VERIFIER_MODES}")
         if mode in ("hybrid", "llm") and model is None:
             raise VerifyError(f"verifier mode {mode!r} needs a model")
         self.mode = mode
         self.probe_timeout = probe_timeout
-        self.llm = LLMLayer(model, max_rounds=max_rounds, probe_timeout=probe_timeout) \
-            if model is not None else None
+        self.rules = tuple(rules)
+        self.llm = (
+            LLMLayer(model, max_rounds=max_rounds, probe_timeout=probe_timeout)
+            if model is not None
+            else None
+        )
 
     def verify(
         self,
@@ -66,21 +72,35 @@ class StepVerifier:
         if self.mode == "execution":
             return self._execution(steps[index])
         started = time.perf_counter()
-        results = run_rules(RuleInput(task=task, steps=steps, index=index, env=env,
-                                      probe_timeout=self.probe_timeout))
+        results = run_rules(
+            RuleInput(
+                task=task, steps=steps, index=index, env=env, probe_timeout=self.probe_timeout
+            ),
+            self.rules,
+        )
         spent = time.perf_counter() - started
         evidence = tuple(r.evidence for r in results)
         decisive = [r for r in results if r.score is not None and r.evidence.decisive]
         if decisive and self.mode != "llm":
             worst = min(decisive, key=lambda r: r.score)  # type: ignore[arg-type, return-value]
-            return StepVerdict(score=worst.score, rationale=worst.evidence.message,
-                               evidence=evidence, layer="deterministic", probe_seconds=spent)
+            return StepVerdict(
+                score=worst.score,
+                rationale=worst.evidence.message,
+                evidence=evidence,
+                layer="deterministic",
+                probe_seconds=spent,
+            )
         if self.mode == "deterministic":
             warned = [r.score for r in results if r.score is not None]
             score = min(warned) if warned else 1.0
             why = "; ".join(e.message for e in evidence) or "no rule found a problem"
-            return StepVerdict(score=score, rationale=why, evidence=evidence,
-                               layer="deterministic", probe_seconds=spent)
+            return StepVerdict(
+                score=score,
+                rationale=why,
+                evidence=evidence,
+                layer="deterministic",
+                probe_seconds=spent,
+            )
         assert self.llm is not None
         verdict = self.llm.judge(task, steps, index, env, evidence, verdicts)
         return verdict.model_copy(update={"probe_seconds": verdict.probe_seconds + spent})
