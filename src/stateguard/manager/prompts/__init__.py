@@ -1,4 +1,5 @@
-"""Prompt and hint templates (package data), filled with `fill`."""
+"""Prompts of the manager's LLM policies (package data), filled with `fill`; the words the
+worker reads are rendered by `stateguard.hints`."""
 
 from __future__ import annotations
 
