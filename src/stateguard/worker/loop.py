@@ -40,7 +40,9 @@ from collections.abc import Callable, Generator, Iterator
 
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
+from stateguard.llm.local import STEP_GRAMMAR
 from stateguard.manager import Hint
+from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
 from stateguard.worker.error_context import (
     assigned_names,
@@ -67,6 +69,10 @@ from stateguard.worker.prompts import corrective_messages, render, system_templa
 NO_DATA_TEXT = "There are no input files for this session."
 SILENT_CELL = "(no output)"
 """The observation of a cell that showed nothing, before what its names hold."""
+FORMATTED_THOUGHT = (
+    "(answer written in the requested format from the printed output; no model call)"
+)
+"""The thought of an answer step that `stateguard.worker.answer_format` wrote."""
 CODE_STOP = "\n```\n\n"
 """Stop sequence: a closed code block followed by a blank line, i.e. more text after the
 step's code. Generation stops there (the fence is closed again by the loop)."""
@@ -105,6 +111,7 @@ class Worker:
         retry_temperature: float = 0.7,
         error_context: bool = True,
         check_answer_numbers: bool = True,
+        constrain_replies: bool = True,
         data_files: str = "",
         system: str | None = None,
     ) -> None:
@@ -114,6 +121,9 @@ class Worker:
         replaces the whole system prompt. ``turn_seconds`` (None: no limit) and
         ``no_progress_limit`` end a turn without an answer; ``retry_samples`` extra
         candidates are drawn when a reply repeats a failed cell (0: none).
+        ``constrain_replies`` passes `STEP_GRAMMAR` to a model that takes a grammar
+        (``supports_grammar``, the embedded backend): each reply is then one thought and
+        one python block, or one answer.
         """
         if max_steps_per_turn < 1:
             raise ValueError(f"max_steps_per_turn must be >= 1, got {max_steps_per_turn}")
@@ -134,8 +144,18 @@ class Worker:
         self.retry_temperature = retry_temperature
         self.error_context = error_context
         self.check_answer_numbers = check_answer_numbers
+        self.grammar = (
+            STEP_GRAMMAR
+            if constrain_replies and getattr(model, "supports_grammar", False)
+            else None
+        )
         self._shown: list[str] = []
         """What the model was shown in this session: questions, contexts, observations."""
+        self._outputs: list[str] = []
+        """What the successful cells of the current turn printed or showed, oldest first."""
+        self._formatted: set[str] = set()
+        """Answers of the current turn written by the formatting step (each tried once)."""
+        self._spec: AnswerSpec | None = None
         prompt = system if system is not None else system_prompt(data_files, max_steps_per_turn)
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self._system_sent = False
@@ -170,11 +190,13 @@ class Worker:
         self, turn: int, step: int, temperature: float, *, candidate: bool = False
     ) -> tuple[ModelMessage, str]:
         """One model call on the current conversation: its event and the reply text."""
+        extra = {} if self.grammar is None else {"grammar": self.grammar}
         response = self.model.complete(
             self.conversation.messages(),
             max_tokens=self.max_tokens,
             temperature=temperature,
             stop=[CODE_STOP],
+            **extra,
         )
         reply = response.content
         if response.finish_reason != "length":
@@ -282,8 +304,11 @@ class Worker:
             cell=outcome.cell,
         )
         # what the cell printed or showed (not tracebacks or notes, which quote the code)
-        self._shown += [execution.stdout, execution.result or ""]
-        self._shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
+        shown = [execution.stdout, execution.result or ""]
+        shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
+        self._shown += shown
+        if execution.ok:
+            self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
         feedback = [observation]
         if outcome.restarted:
             feedback.append(self._note("kernel_restarted"))
@@ -308,6 +333,31 @@ class Worker:
         yield from self._deliver(turn, step, list(review.notes))
         yield self._user(turn, step, self._note("answer_rejected"))
         return False
+
+    def _format_answer(self, *, labelled_only: bool = False) -> str | None:
+        """The answer in the requested format from this turn's printed results, if they
+        hold it and it was not tried yet (`stateguard.worker.answer_format`)."""
+        if self._spec is None or not self._outputs:
+            return None
+        outputs = self._outputs[::-1]
+        if labelled_only:
+            if self._spec.template is None:
+                return None
+            outputs = outputs[:1]
+        found = extract_answer(self._spec, outputs, positional=not labelled_only)
+        if found is None or found in self._formatted:
+            return None
+        if unseen_numbers(found, self._shown):
+            return None
+        self._formatted.add(found)
+        return found
+
+    def _formatted_step(self, turn: int, answer: str) -> Generator[TrajectoryEvent, None, bool]:
+        """Submit an answer the formatting step wrote; returns whether it was accepted."""
+        step = self.steps_taken
+        exchange = self.conversation.add_reply(step, f"<answer>{answer}</answer>")
+        parsed = ParsedReply(thought=FORMATTED_THOUGHT, answer=answer)
+        return (yield from self._answer_step(turn, step, parsed, exchange))
 
     def _invalid_step(
         self, turn: int, step: int, parsed: ParsedReply, problem: str, note: str
@@ -353,6 +403,8 @@ class Worker:
                 content=self.conversation.system,
             )
         self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
+        self._outputs, self._formatted = [], set()
+        self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
             turn=turn_index,
@@ -434,9 +486,25 @@ class Worker:
             elif parsed.code is not None:
                 code_ran = True
                 yield from self._code_step(turn, step, parsed, exchange, attempts)
+                # the model meant to answer (an answer beside the code, the format written
+                # as code), or the newest output holds every field of the format by label
+                meant = parsed.answer is not None or bool(bare_annotations(parsed.code))
+                formatted = self._format_answer(labelled_only=not meant)
+                if formatted is not None:
+                    attempts.progress()
+                    steps += 1  # an answer step, without a model call
+                    if (yield from self._formatted_step(turn, formatted)):
+                        return formatted, "answer", steps
             elif self.check_answer_numbers and (
                 unseen := unseen_numbers(parsed.answer or "", self._shown)
             ):
+                formatted = self._format_answer()
+                if formatted is not None:
+                    exchange.outcome = "answer replaced by the printed values"
+                    attempts.progress()
+                    if (yield from self._formatted_step(turn, formatted)):
+                        return formatted, "answer", steps
+                    continue
                 exchange.outcome = "invalid: ungrounded_answer"
                 attempts.no_progress()
                 note = render(self._corrective["ungrounded_answer"], numbers=", ".join(unseen))

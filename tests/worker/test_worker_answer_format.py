@@ -1,0 +1,156 @@
+"""Answer formatting as its own step: the requested format filled from printed results."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.guard import GuardedSession
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
+from stateguard.worker.answer_format import AnswerSpec, extract_answer
+from stateguard.worker.events import AnswerRecorded, ModelMessage, StepRecord
+from stateguard.worker.loop import FORMATTED_THOUGHT, Worker
+
+FENCE = "```"
+TEMPLATE_Q = "How many rows, and what is the sum of b? Answer as `rows: <count>, total: <sum>`."
+
+
+def test_spec_of_a_template_question() -> None:
+    spec = AnswerSpec.from_question(
+        "Which region leads? Answer as `region: <name>, margin: <total rounded to 2 decimals>`."
+    )
+    assert spec is not None and spec.template is not None
+    assert [(f.label, f.kind, f.decimals) for f in spec.fields] == [
+        ("region", "text", None),
+        ("margin", "number", 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "decimals"),
+    [
+        ("Which month had the most sales? Answer as YYYY-MM.", "month", None),
+        ("How many orders are late?", "count", None),
+        ("What is the mean discount, rounded to 4 decimals?", "number", 4),
+        ("What share of orders are late, as a percentage?", "number", None),
+    ],
+)
+def test_spec_of_a_single_value(question: str, kind: str, decimals: int | None) -> None:
+    spec = AnswerSpec.from_question(question)
+    assert spec is not None and spec.template is None
+    assert (spec.fields[0].kind, spec.fields[0].decimals) == (kind, decimals)
+
+
+@pytest.mark.parametrize("question", ["Which region leads?", "Load the data.", ""])
+def test_no_spec_when_nothing_can_be_filled(question: str) -> None:
+    assert AnswerSpec.from_question(question) is None
+
+
+@pytest.mark.parametrize(
+    ("outputs", "answer"),
+    [
+        (["rows: 3\ntotal = 60.0"], "rows: 3, total: 60.0"),
+        (["{'rows': 3, 'total': 60}"], "rows: 3, total: 60"),
+        (["rows    3\ntotal   60\nName: x, dtype: int64"], "rows: 3, total: 60"),
+        (["3\n60"], "rows: 3, total: 60"),  # one line per field, in order
+        (["total: 60", "rows: 3"], "rows: 3, total: 60"),  # fields from older outputs
+        (["   a   b\n0  1  10\n1  2  20"], None),  # a table is not an answer
+        (["rows: 2.5\ntotal: 60"], None),  # a count must be an integer
+        (["rows: 3\nrows: 4\ntotal: 60"], None),  # two values for one label
+    ],
+)
+def test_extract_a_template(outputs: list[str], answer: str | None) -> None:
+    spec = AnswerSpec.from_question(TEMPLATE_Q)
+    assert spec is not None
+    assert extract_answer(spec, outputs) == answer
+
+
+def test_labelled_only_ignores_positions() -> None:
+    spec = AnswerSpec.from_question(TEMPLATE_Q)
+    assert spec is not None
+    assert extract_answer(spec, ["3\n60"], positional=False) is None
+    assert extract_answer(spec, ["rows: 3\ntotal: 60"], positional=False) == "rows: 3, total: 60"
+
+
+@pytest.mark.parametrize(
+    ("question", "outputs", "answer"),
+    [
+        ("Total, rounded to 2 decimals?", ["Total margin: 109691.0643"], "109691.06"),
+        ("Total, rounded to 2 decimals?", ["1 2", "5.0"], None),  # only the newest output
+        ("Which month? Answer as YYYY-MM.", ["Period('2024-06', 'M')"], "2024-06"),
+        ("Which month? Answer as YYYY-MM.", ["2024-06 1.0\n2024-07 2.0"], None),
+        ("How many orders?", ["31"], "31"),
+    ],
+)
+def test_extract_a_single_value(question: str, outputs: list[str], answer: str | None) -> None:
+    spec = AnswerSpec.from_question(question)
+    assert spec is not None
+    assert extract_answer(spec, outputs) == answer
+
+
+def _run(tracked: TrackedSession, replies: list[str], question: str) -> tuple[list, ScriptedModel]:
+    model = ScriptedModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    return list(worker.run_turn(1, question)), model
+
+
+@pytest.mark.kernel
+def test_made_up_numbers_are_replaced_by_the_printed_values(tracked: TrackedSession) -> None:
+    events, model = _run(
+        tracked,
+        [
+            f"{FENCE}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\n"
+            f"print(len(t))\nprint(t['b'].sum())\n{FENCE}",
+            "<answer>rows: 74, total: 1234.56</answer>",
+        ],
+        TEMPLATE_Q,
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert steps[-1].answer == "rows: 3, total: 60" and steps[-1].thought == FORMATTED_THOUGHT
+    assert events[-1] == next(e for e in events if isinstance(e, AnswerRecorded))
+    assert events[-1].answer == "rows: 3, total: 60" and events[-1].ended == "answer"
+    assert len(model.requests) == 2
+
+
+@pytest.mark.kernel
+def test_labelled_output_is_answered_without_another_call(tracked: TrackedSession) -> None:
+    events, model = _run(
+        tracked,
+        [
+            f"{FENCE}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\n"
+            f"print('rows:', len(t))\nprint('total:', t['b'].sum())\n{FENCE}",
+        ],
+        TEMPLATE_Q,
+    )
+    assert events[-1].answer == "rows: 3, total: 60"
+    assert len(model.requests) == 1
+    assert sum(isinstance(e, ModelMessage) and e.role == "assistant" for e in events) == 1
+
+
+@pytest.mark.kernel
+def test_a_single_printed_number_waits_for_the_model(tracked: TrackedSession) -> None:
+    events, model = _run(
+        tracked,
+        [
+            f"{FENCE}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\nlen(t)\n{FENCE}",
+            f"{FENCE}python\nt['b'].sum()\n{FENCE}",
+            "<answer>60</answer>",
+        ],
+        "What is the total of b, rounded to 2 decimals?",
+    )
+    # the row count printed first is not taken for the total: the model decides when
+    assert events[-1].answer == "60" and len(model.requests) == 3
+
+
+@pytest.mark.kernel
+def test_the_format_written_as_code_is_filled_from_the_output(tracked: TrackedSession) -> None:
+    events, model = _run(
+        tracked,
+        [
+            f"{FENCE}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\n"
+            f"print(t['b'].sum())\ntotal: 60\n{FENCE}",
+        ],
+        "What is the total of b, rounded to 1 decimal?",
+    )
+    assert events[-1].answer == "60.0" and len(model.requests) == 1
