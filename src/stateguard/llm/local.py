@@ -21,6 +21,23 @@ LLAMA_CPP_INSTALL_HINT = (
 )
 
 
+STEP_GRAMMAR = r"""
+root    ::= step | answer
+step    ::= thought "```python\n" code "```"
+answer  ::= thought? "<answer>" [^<\n]+ "</answer>"
+thought ::= tline tline? tline?
+tline   ::= [^`<\n] [^<\n]* "\n" "\n"?
+code    ::= blank* cline line*
+line    ::= cline | blank
+cline   ::= [^`\n] [^\n]* "\n"
+blank   ::= "\n"
+"""
+"""GBNF grammar of one worker step: a thought of one to three lines, then one ```python
+block (no line of it starts with a backtick, so the block ends at its closing fence); or
+an answer on one line in ``<answer>`` tags, after an optional thought. Pass it as
+``complete(..., grammar=STEP_GRAMMAR)``."""
+
+
 def import_llama_cpp() -> Any:
     """Import ``llama_cpp`` or raise ModelError saying exactly what to install."""
     try:
@@ -43,7 +60,12 @@ class LlamaCppModel:
     that schema. Sampling (temperature > 0) uses seed ``seed + n`` for the n-th
     sampled call: a run is reproducible, yet two samples of one prompt differ (with
     one fixed seed they would be the same text, which defeats resampling).
+    ``grammar`` (GBNF text, e.g. `STEP_GRAMMAR`) constrains one call's reply; it is
+    compiled once per text with ``llama_cpp.LlamaGrammar``.
     """
+
+    supports_grammar = True
+    """``complete`` takes ``grammar=`` (GBNF); callers check this before passing it."""
 
     def __init__(
         self,
@@ -72,6 +94,7 @@ class LlamaCppModel:
         self._llm: Any = None
         self._lock = threading.Lock()
         self._samples = 0
+        self._grammars: dict[str, Any] = {}
 
     def load(self) -> None:
         """Resolve the model file and load the weights (idempotent)."""
@@ -96,6 +119,17 @@ class LlamaCppModel:
         except Exception as exc:  # llama.cpp raises ValueError/RuntimeError on bad files
             raise ModelError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
 
+    def _compiled(self, grammar: str) -> Any:
+        """``grammar`` as a LlamaGrammar (cached); a bad grammar raises ModelError."""
+        if grammar not in self._grammars:
+            try:
+                self._grammars[grammar] = self._llama_cpp.LlamaGrammar.from_string(
+                    grammar, verbose=self.verbose
+                )
+            except Exception as exc:  # llama.cpp raises ValueError on a grammar it cannot parse
+                raise ModelError(f"llama.cpp could not parse the grammar: {exc}") from exc
+        return self._grammars[grammar]
+
     def complete(
         self,
         messages: Sequence[ChatMessage],
@@ -104,8 +138,11 @@ class LlamaCppModel:
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
         json_schema: dict | None = None,
+        grammar: str | None = None,
     ) -> ChatResponse:
-        """Generate a reply in-process; temperature 0 is greedy decoding."""
+        """Generate a reply in-process; temperature 0 is greedy decoding.
+
+        ``grammar`` is ignored when ``json_schema`` is given (that becomes the grammar)."""
         start = time.perf_counter()
         kwargs: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -116,6 +153,8 @@ class LlamaCppModel:
         if json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
         with self._lock:
+            if grammar is not None and json_schema is None:
+                kwargs["grammar"] = self._compiled(grammar)
             kwargs["seed"] = self.seed + self._samples
             if temperature > 0:
                 self._samples += 1
