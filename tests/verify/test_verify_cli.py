@@ -93,3 +93,8 @@ def test_bon_eval_reads_labelled_steps_and_reports_each_n(tmp_path: Path) -> Non
     assert missing.exit_code == 2 and "no verdicts of ['hybrid']" in missing.output
     neither = CliRunner().invoke(app, ["verify", "bon-eval"])
     assert neither.exit_code == 2 and "--labelled" in neither.output
+
+
+def test_eval_refuses_a_session_filter_that_matches_nothing(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["verify", "eval", "--path", str(FIXTURE), "--session", "zzz"])
+    assert res.exit_code == 2 and "no session" in res.output

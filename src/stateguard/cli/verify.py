@@ -85,9 +85,17 @@ def label_suite(
     verifiers: dict[str, StepVerifier],
     out: Path | None,
     err: Console,
+    sessions: list[str] | None = None,
 ) -> list[LabelledStep]:
-    """Label and verify the DSEval suite at ``path`` (``out``: also write the steps)."""
-    tasks = [t for t in load_dseval_suite(path) if not t.skipped][:limit]
+    """Label and verify the DSEval suite at ``path`` (``out``: also write the steps;
+    ``sessions``: only the sessions whose id contains one of these)."""
+    tasks = [t for t in load_dseval_suite(path) if not t.skipped]
+    if sessions:
+        tasks = [t for t in tasks if any(s in t.task_id for s in sessions)]
+        if not tasks:
+            err.print(f"[red]error:[/red] no session of {path} matches --session {sessions}")
+            raise typer.Exit(2)
+    tasks = tasks[:limit]
     steps: list[LabelledStep] = []
     sink = out.open("w", encoding="utf-8") if out else None
     try:
@@ -136,6 +144,9 @@ def eval_command(
         help="execution|deterministic|hybrid|llm (repeatable).",
     ),
     limit: int | None = typer.Option(None, "--limit", help="At most this many sessions."),
+    session: list[str] = typer.Option(
+        [], "--session", help="Only sessions whose id contains this (repeatable)."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Write the labelled steps (JSONL)."),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
     base_url: str | None = typer.Option(None, "--base-url"),
@@ -151,7 +162,7 @@ def eval_command(
     verifiers = _verifiers(
         verifier, err, {"base_url": base_url, "model": model, "model_path": model_path}, config
     )
-    steps = label_suite(path, limit, verifiers, out, err)
+    steps = label_suite(path, limit, verifiers, out, err, session)
     report = {
         "steps": len(steps),
         "labels": {k: sum(1 for s in steps if f"{s.label:g}" == k) for k in ("0", "0.5", "1")},
