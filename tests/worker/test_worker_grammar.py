@@ -1,0 +1,57 @@
+"""The worker constrains replies with the step grammar where the model takes one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from stateguard.guard import GuardedSession
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ChatMessage, ChatResponse, ScriptedModel
+from stateguard.llm.local import STEP_GRAMMAR
+from stateguard.manager import NullSupervisor
+from stateguard.worker.loop import Worker
+
+FENCE = "```"
+REPLIES = [f"Count.\n{FENCE}python\nprint(3)\n{FENCE}", "<answer>3</answer>"]
+
+
+class GrammarModel:
+    """A scripted model that takes a grammar, as the embedded backend does."""
+
+    supports_grammar = True
+
+    def __init__(self, replies: list[str]) -> None:
+        self.name = "grammar-scripted"
+        self.inner = ScriptedModel(replies)
+        self.grammars: list[str | None] = []
+
+    def complete(
+        self, messages: Sequence[ChatMessage], *, grammar: str | None = None, **kw: Any
+    ) -> ChatResponse:
+        self.grammars.append(grammar)
+        return self.inner.complete(messages, **kw)
+
+
+@pytest.mark.kernel
+def test_each_call_carries_the_step_grammar(tracked: TrackedSession) -> None:
+    model = GrammarModel(REPLIES)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "Rows?"))
+    assert events[-1].answer == "3"
+    assert model.grammars == [STEP_GRAMMAR, STEP_GRAMMAR]
+
+
+@pytest.mark.kernel
+def test_no_grammar_when_switched_off_or_not_supported(tracked: TrackedSession) -> None:
+    model = GrammarModel(REPLIES)
+    guard = GuardedSession(tracked, manager=NullSupervisor())
+    list(Worker(model, guard, constrain_replies=False).run_turn(1, "Rows?"))
+    assert model.grammars == [None, None]
+    plain = ScriptedModel(REPLIES)  # takes no grammar keyword: none is passed
+    events = list(
+        Worker(plain, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Rows?")
+    )
+    assert events[-1].answer == "3"
