@@ -58,9 +58,13 @@ class SampleInfo(BaseModel):
     injector: str | None = None
     trajectory_ids: tuple[str, ...]
     activations: tuple[int, ...]
+    """The activations whose labels are the row's assistant messages."""
+    decision: str
+    """The kind of the row's last action (the decision an atomic row teaches)."""
     actions: tuple[str, ...]
     """Kinds of the assistant messages, in order."""
     reasons: tuple[str, ...]
+    """Why each assistant message is the correct action (`LabelReason`)."""
     relation_types: tuple[str, ...] = ()
 
 
@@ -109,16 +113,21 @@ def _label(act: Activation) -> ChatMessage:
     return ChatMessage(role="assistant", content=action_message(act.label_action))
 
 
-def prompt_messages(history: Sequence[Activation], act: Activation) -> list[ChatMessage]:
-    """The messages the LLM policy has when asked at ``act`` (``history``: the branch's
-    earlier activations, in order; their labels are the earlier replies)."""
+def conversation_of(history: Sequence[Activation], act: Activation) -> list[Activation]:
+    """The activations of the LLM policy's conversation up to ``act`` (``history``: the
+    branch's activations; the earlier ones' labels are its earlier replies)."""
     chain = [act]
     by_index = {a.index: a for a in history}
     while True:
         prev = by_index.get(chain[0].index - 1)
-        if not continues(prev, chain[0]):
-            break
-        chain.insert(0, prev)  # type: ignore[arg-type]
+        if prev is None or not continues(prev, chain[0]):
+            return chain
+        chain.insert(0, prev)
+
+
+def prompt_messages(history: Sequence[Activation], act: Activation) -> list[ChatMessage]:
+    """The messages the LLM policy has when asked at ``act``."""
+    chain = conversation_of(history, act)
     msgs = [
         system_message(),
         ChatMessage(role="user", content=observation_message(chain[0].observation)),
@@ -144,6 +153,7 @@ def atomic_samples(traj: ManagerTrajectory, history: Sequence[Activation]) -> li
     out = []
     for act in traj.activations:
         msgs = [*prompt_messages(history, act), _label(act)]
+        chain = conversation_of(history, act)
         out.append(
             Sample(
                 messages=tuple(msgs),
@@ -156,10 +166,11 @@ def atomic_samples(traj: ManagerTrajectory, history: Sequence[Activation]) -> li
                     kind=traj.kind,
                     injector=traj.injector,
                     trajectory_ids=(traj.id,),
-                    activations=(act.index,),
-                    actions=(act.label_kind,),
-                    reasons=(act.label_reason,),
-                    relation_types=_relation_types([act]),
+                    activations=tuple(a.index for a in chain),
+                    decision=act.label_kind,
+                    actions=tuple(a.label_kind for a in chain),
+                    reasons=tuple(a.label_reason for a in chain),
+                    relation_types=_relation_types(chain),
                 ),
             )
         )
@@ -211,6 +222,7 @@ def lifecycle_samples(trajs: Sequence[ManagerTrajectory]) -> list[Sample]:
                     injector=last.injector,
                     trajectory_ids=ids,
                     activations=tuple(a.index for a in life),
+                    decision=life[-1].label_kind,
                     actions=tuple(a.label_kind for a in life),
                     reasons=tuple(a.label_reason for a in life),
                     relation_types=_relation_types(life),
@@ -326,6 +338,7 @@ def counts(samples: Sequence[Sample]) -> dict[str, dict[str, int]]:
             "rows_by_kind",
             "rows_by_injector",
             "rows_by_suite",
+            "decisions",
             "actions",
             "label_reasons",
             "relation_types",
@@ -337,6 +350,7 @@ def counts(samples: Sequence[Sample]) -> dict[str, dict[str, int]]:
         c["rows_by_kind"][i.kind] += 1
         c["rows_by_injector"][i.injector or "none (clean)"] += 1
         c["rows_by_suite"][i.suite] += 1
+        c["decisions"][i.decision] += 1
         c["actions"].update(i.actions)
         c["label_reasons"].update(i.reasons)
         c["relation_types"].update(i.relation_types)
