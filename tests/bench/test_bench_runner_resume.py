@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -125,3 +127,140 @@ def test_resume_after_kill(tmp_path) -> None:
     assert len(keys) == len(set(keys)) == 12
     assert after[: len(before)] == before  # finished turns are kept as they were
     assert (out / "metrics.json").exists()
+
+
+# ---------------------------------------------------------------- --worker llm, kill -9
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
+from fake_openai_server import FakeOpenAIServer, FakeReply  # noqa: E402
+
+from stateguard.bench.loaders import load_longds_task  # noqa: E402
+from stateguard.worker.events import read_trajectory  # noqa: E402
+
+_TIMES = {"ts", "seconds", "wall_time", "token", "created_at", "committed_at"} | {
+    "hook_seconds",
+    "kernel_seconds",
+    "host_seconds",
+}
+
+
+def _prompt_key(body: dict) -> str:
+    prompt = {k: body.get(k) for k in ("messages", "max_tokens", "temperature", "stop")}
+    return hashlib.sha256(json.dumps(prompt, sort_keys=True).encode()).hexdigest()
+
+
+class _PromptModel:
+    """Scripted replies for one run; afterwards the same reply for the same prompt (as a
+    model at temperature 0 would answer); a prompt never seen is an HTTP error."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies, self.by_prompt, self.unknown, self.live = list(replies), {}, 0, True
+
+    def __call__(self, body: dict) -> str | FakeReply:
+        key = _prompt_key(body)
+        if self.live:
+            if not self.replies:
+                return FakeReply(status=400, error_message="script exhausted")
+            self.by_prompt[key] = self.replies.pop(0)
+            return self.by_prompt[key]
+        if key not in self.by_prompt:
+            self.unknown += 1
+            return FakeReply(status=400, error_message="a prompt the model never saw")
+        return self.by_prompt[key]
+
+
+def _normal(value):
+    if isinstance(value, dict):
+        if value.get("mime") == "application/vnd.stateguard.lineage+json":
+            value = {**value, "data": json.loads(value["data"])}
+        return {k: _normal(v) for k, v in value.items() if k not in _TIMES}
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    return value
+
+
+def _trajectory(path: Path) -> list:
+    events = list(read_trajectory(path))  # every line valid, or this raises
+    return [_normal(e.model_dump(mode="json")) for e in events]
+
+
+def _keys(path: Path) -> list[tuple]:
+    return [
+        (e["type"], e["turn"], e.get("step"), e.get("role"))
+        for e in _trajectory(path)
+        if e["type"] in ("turn_start", "step", "answer", "model_message")
+    ]
+
+
+def _turn_results(out: Path) -> list[dict]:
+    keep = ("task_id", "turn_id", "answer", "correct", "attempts", "worker_llm_calls")
+    return [{k: t.get(k) for k in keep} for t in read_turns(out)]
+
+
+@pytest.mark.kernel
+def test_llm_worker_kill_9_then_rerun_keeps_trajectories_whole(longds_toy, tmp_path) -> None:
+    task = load_longds_task(longds_toy)
+    replies = []
+    for turn in task.turns:
+        code = turn.reference_code + "\nimport json\nprint(json.dumps(answer))"
+        if turn.turn_id == 5:  # the kill lands while this cell sleeps, after turn 4 changed sales
+            code += "\nimport time\ntime.sleep(3)"
+        replies += [f"I will compute it.\n```python\n{code}\n```", "<answer>as printed</answer>"]
+    model = _PromptModel(replies)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STATEGUARD_", "OPENAI_"))}
+
+    with FakeOpenAIServer(model) as server:
+
+        def cmd(out: Path) -> list[str]:
+            return [
+                sys.executable, "-m", "stateguard.cli.main", "bench", "run",
+                "--suite", "longds", "--path", str(longds_toy), "--out", str(out),
+                "--worker", "llm", "--manager", "deterministic",
+                "--base-url", server.base_url, "--model", "fake-model",
+            ]  # fmt: skip
+
+        full, killed = tmp_path / "full", tmp_path / "killed"
+        done = subprocess.run(cmd(full), capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not model.replies and len(read_turns(full)) == 6
+        model.live = False  # from now on: answers by prompt only
+
+        traj = killed / "trajectories" / f"{task.task_id}.jsonl"
+        proc = subprocess.Popen(
+            cmd(killed), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
+        try:
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline and proc.poll() is None:
+                if traj.exists() and "time.sleep(3)" in traj.read_text():
+                    break
+                time.sleep(0.05)
+            assert proc.poll() is None, "the run ended before the kill"
+            time.sleep(0.5)
+            victims = _descendants(proc.pid)
+            proc.kill()
+            for pid in victims:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        finally:
+            proc.wait(timeout=30)
+        before_turns = read_turns(killed)
+        assert len(before_turns) == 4, "the kill should land in turn 5"
+        kept = traj.read_text().splitlines()
+        finished_lines = [ln for ln in kept if json.loads(ln)["turn"] <= 4]
+
+        again = subprocess.run(cmd(killed), capture_output=True, text=True, timeout=300, env=env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert model.unknown == 0  # the rerun sent only prompts of the uninterrupted run
+    # turns.jsonl: 0 lost, 0 duplicated, the same results as the uninterrupted run
+    assert _turn_results(killed) == _turn_results(full)
+    # the trajectory: every line valid, turns 1-4 kept verbatim, 5-6 appended once
+    lines = traj.read_text().splitlines()
+    assert lines[: len(finished_lines)] == finished_lines
+    keys = _keys(traj)
+    assert keys == _keys(full / "trajectories" / f"{task.task_id}.jsonl")
+    steps = [k for k in keys if k[0] in ("step", "answer")]
+    assert len(steps) == len(set(steps))
+    assert _trajectory(traj) == _trajectory(full / "trajectories" / f"{task.task_id}.jsonl")
+    # the half-finished turn 5 was set aside, not lost
+    quarantined = traj.with_suffix(".quarantined.jsonl").read_text().splitlines()
+    assert quarantined and all(json.loads(ln)["turn"] == 5 for ln in quarantined)

@@ -7,13 +7,21 @@ the last expression of the turn's last successful code step and the checked
 variables with gold (the clean reference run); LongDS and InfiAgent judge the
 answer text. ``flagged`` = a repair hint was delivered; ``repaired`` = code ran after
 it; ``first_correct`` (text suites) judges the first proposed answer.
-Trajectories are written to ``trajectories/<task>.jsonl``.
+Trajectories are written to ``trajectories/<task>.jsonl`` and every model call to
+``trajectories/<task>.calls.jsonl``. A resumed run (``skip`` = the turns already in
+``turns.jsonl``) keeps those turns' lines as they are, runs them again on the recorded
+model calls (the kernel, lineage and manager are rebuilt as they were; nothing is
+appended for them), and appends the turns it runs anew. Lines of a half-finished turn,
+and corrupt lines, are moved to ``trajectories/<task>.quarantined.jsonl`` (a corrupt
+line with a warning).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
+import warnings
 from pathlib import Path
 
 from stateguard.bench.events import Emit, Event
@@ -39,6 +47,7 @@ from stateguard.worker.events import (
     dump_event,
 )
 from stateguard.worker.loop import Worker
+from stateguard.worker.resume import ModelTape, ReplayClock, keep_turns
 
 _LISTED = 30
 
@@ -78,12 +87,20 @@ def run_llm_task(
     manager_dir = run_dir / "manager" / task.task_id
     shutil.rmtree(manager_dir, ignore_errors=True)
     traj_dir = run_dir / "trajectories"
-    traj_dir.mkdir(parents=True, exist_ok=True)
+    traj_path = traj_dir / f"{task.task_id}.jsonl"  # LongDS ids are domain/dataset/taskN
+    traj_path.parent.mkdir(parents=True, exist_ok=True)
+    tape_path = traj_path.with_suffix(".calls.jsonl")
+    recorded, problems = keep_turns(
+        traj_path, tape_path, skip, traj_path.with_suffix(".quarantined.jsonl")
+    )
+    for problem in problems:
+        warnings.warn(problem, stacklevel=2)
+    tape = ModelTape(tape_path, recorded)
     guard = guarded_task_session(
         task,
         work / task.task_id,
         manager=config.manager,
-        model=model,
+        model=tape.wrap(model, "manager"),
         manager_dir=manager_dir,
         cell_timeout=config.cell_timeout,
     )
@@ -91,26 +108,41 @@ def run_llm_task(
         guard.start()
         session = guard.tracked
         worker = Worker(
-            model,
+            tape.wrap(model, "worker"),
             guard,
             max_steps_per_turn=config.max_steps_per_turn,
             cell_timeout=config.cell_timeout,
             data_files=describe_inputs(task),
         )
-        traj_path = traj_dir / f"{task.task_id}.jsonl"  # LongDS ids are domain/dataset/taskN
-        traj_path.parent.mkdir(parents=True, exist_ok=True)
-        # appended: a resumed run keeps the trajectories of the turns it had finished
+        # appended: the finished turns' lines stay, only turns run anew are written
         with open(traj_path, "a", encoding="utf-8") as traj:
             for turn in task.turns:
+                tape.turn = turn.turn_id
+                replay = turn.turn_id in skip and tape.left(turn.turn_id) > 0
+                tape.replaying = replay
+                worker.clock = time.monotonic
+                if replay:
+                    ended = _recorded_end(traj_path, turn.turn_id)
+                    calls = sum(
+                        1 for e in recorded if e.role == "worker" and e.turn == turn.turn_id
+                    )
+                    worker.clock = ReplayClock(tape, turn.turn_id, ended, calls)
                 started = time.monotonic()
                 setup = turn.meta.get("setup_code")
                 if setup:
                     guard.run_setup(setup, timeout=config.cell_timeout)
                 events = []
                 for ev in worker.run_turn(turn.turn_id, turn.question, turn.context):
-                    traj.write(dump_event(ev) + "\n")
+                    if turn.turn_id not in skip:  # flushed per event: a kill loses none
+                        traj.write(dump_event(ev) + "\n")
+                        traj.flush()
                     events.append(ev)
-                traj.flush()
+                if replay and tape.left(turn.turn_id):
+                    warnings.warn(
+                        f"{tape_path}: turn {turn.turn_id} replayed with "
+                        f"{tape.left(turn.turn_id)} recorded model call(s) unused",
+                        stacklevel=2,
+                    )
                 steps = [e for e in events if isinstance(e, StepRecord)]
                 code_steps = [s for s in steps if s.execution is not None]
                 repair_at = [
@@ -181,4 +213,14 @@ def run_llm_task(
                     emit(Event(kind="turn", task_id=task.task_id, payload=result.model_dump()))
     finally:
         guard.close()
+        tape.close()
         shutil.rmtree(work / task.task_id, ignore_errors=True)
+
+
+def _recorded_end(traj_path: Path, turn_id: int) -> str:
+    """Why the recorded turn ended (``answer`` when its record says nothing)."""
+    for line in traj_path.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)  # keep_turns left only valid lines
+        if event.get("type") == "answer" and event.get("turn") == turn_id:
+            return str(event.get("ended", "answer"))
+    return "answer"

@@ -391,6 +391,52 @@ def _read_tape(path: Path, finished: int) -> list[TapeEntry]:
     return entries
 
 
+def keep_turns(
+    trajectory: Path, tape: Path, turns: set[int], quarantine: Path
+) -> tuple[list[TapeEntry], list[str]]:
+    """Keep only the records of ``turns`` (finished elsewhere, e.g. in a benchmark's turns file).
+
+    ``trajectory`` and ``tape`` are rewritten with the lines of those turns (and the
+    model calls made before the first turn); every other line — a half-finished turn,
+    a torn or corrupt line — is appended to ``quarantine``. Returns the kept model
+    calls and a warning per corrupt line.
+    """
+    warnings: list[str] = []
+    moved: list[str] = []
+    entries: list[TapeEntry] = []
+    for path, is_tape in ((trajectory, False), (tape, True)):
+        kept: list[str] = []
+        raw = path.read_bytes().split(b"\n") if path.exists() else []
+        for number, line in enumerate(raw, 1):
+            if not line.strip():
+                continue
+            try:
+                text = line.decode("utf-8")
+                data = json.loads(text)
+                if is_tape:
+                    entry = TapeEntry.model_validate(data)
+                    turn = entry.turn
+                else:
+                    turn = _EVENT.validate_python(data).turn
+            except (UnicodeDecodeError, ValueError, ValidationError) as exc:
+                if any(r.strip() for r in raw[number:]):  # a torn last line is expected
+                    warnings.append(f"{path}:{number}: corrupt record line quarantined ({exc})")
+                moved.append(line.decode("utf-8", errors="replace"))
+                continue
+            if turn in turns or (is_tape and turn == 0 and turns):
+                kept.append(text)
+                if is_tape:
+                    entries.append(entry)
+            else:
+                moved.append(text)
+        if path.exists():
+            path.write_text("".join(k + "\n" for k in kept), encoding="utf-8")
+    if moved:
+        with open(quarantine, "a", encoding="utf-8") as fh:
+            fh.write("".join(m + "\n" for m in moved))
+    return entries, warnings
+
+
 def prepare_resume(run_dir: Path) -> ResumePlan:
     """Read the record of ``run_dir``, move the previous attempt aside, keep the finished part.
 
