@@ -25,7 +25,7 @@ definitions, and two choices are ours and say so (the continuous score of
 The deterministic rules never mark a correct answer wrong when they cannot tell: a
 prose answer holding several different numbers, a ``string_exact`` answer that
 contains the gold phrase among other words, and an unknown answer type are
-*undecided*.
+*undecided*. A turn the workload gives no answer for is excluded.
 """
 
 from __future__ import annotations
@@ -73,9 +73,12 @@ def _verdict(correct: bool, score: float, reason: str, **details: Any) -> Judgem
 def normalize_answer(value: Any) -> str:
     """NFKC, casefold, trimmed; outer quotes and a final full stop removed; one space."""
     text = unicodedata.normalize("NFKC", str(value)).casefold().strip()
-    while len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
-        text = text[1:-1].strip()
-    text = text.removesuffix(".").strip()
+    before = None
+    while text != before:
+        before = text
+        text = text.removesuffix(".").strip()
+        if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
+            text = text[1:-1].strip()
     return " ".join(text.split())
 
 
@@ -219,7 +222,14 @@ def _list(gold: Any, prediction: Any) -> Judgement:
 
 
 def judge_kramabench(answer_type: str | None, gold: Any, prediction: Any) -> Judgement:
-    """Score one answer (text or value) against the gold of its `answer_type`."""
+    """Score one answer (text or value) against the gold of its `answer_type`.
+
+    A turn without gold (a subtask the workload gives no answer for) is excluded.
+    """
+    if gold is None:
+        return Judgement(
+            correct=False, score=0.0, excluded=True, details={"reason": "no gold answer"}
+        )
     if prediction is None or (isinstance(prediction, str) and not prediction.strip()):
         return _verdict(False, 0.0, "no answer")
     if answer_type == "numeric_exact":
