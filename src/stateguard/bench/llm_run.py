@@ -42,12 +42,12 @@ from stateguard.llm import ChatModel
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
-    ModelMessage,
     StepRecord,
     dump_event,
 )
 from stateguard.worker.loop import Worker
 from stateguard.worker.resume import ModelTape, ReplayClock, keep_turns
+from stateguard.worker.summary import TurnTally
 
 _LISTED = 30
 
@@ -143,6 +143,7 @@ def run_llm_task(
                         f"{tape.left(turn.turn_id)} recorded model call(s) unused",
                         stacklevel=2,
                     )
+                tally = TurnTally.of(events)
                 steps = [e for e in events if isinstance(e, StepRecord)]
                 code_steps = [s for s in steps if s.execution is not None]
                 repair_at = [
@@ -202,11 +203,9 @@ def run_llm_task(
                     judge_reason=judge_reason(verdict),
                     first_correct=first_correct,
                     accepted=answer is not None,
-                    attempts=len(proposals),
-                    repair_hints=len(repair_at),
-                    worker_llm_calls=sum(
-                        1 for e in events if isinstance(e, ModelMessage) and e.role == "assistant"
-                    ),
+                    attempts=tally.proposed,
+                    repair_hints=tally.repairs,
+                    worker_llm_calls=tally.replies,
                     wall_time=time.monotonic() - started,
                 )
                 if turn.turn_id not in skip:
