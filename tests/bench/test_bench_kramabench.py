@@ -10,8 +10,10 @@ from typer.testing import CliRunner
 
 from stateguard.bench import runner
 from stateguard.bench.judges.kramabench import APPROX_RTOL, judge_kramabench, normalize_answer
+from stateguard.bench.judging import TurnJudge
 from stateguard.bench.loaders import load_kramabench, load_suite
 from stateguard.bench.loaders.kramabench import default_lake
+from stateguard.bench.records import RunConfig, TurnResult
 from stateguard.cli.main import app
 from stateguard.errors import TaskFormatError
 from stateguard.llm import ScriptedModel
@@ -299,3 +301,29 @@ def test_bench_run_kramabench_with_a_scripted_model(
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["tasks_rejected"] == 1
     assert metrics["turns_undecided"] == 1
+
+
+def test_hybrid_judge_decides_undecided_turns_and_leaves_steps_without_gold() -> None:
+    [task] = [t for t in load_kramabench(EXAMPLE / "workload.json").tasks if t.task_id == "env-2"]
+    model = ScriptedModel(["<score>1</score>"])
+    config = RunConfig(suite="kramabench", path=str(EXAMPLE / "workload.json"), judge="hybrid")
+    judge = TurnJudge(config, model_factory=lambda _: model)
+
+    def payload(turn_id: int, answer: str) -> dict:
+        verdict = judge_kramabench(
+            task.turns[turn_id - 1].meta["answer_type"], task.turns[turn_id - 1].gold, answer
+        )
+        return TurnResult(
+            task_id=task.task_id,
+            turn_id=turn_id,
+            n_turns=3,
+            correct=None if verdict.excluded else verdict.correct,
+            answer=answer,
+        ).model_dump()
+
+    step = TurnResult.model_validate(judge.apply(task, payload(1, "CA 4304379")))
+    assert step.correct is None and not step.undecided and step.judged_by is None
+    assert model.requests == []  # no gold: nothing to judge against
+    final = TurnResult.model_validate(judge.apply(task, payload(3, "It is Nevada")))
+    assert final.correct is True and final.judged_by == "llm"
+    assert len(model.requests) == 1
