@@ -176,7 +176,8 @@ def _digest(a: Activation) -> str:
 def held_out(
     trajs: Sequence[ManagerTrajectory], tasks: set[str] | None, limit: int | None, seed: int
 ) -> list[tuple[ManagerTrajectory, Activation]]:
-    """The held-out activations: of ``tasks`` (None: all), deduplicated, a seeded subset."""
+    """The held-out activations: of ``tasks`` (None: all), deduplicated; with ``limit``, a
+    seeded subset of that size that keeps the labelled repairs (up to half of it)."""
     seen: set[str] = set()
     out = []
     for t in trajs:
@@ -188,8 +189,12 @@ def held_out(
                 seen.add(d)
                 out.append((t, a))
     if limit is not None and limit < len(out):
+        # repairs are rare: the subset keeps them (up to half of it), the rest is drawn
         rng = random.Random(f"eval:{seed}")
-        out = rng.sample(out, limit)
+        repairs = [x for x in out if x[1].label_kind == "REPAIR"]
+        others = [x for x in out if x[1].label_kind != "REPAIR"]
+        keep = rng.sample(repairs, min(len(repairs), limit // 2))
+        out = keep + rng.sample(others, min(len(others), limit - len(keep)))
     return sorted(out, key=lambda x: (x[0].branch_id, x[1].index))
 
 
