@@ -17,6 +17,7 @@ from rich.table import Table
 
 from stateguard.errors import ModelError, StateguardError, TaskFormatError
 from stateguard.kernel import Confinement
+from stateguard.kernel.interpreter import use_for_kernels
 from stateguard.llm import ChatModel, UsageMeter, build_model, load_model_config
 from stateguard.report import write_report
 from stateguard.worker.events import (
@@ -249,6 +250,19 @@ def _open_session(
         raise typer.Exit(2) from exc
 
 
+def _use_kernel_python(err: Console, path: Path | None) -> None:
+    """Check ``--kernel-python`` and make it every kernel's interpreter, or exit 2."""
+    try:
+        described = use_for_kernels(path)
+    except StateguardError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
+    if described:
+        err.print(f"kernels run on {escape(described)}")
+
+
+_KERNEL_PYTHON_HELP = "Run the kernel on this Python (with ipykernel and pydantic)."
+
 _MODEL_OPTIONS = {
     "base_url": typer.Option(None, "--base-url", help="OpenAI-compatible endpoint URL."),
     "model": typer.Option(None, "--model", help="Model name at the endpoint."),
@@ -405,6 +419,7 @@ def run_command(
     allow_outside_data: bool = typer.Option(
         False, "--allow-outside-data", help="Accept data paths outside the task's folder."
     ),
+    kernel_python: Path | None = typer.Option(None, "--kernel-python", help=_KERNEL_PYTHON_HELP),
     base_url: str | None = _MODEL_OPTIONS["base_url"],
     model: str | None = _MODEL_OPTIONS["model"],
     manager_model: str | None = _MODEL_OPTIONS["manager_model"],
@@ -416,6 +431,7 @@ def run_command(
     """Run every turn of a task with the agent and a manager; write the run directory."""
     err = Console(stderr=True)
     console = Console(highlight=False)
+    _use_kernel_python(err, kernel_python)
     given = {
         "task_path": task_path,
         "manager": manager,
@@ -503,6 +519,7 @@ def chat_command(
     ),
     cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
     context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
+    kernel_python: Path | None = typer.Option(None, "--kernel-python", help=_KERNEL_PYTHON_HELP),
     base_url: str | None = _MODEL_OPTIONS["base_url"],
     model: str | None = _MODEL_OPTIONS["model"],
     manager_model: str | None = _MODEL_OPTIONS["manager_model"],
@@ -514,6 +531,7 @@ def chat_command(
     """Ask questions about DATA_DIR turn by turn (empty line or :q to quit)."""
     err = Console(stderr=True)
     console = Console(highlight=False)
+    _use_kernel_python(err, kernel_python)
     overrides = _overrides(base_url, model, api_key, model_path, backend)
     task, chat_model = _prepare(
         err, manager, lambda: task_from_data_dir(data_dir), overrides, config
