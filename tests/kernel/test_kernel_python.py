@@ -218,3 +218,12 @@ def test_values_pickled_by_a_pandas_2_kernel_are_read() -> None:
     assert values["multi"].index.names == ["s", "i"]
     assert values["grouped"].to_dict() == {"x": 4, "y": 2}
     assert values["nat"] is pd.NaT
+
+
+@pytest.mark.parametrize("command", ["run", "chat"])
+def test_run_and_chat_reject_a_bad_kernel_python(tmp_path: Path, command: str) -> None:
+    result = CliRunner().invoke(
+        app, [command, str(tmp_path), "--kernel-python", str(tmp_path / "python3.99")]
+    )
+    assert result.exit_code == 2
+    assert "--kernel-python" in result.output and "not found" in result.output
