@@ -33,19 +33,30 @@ def _card(label: str, value: str, sub: str = "") -> str:
     )
 
 
+def _stale_text(run: RunData) -> str:
+    """What is stale, in the words of the graph and the timeline: stale committed states and
+    the reads of stale versions the timeline marks ("none stale" only when neither)."""
+    parts = []
+    if run.stale:
+        parts.append(f"{len(run.stale)} stale state{'s' if len(run.stale) != 1 else ''}")
+    reads = run.stale_reads
+    if reads:
+        parts.append(f"{reads} stale read{'s' if reads != 1 else ''} in the timeline")
+    if parts:
+        return ", ".join(parts)
+    return "none stale" if run.states_recorded else ""
+
+
 def _summary_cards(run: RunData) -> str:
     s: RunTotals = run.summary
     if s.accuracy is None:
         accuracy = _card("accuracy", DASH, "no gold answers")
     else:
         accuracy = _card("accuracy", f"{s.accuracy:.0%}", f"{s.correct} of {s.graded} graded")
-    stale = len(run.stale)
     if run.states_recorded:
-        states = _card(
-            "states", count(len(run.states)), f"{stale} stale" if stale else "none stale"
-        )
+        states = _card("states", count(len(run.states)), esc(_stale_text(run)))
     else:
-        states = _card("states", DASH, "no states recorded")
+        states = _card("states", DASH, esc(_stale_text(run) or "no states recorded"))
     cards = [
         _card("turns", count(s.turns), f"{s.answered} answered"),
         accuracy,
@@ -83,6 +94,8 @@ def _graph_section(run: RunData) -> str:
     notes = []
     if run.stale:
         notes.append(f"{len(run.stale)} of {len(run.states)} committed states are stale.")
+    if run.stale_reads:
+        notes.append(f"{run.stale_reads} read(s) of stale versions are marked ⚠ in the timeline.")
     if run.drafts:
         notes.append(f"{run.drafts} draft state(s) were never committed and are not drawn.")
     note = f'<p class="graph-note">{esc(" ".join(notes))}</p>' if notes else ""

@@ -58,6 +58,8 @@ class TurnAnswer(_Frozen):
     """Per-field verdicts when the gold answer is a mapping."""
     recorded: bool = False
     """Whether the trajectory or answers.json recorded an answer for this turn at all."""
+    ended: str | None = None
+    """Why the turn ended (`stateguard.worker.events.TurnEnd`); None when it never did."""
 
 
 class TurnView(_Frozen):
@@ -107,6 +109,16 @@ class RunData(_Frozen):
     def stale(self) -> frozenset[str]:
         """Ids of stale committed states."""
         return frozenset(self.invalidators)
+
+    @property
+    def stale_reads(self) -> int:
+        """Reads of stale versions the timeline marks (every step's ``cell.stale_reads``)."""
+        return sum(
+            len(item.cell.stale_reads)
+            for turn in self.turns
+            for item in turn.items
+            if isinstance(item, StepRecord) and item.cell is not None
+        )
 
 
 def _require(run_dir: Path, name: str) -> Path:
@@ -207,6 +219,11 @@ def _match_answers(
     return matched
 
 
+def _ended(entry: Mapping[str, Any]) -> str | None:
+    value = entry.get("ended")
+    return value if isinstance(value, str) and value else None
+
+
 def _outcome(
     events: Sequence[TrajectoryEvent], entry: Mapping[str, Any] | None
 ) -> tuple[TurnAnswer, str]:
@@ -255,6 +272,7 @@ def _outcome(
         ),
         fields=_fields(entry.get("fields")),
         recorded=recorded is not None or answer is not None,
+        ended=recorded.ended if recorded is not None else _ended(entry),
     )
     question = _first(entry, "question")
     return outcome, "" if question is None else str(question)

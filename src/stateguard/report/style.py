@@ -117,10 +117,17 @@ details.code pre { background: #0f172a; color: #e2e8f0; }
 .hint-state .hint-head::before { content: "ℹ "; }
 .refs { font-size: 12px; color: var(--muted); }
 .refs ul { margin: 2px 0; padding-left: 18px; }
-.mgr { font-size: 12.5px; margin: 4px 0; color: var(--muted); }
-.mgr .mgr-type { display: inline-block; background: #ede9fe; color: #5b21b6; border-radius: 4px;
-  padding: 0 6px; font-weight: 600; font-size: 11.5px; }
-.mgr code { color: #334155; word-break: break-word; }
+.mgr-group { font-size: 12.5px; margin: 4px 0; color: var(--muted); }
+.mgr-group .mgr-type { display: inline-block; background: #ede9fe; color: #5b21b6;
+  border-radius: 4px; padding: 0 6px; font-weight: 600; }
+.mgr-list { margin: 2px 0 2px 18px; padding: 0; }
+.mgr-list li { margin: 1px 0; }
+.mgr details.raw { display: inline; margin-left: 6px; }
+.mgr details.raw summary { display: inline; cursor: pointer; font-size: 11px; color: #7c3aed; }
+.mgr details.raw pre { white-space: pre-wrap; word-break: break-word; font-size: 11px; }
+.repeats { font-size: 12.5px; color: #92400e; background: #fffbeb; border-radius: 4px;
+  padding: 2px 6px; margin-top: 4px; }
+.no-answer { color: #991b1b; }
 .answer { margin-top: 12px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
 .answer.correct { border-color: #86efac; background: #f0fdf4; }
 .answer.incorrect { border-color: #fca5a5; background: #fef2f2; }

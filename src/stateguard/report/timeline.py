@@ -1,10 +1,19 @@
-"""Per-turn timeline markup: question, steps, hints, manager events, answer."""
+"""Per-turn timeline markup: question, steps, hints, manager events, answer.
+
+Steps are numbered within their turn, from 1, as the progress display numbers them;
+hints and manager events name the step they followed the same way. Consecutive steps
+that are the same reply with the same outcome (a model repeating itself) are drawn
+once, with the numbers of the repeats. Consecutive manager events form one list of
+sentences (`stateguard.report.describe`), each with its raw event behind a disclosure.
+A turn without an answer says why (budget, time, no progress, interrupt).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 
+from stateguard.report.describe import event_text, no_answer_text
 from stateguard.report.fmt import (
     DASH,
     clip,
@@ -19,7 +28,8 @@ from stateguard.report.fmt import (
 from stateguard.report.run import TimelineItem, TurnAnswer, TurnView
 from stateguard.worker.events import HintDelivered, ManagerLogged, StepRecord
 
-_MGR_DATA_CHARS = 240
+StepNames = dict[int, int]
+"""Run-wide step index -> its number within the turn (1-based)."""
 
 
 def _code(code: str) -> str:
@@ -70,12 +80,12 @@ def _execution(step: StepRecord) -> str:
     return "".join(parts)
 
 
-def _step(step: StepRecord) -> str:
+def _step(step: StepRecord, names: StepNames, repeats: Sequence[StepRecord] = ()) -> str:
     execution = step.execution
     status = execution.status if execution is not None else "none"
     label = status if execution is not None else "no code run"
     head_parts = [
-        f'<span class="step-no">step {step.step}</span>',
+        f'<span class="step-no">step {names.get(step.step, step.step)}</span>',
         f'<span class="badge status-{esc(status)}">{esc(label)}</span>',
     ]
     if execution is not None:
@@ -91,13 +101,25 @@ def _step(step: StepRecord) -> str:
     body.append(_execution(step))
     if step.answer is not None:
         body.append(f'<div class="proposed"><b>proposed answer:</b> {esc(step.answer)}</div>')
+    if repeats:
+        numbers = ", ".join(str(names.get(r.step, r.step)) for r in repeats)
+        body.append(
+            f'<div class="repeats" data-repeats="{len(repeats)}">the same reply and outcome '
+            f"{len(repeats)} more time{'s' if len(repeats) != 1 else ''}: steps {numbers}</div>"
+        )
     return f'<div class="step" id="step-{step.step}">{"".join(body)}</div>'
 
 
-def _hint(event: HintDelivered) -> str:
+def _after(step: int | None, names: StepNames) -> str:
+    if step is None:
+        return ""
+    return f" · after step {names[step]}" if step in names else ""
+
+
+def _hint(event: HintDelivered, names: StepNames) -> str:
     hint = event.hint
     title = "state hint" if hint.kind == "state" else "repair hint"
-    when = "" if event.step is None else f" · step {event.step}"
+    when = _after(event.step, names)
     refs = []
     if hint.state_ids:
         refs.append("states: " + ", ".join(state_link(s) for s in hint.state_ids))
@@ -115,31 +137,59 @@ def _hint(event: HintDelivered) -> str:
     )
 
 
-def _manager(event: ManagerLogged) -> str:
+_UNPLACED = frozenset({"activation", "abandon", "turn_end"})
+"""Events whose step is the last one the manager saw, not the one they follow."""
+
+
+def _manager(event: ManagerLogged, names: StepNames) -> str:
     ev = event.event
-    where = "" if ev.step is None else f" step {ev.step}"
-    data = ""
-    if ev.data:
-        text = json.dumps(ev.data, ensure_ascii=False, default=str, sort_keys=True)
-        if len(text) > _MGR_DATA_CHARS:
-            data = (
-                f" <code>{esc(clip(text, _MGR_DATA_CHARS))}</code>"
-                f"<details><summary>all data</summary><pre>{esc(text)}</pre></details>"
-            )
-        else:
-            data = f" <code>{esc(text)}</code>"
+    where = "" if ev.payload.type in _UNPLACED else _after(ev.step, names)
+    raw = json.dumps(ev.model_dump(mode="json"), ensure_ascii=False, default=str, sort_keys=True)
     return (
-        f'<div class="mgr"><span class="mgr-type">manager · {esc(ev.type)}</span>'
-        f"{esc(where)}{data}</div>"
+        f'<li class="mgr" data-type="{esc(ev.payload.type)}">{esc(event_text(ev))}'
+        f"{esc(where)}"
+        f'<details class="raw"><summary>event</summary><pre>{esc(raw)}</pre></details></li>'
     )
 
 
-def _item(item: TimelineItem) -> str:
-    if isinstance(item, StepRecord):
-        return _step(item)
-    if isinstance(item, HintDelivered):
-        return _hint(item)
-    return _manager(item)
+def _same(a: StepRecord, b: StepRecord) -> bool:
+    key_a = (a.thought, a.code, a.answer, a.problem, a.observation, a.execution is None)
+    key_b = (b.thought, b.code, b.answer, b.problem, b.observation, b.execution is None)
+    return key_a == key_b
+
+
+def _items(items: Sequence[TimelineItem], names: StepNames) -> str:
+    """The turn's items: repeats collapsed, manager events grouped (module docstring)."""
+    out: list[str] = []
+    i = 0
+    while i < len(items):
+        item = items[i]
+        j = i + 1
+        if isinstance(item, StepRecord):
+            repeats: list[StepRecord] = []
+            while j < len(items):
+                nxt = items[j]
+                if not (isinstance(nxt, StepRecord) and _same(item, nxt)):
+                    break
+                repeats.append(nxt)
+                j += 1
+            out.append(_step(item, names, repeats))
+        elif isinstance(item, HintDelivered):
+            out.append(_hint(item, names))
+        else:
+            group = [_manager(item, names)]
+            while j < len(items):
+                nxt = items[j]
+                if not isinstance(nxt, ManagerLogged):
+                    break
+                group.append(_manager(nxt, names))
+                j += 1
+            out.append(
+                f'<div class="mgr-group"><div class="mgr-type">manager</div>'
+                f'<ul class="mgr-list">{"".join(group)}</ul></div>'
+            )
+        i = j
+    return "".join(out)
 
 
 def _answer(outcome: TurnAnswer) -> str:
@@ -152,7 +202,9 @@ def _answer(outcome: TurnAnswer) -> str:
     if not outcome.recorded:
         css = "missing"
     if outcome.answer is None:
-        text = '<p class="empty">no answer (step budget exhausted or run interrupted)</p>'
+        why = esc(no_answer_text(outcome.ended, outcome.steps))
+        ended = esc(outcome.ended or "unfinished")
+        text = f'<p class="empty no-answer" data-ended="{ended}">no answer: {why}</p>'
     else:
         text = f'<pre class="answer-text">{esc(outcome.answer)}</pre>'
     meta = [
@@ -190,7 +242,9 @@ def render_timeline(turns: Sequence[TurnView]) -> str:
     for t in turns:
         context = f'<p class="context">{esc(t.context)}</p>' if t.context.strip() else ""
         question = esc(t.question) if t.question else DASH
-        items = "".join(_item(i) for i in t.items)
+        steps = [i for i in t.items if isinstance(i, StepRecord)]
+        names = {s.step: n for n, s in enumerate(steps, 1)}
+        items = _items(t.items, names)
         events = f'<div class="events">{items}</div>' if items else ""
         blocks.append(
             f'<section class="turn" id="turn-{t.turn}" data-turn="{t.turn}">'
