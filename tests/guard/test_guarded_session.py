@@ -33,8 +33,13 @@ def test_a_dead_backend_is_restarted(tmp_path: Path) -> None:
         died = guard.run_cell("import os\nos._exit(1)")
         assert died.execution.status == "dead" and died.restarted
         assert fake.alive and fake.starts == 2
+        assert died.rebuild is not None and died.rebuild.replayed == (0,)  # `keep = 1` again
         after = guard.run_cell("'keep' in globals()")
-        assert after.execution.result == "False" and not after.restarted
+        assert after.execution.result == "True" and not after.restarted
+    with GuardedSession(FakeExecutor(tmp_path), manager="none", rebuild=False) as guard:
+        guard.run_cell("keep = 1")
+        assert guard.run_cell("import os\nos._exit(1)").rebuild is None
+        assert guard.run_cell("'keep' in globals()").execution.result == "False"
 
 
 def test_an_executor_it_did_not_start_is_left_running(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@
 and is the only place in stateguard that does.
 """
 
-from stateguard.guard.outcomes import CellOutcome, Lineage, Review, StaleValue
+from stateguard.guard.outcomes import CellOutcome, Lineage, Rebuild, Review, StaleValue
 from stateguard.guard.session import GuardedSession, GuardError, StoreKind
 from stateguard.guard.sinks import EventList, EventSink, JsonlEventSink
 from stateguard.kernel import Executor
@@ -19,6 +19,7 @@ __all__ = [
     "GuardedSession",
     "JsonlEventSink",
     "Lineage",
+    "Rebuild",
     "Review",
     "StaleValue",
     "StoreKind",

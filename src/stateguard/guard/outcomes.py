@@ -10,6 +10,38 @@ from stateguard.lineage import CellRecord, StaleReason
 from stateguard.manager import Hint, ManagerEvent
 
 
+class Rebuild(BaseModel):
+    """How a restarted kernel's state was rebuilt: the cells that had succeeded, run again."""
+
+    model_config = ConfigDict(frozen=True)
+
+    replayed: tuple[int | None, ...] = ()
+    """Steps of the cells run again, in order (None: a setup cell the agent did not write)."""
+    seconds: float = 0.0
+    failed: int | None = None
+    """Index (in ``replayed`` order) of a cell that did not succeed again; rebuilding stopped."""
+    error: str = ""
+
+    def describe(self) -> str:
+        """What happened, for the agent."""
+        head = "The Python session crashed and was restarted."
+        if not self.replayed:
+            return f"{head} No earlier cell had succeeded, so nothing was rebuilt."
+        steps = ", ".join("setup" if s is None else str(s) for s in self.replayed)
+        if self.failed is None:
+            return (
+                f"{head} Its state was rebuilt by running again, in {self.seconds:.1f}s, "
+                f"the {len(self.replayed)} earlier cells that had succeeded (steps {steps}); "
+                "what cells that failed had left behind is gone."
+            )
+        stop = self.replayed[self.failed]
+        return (
+            f"{head} Rebuilding it by running again the earlier cells that had succeeded "
+            f"(steps {steps}) stopped at step {stop}, which failed this time ({self.error}); "
+            f"the variables of step {stop} and later cells are missing: recompute them."
+        )
+
+
 class CellOutcome(BaseModel):
     """One executed cell: the execution, what lineage recorded, and the manager's notes."""
 
@@ -25,7 +57,9 @@ class CellOutcome(BaseModel):
     events: tuple[ManagerEvent, ...] = ()
     """Manager events logged while the cell was reviewed."""
     restarted: bool = False
-    """The backend died in this cell and was restarted (the namespace is empty)."""
+    """The backend died in this cell and was restarted (see ``rebuild``)."""
+    rebuild: Rebuild | None = None
+    """How the restarted backend's state was rebuilt; None when it was not (empty)."""
     audit: CellAudit | None = None
     """What the audit saw in the cell (join-guard findings, operator calls); None when the
     session runs without the audit. ``audit.describe()`` is the text for the agent."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -25,7 +26,7 @@ from typing import Literal
 
 from stateguard.audit.auditor import Auditor, AuditSettings, CellAudit
 from stateguard.errors import StateguardError
-from stateguard.guard.outcomes import CellOutcome, Lineage, Review, StaleValue
+from stateguard.guard.outcomes import CellOutcome, Lineage, Rebuild, Review, StaleValue
 from stateguard.guard.sinks import EventSink
 from stateguard.hints import HintRenderer
 from stateguard.kernel import ExecutionResult, Executor, KernelSession
@@ -69,6 +70,7 @@ class GuardedSession:
         config: HarnessConfig | None = None,
         hints: HintRenderer | None = None,
         audit: AuditSettings | bool = True,
+        rebuild: bool = True,
     ) -> None:
         """Prepare; nothing starts before `start` (or the first call that needs it).
 
@@ -116,6 +118,9 @@ class GuardedSession:
         self._turn = 0
         self._in_turn = False
         self._answer: str | None = None
+        self.rebuild = rebuild
+        """After a restart, run again the cells that had succeeded (see `_restart`)."""
+        self._succeeded: list[tuple[int | None, str]] = []
 
     # ----------------------------------------------------------------- lifecycle
     @property
@@ -275,9 +280,10 @@ class GuardedSession:
             self.begin_turn("")
         result = self.tracked.execute(code, timeout=timeout or self.cell_timeout)
         restarted = result.execution.status == "dead"
-        if restarted:
-            self.tracked.restart()
         step = self.take_step()
+        rebuild = self._restart(timeout) if restarted else None
+        if result.execution.ok:
+            self._succeeded.append((step, code))
         view = StepView(
             turn=self._turn,
             step=step,
@@ -294,6 +300,7 @@ class GuardedSession:
             notes=tuple(self._words(notes)),
             events=tuple(self._drain()),
             restarted=restarted,
+            rebuild=rebuild,
             audit=self._observe(result.execution),
         )
 
@@ -305,15 +312,45 @@ class GuardedSession:
         self._sup()
         result = self.tracked.execute(code, timeout=timeout or self.cell_timeout)
         restarted = result.execution.status == "dead"
-        if restarted:
-            self.tracked.restart()
+        rebuild = self._restart(timeout) if restarted else None
+        if result.execution.ok:
+            self._succeeded.append((None, code))
         return CellOutcome(
             step=self._next_step,
             execution=result.execution,
             cell=result.cell,
             restarted=restarted,
+            rebuild=rebuild,
             audit=self._observe(result.execution),
         )
+
+    def _restart(self, timeout: float | None) -> Rebuild | None:
+        """Restart the dead backend; with ``rebuild``, run again every cell that had succeeded.
+
+        The cells run through lineage (new versions), not past the manager. Rebuilding
+        stops at the first cell that does not succeed again; the cells before it count.
+        """
+        self.tracked.restart()
+        if not self.rebuild:
+            self._succeeded = []
+            return None
+        started = time.perf_counter()
+        replayed: list[int | None] = []
+        for i, (step, code) in enumerate(self._succeeded):
+            replayed.append(step)
+            res = self.tracked.execute(code, timeout=timeout or self.cell_timeout).execution
+            if not res.ok:
+                if res.status == "dead":
+                    self.tracked.restart()
+                error = f"{res.error.ename}: {res.error.evalue}" if res.error else res.status
+                self._succeeded = self._succeeded[:i] if res.status != "dead" else []
+                return Rebuild(
+                    replayed=tuple(replayed),
+                    seconds=time.perf_counter() - started,
+                    failed=i,
+                    error=error[:200],
+                )
+        return Rebuild(replayed=tuple(replayed), seconds=time.perf_counter() - started)
 
     def _observe(self, execution: ExecutionResult) -> CellAudit | None:
         return self.auditor.observe(execution) if self.auditor is not None else None

@@ -310,8 +310,9 @@ class Worker:
         if execution.ok:
             self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
         feedback = [observation]
-        if outcome.restarted:
-            feedback.append(self._note("kernel_restarted"))
+        if outcome.restarted:  # say whether (and how) the session's state was rebuilt
+            rebuilt = outcome.rebuild
+            feedback.append(rebuilt.describe() if rebuilt else self._note("kernel_restarted"))
         if parsed.answer is not None:
             feedback.append(self._note("answer_deferred"))
         yield self._user(turn, step, "\n\n".join(feedback))
