@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 from pathlib import Path
 from types import ModuleType
 
@@ -13,7 +12,7 @@ import pytest
 
 from stateguard.llm import ChatMessage, ScriptedModel
 from stateguard.worker.run import run_task
-from stateguard.worker.tasks import load_task
+from stateguard.worker.tasks import Task, load_task
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "unit_economics"
 
@@ -52,34 +51,58 @@ def test_revision_changes_the_later_answers() -> None:
     assert answers[9] != task.turns[9].answer
 
 
-def reference_player(turn_code: tuple[str, ...]):
-    """A scripted model: run the turn's reference cell, then answer with its result.
+def _cell(code: str) -> str:
+    return f"I compute it.\n```python\n{code}```"
 
-    It answers only right after seeing a result; after anything else (a new
-    question, a rejected answer) it runs the turn's cell (again).
+
+class ReferencePlayer:
+    """The worker's scripted model: per turn the reference cell, then its value.
+
+    The values come from running the reference solution apart (`compute_answers`), so the
+    player never reads what the worker shows it (the test checks the kernel showed them).
+    It tells turns apart by the task's own questions, not by the worker's wording, and
+    keeps its own count of what it sent. ``first_try`` maps a turn to a (cell, value)
+    sent before the reference ones: they come only if that first answer is refused.
     """
 
-    def reply(messages: list[ChatMessage]) -> str:
-        users = "\n".join(m.content for m in messages if m.role == "user")
-        turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))
-        last = messages[-1].content
-        if last.startswith("Result:\n"):
-            result = last.removeprefix("Result:\n").split("\n\n", 1)[0]
-            return f"<answer>{result}</answer>"
-        return f"I compute it.\n```python\n{turn_code[turn - 1]}```"
+    def __init__(self, task: Task, first_try: dict[int, tuple[str, object]] | None = None):
+        reference = _module("reference")
+        self.turns = list(zip(reference.TURN_CODE, reference.compute_answers(), strict=True))
+        self.questions = [t.question.strip() for t in task.turns]
+        self.first_try = first_try or {}
+        self.sent: dict[int, list[str]] = {}
 
-    return reply
+    def __call__(self, messages: list[ChatMessage]) -> str:
+        asked = "\n".join(m.content for m in messages if m.role == "user")
+        turn = max(i for i, q in enumerate(self.questions, 1) if q in asked)
+        sent = self.sent.setdefault(turn, [])
+        first = turn in self.first_try and "answer" not in sent
+        code, value = self.first_try[turn] if first else self.turns[turn - 1]
+        if sent and sent[-1] == "code":
+            sent.append("answer")
+            return f"<answer>{value!r}</answer>"
+        sent.append("code")
+        return _cell(code)
+
+
+def shown_results(run_dir: Path) -> list[str]:
+    """The result each code step showed, whitespace removed (as the kernel printed it)."""
+    events = [json.loads(line) for line in (run_dir / "trajectory.jsonl").open()]
+    steps = [e for e in events if e["type"] == "step" and e.get("execution")]
+    return ["".join((s["execution"].get("result") or "").split()) for s in steps]
 
 
 @pytest.mark.kernel
 def test_example_end_to_end_with_the_reference_player(tmp_path: Path) -> None:
     task = load_task(EXAMPLE)
-    model = ScriptedModel(fn=reference_player(_module("reference").TURN_CODE))
+    model = ScriptedModel(fn=ReferencePlayer(task))
     summary = run_task(task, model, "none", tmp_path / "run", max_steps_per_turn=4)
     assert [t.correct for t in summary.turns] == [True] * len(task.turns), [
         (t.turn, t.answer, t.gold) for t in summary.turns if not t.correct
     ]
-    assert all(t.steps == 2 for t in summary.turns)
+    assert all(t.steps == 2 for t in summary.turns), [t.steps for t in summary.turns]
+    values = _module("reference").compute_answers()
+    assert shown_results(tmp_path / "run") == ["".join(repr(v).split()) for v in values]
     answers = json.loads((tmp_path / "run" / "answers.json").read_text())
     assert len(answers["turns"]) == len(task.turns)
     nb = nbformat.read(tmp_path / "run" / "analysis.ipynb", as_version=4)
@@ -87,26 +110,8 @@ def test_example_end_to_end_with_the_reference_player(tmp_path: Path) -> None:
     assert sum(c.cell_type == "code" for c in nb.cells) == len(task.turns)
 
 
-def stale_reusing_player(turn_code: tuple[str, ...]):
-    """Like the reference player, but at the revision (turn 5) it first reuses the old
-    cost columns; once its first answer there was refused, it recomputes with the turn's
-    reference cell."""
-    sloppy = 'COGS_RATE = 0.47\nround(float(orders["contribution"].sum()), 2)\n'
-
-    def reply(messages: list[ChatMessage]) -> str:
-        users = "\n".join(m.content for m in messages if m.role == "user")
-        turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))
-        last = messages[-1].content
-        if last.startswith("Result:\n"):
-            result = last.removeprefix("Result:\n").split("\n\n", 1)[0]
-            return f"<answer>{result}</answer>"
-        opened = max(i for i, m in enumerate(messages) if f"Question (turn {turn})" in m.content)
-        answered = any(m.role == "assistant" and "<answer>" in m.content for m in messages[opened:])
-        if turn == 5 and not answered:
-            return f"Reuse the margin columns.\n```python\n{sloppy}```"
-        return f"I compute it.\n```python\n{turn_code[turn - 1]}```"
-
-    return reply
+SLOPPY = 'COGS_RATE = 0.47\nround(float(orders["contribution"].sum()), 2)\n'
+"""At the revision (turn 5): the rate changes, the old cost columns are reused."""
 
 
 @pytest.mark.kernel
@@ -115,11 +120,15 @@ def test_example_with_hybrid_manager_catches_the_stale_revision(tmp_path: Path) 
     from stateguard.state import StateStore
 
     task = load_task(EXAMPLE)
-    model = ScriptedModel(fn=stale_reusing_player(_module("reference").TURN_CODE))
+    # first the stale cell and what it gives (turn 2's value), then, once refused, the reference
+    stale_value = _module("reference").compute_answers()[1]
+    player = ReferencePlayer(task, first_try={5: (SLOPPY, stale_value)})
+    model = ScriptedModel(fn=player)
     # the manager has its own scripted model, for ambiguous evidence only
     namer = ScriptedModel(fn=lambda messages: '{"issue": "unit-economics step", "conclusions": []}')
     run_dir = tmp_path / "run"
     summary = run_task(task, model, "hybrid", run_dir, max_steps_per_turn=8, manager_model=namer)
+    assert player.sent[5] == ["code", "answer", "code", "answer"]  # the stale answer was refused
 
     assert [t.correct for t in summary.turns] == [True] * len(task.turns), [
         (t.turn, t.answer, t.gold) for t in summary.turns if not t.correct
