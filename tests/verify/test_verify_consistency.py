@@ -13,7 +13,7 @@ from stateguard.verify.consistency import (
     ignored_names,
     thresholds,
 )
-from stateguard.verify.mutants import sort_order, wrong_aggregate, wrong_column
+from stateguard.verify.mutants import double, sort_order, wrong_aggregate, wrong_column
 
 DET = StepVerifier("deterministic")
 
@@ -173,3 +173,11 @@ def test_wrong_aggregate_and_sort_order() -> None:
         "df.sort_values('x', ascending=True)"
     ]
     assert sort_order("df.head()") == [] and wrong_aggregate("df.head()") == []
+
+
+def test_double_plants_two_faults_of_different_kinds() -> None:
+    both = double({"agg": wrong_aggregate, "sort": sort_order})
+    out = both("s.max() + df.sort_values('x').y.sum()", [])
+    assert "s.min() + df.sort_values('x', ascending=False).y.sum()" in out
+    assert all(v.count("min") + v.count("mean") + v.count("ascending") >= 2 for v in out)
+    assert double({"agg": wrong_aggregate})("s.max()", []) == []  # one kind: no pair

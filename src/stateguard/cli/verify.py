@@ -29,7 +29,7 @@ from stateguard.verify.labelling import (
     label_session,
     load_labelled,
 )
-from stateguard.verify.mutants import MUTANTS
+from stateguard.verify.mutants import MUTANTS, double
 from stateguard.verify.search import (
     STRATEGIES,
     KernelBranches,
@@ -61,6 +61,7 @@ def _mutators() -> dict[str, Any]:
     out: dict[str, Any] = {k: functools.partial(_ast_mutator, k) for k in AST_KINDS}
     out.update({f"join-{k}": functools.partial(_join_mutator, k) for k in FAULT_KINDS})
     out.update(MUTANTS)
+    out["double"] = double(dict(out))
     return out
 
 

@@ -253,13 +253,13 @@ def ignored_names(
 _MAX_WORDS = re.compile(r"\b(?:most|highest|largest|biggest|maximum|greatest|top)\b", re.I)
 _MIN_WORDS = re.compile(r"\b(?:least|lowest|smallest|minimum|fewest)\b", re.I)
 _DESC = re.compile(
-    r"\b(?:descending|from\s+the\s+most|from\s+(?:the\s+)?highest|highest\s+first|"
-    r"largest\s+first|high\s+to\s+low|most\s+to\s+(?:the\s+)?(?:least|less))\b",
+    r"\b(?:descending|highest\s+first|largest\s+first|high\s+to\s+low|"
+    r"(?:most|highest|largest)\s+to\s+(?:the\s+)?(?:least|less|lowest|smallest))\b",
     re.I,
 )
 _ASC = re.compile(
-    r"\b(?:ascending|from\s+the\s+least|from\s+(?:the\s+)?lowest|lowest\s+first|"
-    r"smallest\s+first|low\s+to\s+high|least\s+to\s+(?:the\s+)?most)\b",
+    r"\b(?:ascending|lowest\s+first|smallest\s+first|low\s+to\s+high|"
+    r"(?:least|lowest|smallest)\s+to\s+(?:the\s+)?(?:most|highest|largest))\b",
     re.I,
 )
 _MEAN = re.compile(r"\b(?:mean|average|avg)\b", re.I)

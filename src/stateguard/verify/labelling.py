@@ -33,7 +33,7 @@ Mutator = Callable[[str, Sequence[str]], list[str]]
 """(reference code, column names of the session's frames) -> mutated versions of the code
 (empty when the mutation does not apply)."""
 
-MAX_VARIANTS = 30
+MAX_VARIANTS = 40
 """Variants tried per turn at most, taken round-robin over the mutation kinds."""
 
 _COLUMNS = (

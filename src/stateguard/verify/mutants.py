@@ -7,7 +7,8 @@ session and returns mutated versions (empty when the mutation does not apply):
   replaced by another column of the data;
 - ``wrong-aggregate``: one aggregation swapped for its counterpart (``max``/``min``,
   ``idxmax``/``idxmin``, ``nlargest``/``nsmallest``, ``mean``/``median``, ``sum``→``mean``);
-- ``sort-order``: a sort's direction reversed (``ascending=`` flipped or added).
+- ``sort-order``: a sort's direction reversed (``ascending=`` flipped or added);
+- `double`: two faults of different kinds at once.
 
 The flipped comparisons, dropped filters, widened scopes and join faults come from the
 benchmark's injectors (see ``stateguard verify eval``).
@@ -16,7 +17,9 @@ benchmark's injectors (see ``stateguard verify eval``).
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+Mutator = Callable[[str, Sequence[str]], list[str]]
 
 _SWAP = {
     "max": "min",
@@ -29,7 +32,7 @@ _SWAP = {
     "median": "mean",
     "sum": "mean",
 }
-_ALTERNATIVES = 2
+_ALTERNATIVES = 4
 """Other columns tried per column reference."""
 
 
@@ -74,7 +77,7 @@ def _column_sites(tree: ast.AST, columns: set[str]) -> list[ast.AST]:
 
 
 def wrong_column(code: str, columns: Sequence[str]) -> list[str]:
-    """Each column reference replaced by up to two other columns of the data."""
+    """Each column reference replaced by up to four other columns of the data."""
     cols = sorted({c for c in columns if c.isidentifier() or c.strip()})
     known = set(cols)
     tree = _parse(code)
@@ -152,6 +155,26 @@ def sort_order(code: str, columns: Sequence[str] = ()) -> list[str]:
         return True
 
     return _variants(code, len(_sort_sites(tree)), apply)
+
+
+def double(mutators: Mapping[str, Mutator], per_kind: int = 2) -> Mutator:
+    """A mutator planting two faults of different kinds: for each ordered pair of kinds, the
+    first ``per_kind`` mutants of the first, each mutated by the second (first ``per_kind``)."""
+
+    def plant(code: str, columns: Sequence[str] = ()) -> list[str]:
+        out: list[str] = []
+        firsts = {k: m(code, columns)[:per_kind] for k, m in mutators.items()}
+        for a, once in firsts.items():
+            for b, second in mutators.items():
+                if a == b:
+                    continue
+                for v in once:
+                    out.extend(
+                        w for w in second(v, columns)[:per_kind] if w not in out and w != code
+                    )
+        return out
+
+    return plant
 
 
 MUTANTS = {
