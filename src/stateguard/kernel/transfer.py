@@ -122,7 +122,7 @@ ALLOWED |= frozenset(
         )
     }
 )  # fmt: skip
-#: Helpers pandas 2 pickles under names this pandas renamed (as pandas' own
+#: Functions pandas 2 pickles under names this pandas renamed (as pandas' own
 #: ``read_pickle`` maps them); the targets are in `ALLOWED`.
 _RENAMED = {
     ("pandas._libs.tslibs.nattype", "__nat_unpickle"): (
