@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
+import os
+from pathlib import Path
 
 import pytest
 from test_bench_runner_support import read_turns
@@ -18,19 +19,40 @@ from stateguard.llm import ScriptedModel
 pytestmark = pytest.mark.kernel
 
 
-def _agent(task):
-    """A scripted agent: runs the turn's reference code, then answers with what it printed."""
+def _reference_answers(task, task_dir: Path) -> dict[int, object]:
+    """Each turn's ``answer`` from running the reference code apart, in one namespace."""
+    namespace: dict[str, object] = {}
+    previous = Path.cwd()
+    os.chdir(task_dir)
+    try:
+        out = {}
+        for turn in task.turns:
+            exec(turn.reference_code, namespace)
+            out[turn.turn_id] = namespace["answer"]
+        return out
+    finally:
+        os.chdir(previous)
+
+
+def _agent(task, task_dir: Path):
+    """A scripted agent: runs the turn's reference code, then answers with its value.
+
+    It tells turns apart by the task's questions and keeps its own count of what it sent;
+    the values come from running the reference code apart, never from the worker's prompt.
+    """
     codes = {t.turn_id: t.reference_code for t in task.turns}
+    questions = {t.turn_id: t.question.strip() for t in task.turns}
+    answers = _reference_answers(task, task_dir)
+    sent: dict[int, int] = {}
 
     def reply(messages) -> str:
-        last = next(m.content for m in reversed(messages) if m.role == "user")
-        asked = re.search(r"Question \(turn (\d+)\)", last)
-        if asked:
-            code = codes[int(asked.group(1))] + "\nimport json\nprint(json.dumps(answer))"
+        asked = "\n".join(m.content for m in messages if m.role == "user")
+        turn = max(i for i, q in questions.items() if q in asked)
+        sent[turn] = sent.get(turn, 0) + 1
+        if sent[turn] == 1:
+            code = codes[turn] + "\nimport json\nprint(json.dumps(answer))"
             return f"I will compute it.\n```python\n{code}\n```"
-        printed = re.search(r"Output:\n(\{.*\})", last)
-        wrong = '{"n_orders": 0}'
-        return f"<answer>{printed.group(1) if printed else wrong}</answer>"
+        return f"<answer>{json.dumps(answers[turn])}</answer>"
 
     return ScriptedModel(reply)
 
@@ -39,7 +61,7 @@ def test_llm_worker_runs_the_agent_and_judges_its_answers(longds_toy, tmp_path) 
     task = load_longds_task(longds_toy)
     config = RunConfig(suite="longds", path=str(longds_toy), worker="llm")
     events: list[Event] = []
-    run_llm_task(task, config, tmp_path, set(), events.append, _agent(task))
+    run_llm_task(task, config, tmp_path, set(), events.append, _agent(task, longds_toy))
     results = [TurnResult.model_validate(e.payload) for e in events if e.kind == "turn"]
     assert [r.turn_id for r in results] == [1, 2, 3, 4, 5, 6]
     assert all(r.correct is True for r in results)
@@ -48,6 +70,10 @@ def test_llm_worker_runs_the_agent_and_judges_its_answers(longds_toy, tmp_path) 
     assert json.loads(results[0].answer) == {"n_orders": 12, "total_revenue": 164.5}
     traj = (tmp_path / "trajectories" / f"{task.task_id}.jsonl").read_text().splitlines()
     assert any(json.loads(line)["type"] == "answer" for line in traj)
+    # the kernel printed the very values the agent answered with (computed apart)
+    records = [json.loads(line) for line in traj]
+    printed = [r["execution"]["stdout"].strip() for r in records if r.get("execution")]
+    assert printed == [r.answer for r in results]
     assert "data/sales.csv" in describe_inputs(task)
     with pytest.raises(StateguardError, match="needs a chat model"):
         run_llm_task(task, config, tmp_path / "x", set(), events.append, None)
