@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from stateguard.bench.loaders import load_longds_task
+from stateguard.bench.loaders import load_longds_task, load_suite
 from stateguard.bench.records import RunConfig, RunStore, TurnResult
 from stateguard.bench.runner import Event, run_benchmark
 from stateguard.bench.search_run import run_search_task, task_branches
@@ -171,3 +171,26 @@ def test_bench_run_cli_with_search_and_a_scripted_model(tmp_path: Path) -> None:
     assert (saved.search, saved.search_n, saved.verifier) == ("best-of-n", 2, "deterministic")
     bad = CliRunner().invoke(app, [*args[:-2], "--search", "greedy"])
     assert bad.exit_code != 0 and "greedy" in bad.output
+
+
+DSEVAL = Path(__file__).resolve().parents[1] / "bench" / "fixtures" / "dseval_spec"
+
+
+def test_beam_on_dseval_judges_the_winners_own_kernel(tmp_path: Path) -> None:
+    # turn 1 of the fixture session: load inputs/points.csv into df (namespace_check df)
+    task = load_suite("dseval", str(DSEVAL), turn_limit=1).tasks[0]
+    fatal = f"{F}python\ndf = pd.read_csv('inputs/points.csv') + 1j * 'x'\n{F}"
+    good = f"{F}python\ndf = pd.read_csv('inputs/points.csv')[COLUMNS]\ndf.shape\n{F}"
+    done = "<answer>df is loaded</answer>"
+    policy = ScriptedModel([fatal, good, done, done, done, done], name="policy")
+    config = RunConfig(suite="dseval", path=str(DSEVAL), worker="llm", search="beam",
+                       search_n=2, turn_limit=1, max_steps_per_turn=3)
+    events: list[Event] = []
+    run_search_task(task, config, tmp_path, set(), events.append, policy)
+    (result,) = [TurnResult.model_validate(e.payload) for e in events if e.kind == "turn"]
+    assert result.correct is True, result.judge_reason
+    (log,) = [json.loads(x) for x in
+              (tmp_path / "search" / f"{task.task_id}.jsonl").read_text().splitlines()]
+    best = log["candidates"][log["best"]]
+    assert best["score"] == 1.0 and best["steps"][0]["code"].startswith("df = pd.read_csv")
+    assert policy.remaining == 0
