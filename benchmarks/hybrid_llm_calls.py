@@ -28,6 +28,7 @@ from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ChatMessage, ScriptedModel
 from stateguard.manager import build_supervisor
+from stateguard.state import StateStore
 
 MODES = ("llm", "evidence")
 
@@ -42,7 +43,11 @@ def _replay(task: BenchTask, gold, faults, naming: str, root: Path) -> list:
     tracked = TrackedSession(task_kernel(task, root / f"work-{naming}"))
     tracked.start()
     sup = build_supervisor(
-        "hybrid", session=tracked, run_dir=root / f"mgr-{naming}", model=ScriptedModel(_reply)
+        "hybrid",
+        session=tracked,
+        run_dir=root,
+        model=ScriptedModel(_reply),
+        store=StateStore(":memory:"),
     )
     sup.policy.naming = naming  # type: ignore[attr-defined]
     try:

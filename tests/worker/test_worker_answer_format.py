@@ -154,3 +154,22 @@ def test_the_format_written_as_code_is_filled_from_the_output(tracked: TrackedSe
         "What is the total of b, rounded to 1 decimal?",
     )
     assert events[-1].answer == "60.0" and len(model.requests) == 1
+
+
+@pytest.mark.kernel
+def test_answer_lines_in_a_cell_are_not_run_and_the_rest_is(tracked: TrackedSession) -> None:
+    events, _ = _run(
+        tracked,
+        [
+            f"{FENCE}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\nlen(t)\n"
+            f"rows: 74\nregion: North Partner\n{FENCE}",
+            "<answer>3</answer>",
+        ],
+        "Rows?",
+    )
+    first = next(e for e in events if isinstance(e, StepRecord))
+    assert first.execution is not None and first.execution.ok
+    assert first.execution.result == "3"
+    assert "North Partner" not in (first.code or "")
+    assert "`rows: 74; region: North Partner` computes nothing" in first.observation
+    assert events[-1].answer == "3"

@@ -8,7 +8,7 @@ from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
 from stateguard.manager import NullSupervisor
-from stateguard.worker.error_context import line_names
+from stateguard.worker.error_context import line_names, strip_answer_lines
 from stateguard.worker.events import StepRecord
 from stateguard.worker.loop import Worker
 
@@ -55,3 +55,21 @@ def test_a_silent_cell_is_shown_what_its_names_hold(tracked: TrackedSession) -> 
     assert "total is Series shape=(3,) dtype=int64" in first
     assert "frame is DataFrame shape=(3, 1)" in first and "pd is" not in first
     assert first in model.requests[1].messages[-1].content
+
+
+def test_answer_lines_are_taken_out_of_a_cell() -> None:
+    code = (
+        "t = 1\nt\n"
+        "rows: 74\n"  # a bare annotation
+        "region: North Partner\n"  # not Python at all
+        "x: int = 3\n"  # an annotated assignment: code
+        "for i in range(2):\n    pass\n"
+    )
+    kept, removed = strip_answer_lines(code)
+    assert removed == ["rows: 74", "region: North Partner"]
+    assert kept == "t = 1\nt\nx: int = 3\nfor i in range(2):\n    pass"
+
+
+def test_a_cell_of_answer_lines_only_is_left_alone() -> None:
+    assert strip_answer_lines("rows: 74\ntotal: 5") == ("rows: 74\ntotal: 5", [])
+    assert strip_answer_lines("d = {\nrows: 3\n}") == ("d = {\nrows: 3\n}", [])

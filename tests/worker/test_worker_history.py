@@ -111,3 +111,25 @@ def test_collapsed_turns_are_notes_never_model_replies() -> None:
     assert all(m.role == "user" for m in notes)
     assert not any("cells run" in m.content for m in msgs if m.role == "assistant")
     assert "answer given: a" in "\n".join(m.content for m in notes)
+
+
+def test_failed_steps_of_earlier_turns_are_not_resent() -> None:
+    conv = Conversation("SYSTEM", budget_chars=100_000)
+    conv.start_turn(1, "q1", "Question (turn 1):\nq1")
+    bad = conv.add_reply(0, "```python\nrows: 74\nregion: North Partner\n```", code="rows: 74")
+    bad.outcome = "error: SyntaxError"
+    conv.add_user("Error: SyntaxError")
+    good = conv.add_reply(1, "```python\nlen(t)\n```", code="len(t)")
+    good.outcome = "ok"
+    conv.add_user("Result:\n3")
+    conv.add_reply(2, "<answer>3</answer>").outcome = "answer"
+    conv.finish_turn("3")
+    conv.start_turn(2, "q2", "Question (turn 2):\nq2")
+    conv.add_reply(3, "```python\nregion: North Partner\n```", code="x").outcome = "error: E"
+    conv.finish_turn(None, "no_progress")
+    conv.start_turn(3, "q3", "Question (turn 3):\nq3")
+    text = "\n".join(m.content for m in conv.messages())
+    assert "len(t)" in text and "<answer>3</answer>" in text
+    assert "rows: 74" not in text and "North Partner" not in text  # never shown again
+    # the unanswered turn is a summary: no cell of it ran
+    assert "[Earlier question, turn 2] q2\nno cell ran\nanswer given: none" in text

@@ -172,4 +172,4 @@ def test_a_silent_cell_with_a_bare_annotation_is_told_so(tracked: TrackedSession
         Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "v?")
     )
     note = steps_of(events)[0].observation
-    assert "v is int 6" in note and "`v: 1234.56` is a Python annotation" in note
+    assert "v is int 6" in note and "`v: 1234.56` computes nothing" in note

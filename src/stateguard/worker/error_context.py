@@ -79,6 +79,49 @@ def bare_annotations(code: str) -> list[str]:
     ]
 
 
+_LABEL_LINE = re.compile(r"^[A-Za-z_][\w ]*:\s*\S")
+_KEYWORDS = frozenset(
+    {"if", "elif", "else", "for", "while", "def", "class", "try", "except", "finally"}
+    | {"with", "lambda", "match", "case", "async"}
+)
+_MAX_REMOVED = 40
+
+
+def _label_line(line: str) -> bool:
+    return bool(_LABEL_LINE.match(line)) and line.split()[0].rstrip(":") not in _KEYWORDS
+
+
+def strip_answer_lines(code: str) -> tuple[str, list[str]]:
+    """``code`` without its ``label: value`` lines (the answer format written as code), and
+    the lines removed: lines that do not parse (``region: North Partner``) and top-level
+    annotations without a value (``total: 1234.56``). Unchanged when the rest would not
+    parse or nothing would be left."""
+    lines = code.splitlines()
+    gone: set[int] = set()
+    tree = None
+    for _ in range(_MAX_REMOVED):
+        try:
+            tree = ast.parse("\n".join("" if i in gone else ln for i, ln in enumerate(lines)))
+            break
+        except SyntaxError as exc:
+            n = (exc.lineno or 0) - 1
+            if not (0 <= n < len(lines)) or n in gone or not _label_line(lines[n]):
+                return code, []
+            gone.add(n)
+    if tree is None:
+        return code, []
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and node.value is None and node.lineno <= len(lines):
+            gone.add(node.lineno - 1)
+    kept = "\n".join(ln for i, ln in enumerate(lines) if i not in gone)
+    try:
+        if not gone or not ast.parse(kept).body:
+            return code, []
+    except SyntaxError:  # an annotation over several lines
+        return code, []
+    return kept, [lines[i].strip() for i in sorted(gone)]
+
+
 def created_context(kernel: Executor, created: tuple[str, ...] | list[str]) -> str:
     """For a cell that showed nothing: what the names it created hold, or "".
 

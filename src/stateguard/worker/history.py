@@ -10,7 +10,11 @@ an 8k-token context):
   turn's opening message, and the most recent steps stay verbatim (at least the
   last one, whatever its size);
 * earlier turns are sent newest first in full while they fit, then as a short
-  summary (question, cells' first lines, answer), then omitted with a note.
+  summary (question, cells' first lines, answer), then omitted with a note. An
+  earlier turn is sent in full only with its accepted answer and without its failed
+  or refused steps; a turn that ended without an answer is always a summary listing
+  only the cells that ran: a small model imitates the replies it sees, and copying a
+  failed cell into the next question is what it does with them.
 
 Rendered messages alternate user/assistant after the system message:
 consecutive messages of one role are merged with a blank line.
@@ -64,6 +68,12 @@ class TurnLog:
     def cells(self) -> list[str]:
         """Code of the steps that ran a cell, in order."""
         return [e.code for e in self.exchanges if e.code is not None]
+
+
+def _kept(e: Exchange) -> bool:
+    """Whether a finished turn's exchange is shown again: a cell that ran, or the answer
+    (the accepted answer, the turn's last exchange, is always shown)."""
+    return e.outcome == "ok" or e.outcome == "answer"
 
 
 def _size(messages: list[ChatMessage]) -> int:
@@ -135,7 +145,10 @@ class Conversation:
     def _full(self, turn: TurnLog) -> list[ChatMessage]:
         out = [ChatMessage.user(turn.opener)]
         out += [ChatMessage.user(x) for x in turn.opener_extra]
-        for e in turn.exchanges:
+        for i, e in enumerate(turn.exchanges):
+            last = i == len(turn.exchanges) - 1 and turn.answer is not None
+            if turn.finished and not (last or _kept(e)):
+                continue
             out += self._exchange_messages(e)
         return out
 
@@ -143,11 +156,11 @@ class Conversation:
         question = turn.question
         if len(question) > _SUMMARY_QUESTION_CHARS:
             question = question[: _SUMMARY_QUESTION_CHARS - 1] + "…"
-        cells = turn.cells()
+        cells = [e.code for e in turn.exchanges if e.code is not None and e.outcome == "ok"]
         lines = [f"- {first_code_line(c)}" for c in cells[:_MAX_SUMMARY_CELLS]]
         if len(cells) > _MAX_SUMMARY_CELLS:
             lines.append(f"- … and {len(cells) - _MAX_SUMMARY_CELLS} more cells")
-        ran = "cells run (first lines):\n" + "\n".join(lines) if lines else "no code was run"
+        ran = "cells run (first lines):\n" + "\n".join(lines) if lines else "no cell ran"
         answer = turn.answer if turn.answer is not None else f"none ({_WHY[turn.ended]})"
         # One user-role note, never an assistant message: a small model imitates its own
         # past replies, and a summary in that role teaches it to reply with summaries.
@@ -196,12 +209,13 @@ class Conversation:
         full_mode = True
         omitted = 0
         for turn in reversed(earlier):
-            full = self._full(turn) if full_mode else []
-            if full_mode and _size(full) <= remaining:
+            answered = turn.answer is not None
+            full = self._full(turn) if full_mode and answered else []
+            if full_mode and answered and _size(full) <= remaining:
                 rendered.append(full)
                 remaining -= _size(full)
                 continue
-            full_mode = False
+            full_mode = full_mode and not answered  # an unanswered turn: summarised alone
             summary = self._summary(turn)
             if _size(summary) <= remaining:
                 rendered.append(summary)

@@ -49,6 +49,7 @@ from stateguard.worker.error_context import (
     bare_annotations,
     created_context,
     error_context,
+    strip_answer_lines,
 )
 from stateguard.worker.events import (
     AnswerRecorded,
@@ -255,9 +256,8 @@ class Worker:
     ) -> Iterator[TrajectoryEvent]:
         """Execute the cell, show the observation, then the supervisor's hints."""
         assert parsed.code is not None
-        outcome = self.guard.run_cell(
-            parsed.code, thought=parsed.thought, timeout=self.cell_timeout
-        )
+        code, answer_lines = strip_answer_lines(parsed.code)
+        outcome = self.guard.run_cell(code, thought=parsed.thought, timeout=self.cell_timeout)
         execution = outcome.execution
         exchange.outcome = execution.status
         if execution.error is not None:
@@ -265,18 +265,18 @@ class Worker:
         observation = format_observation(execution, self.observation_chars)
         context = ""
         if execution.status == "error" and self.error_context:
-            context = error_context(self.guard.executor, parsed.code, execution)
+            context = error_context(self.guard.executor, code, execution)
             if context:
                 observation = f"{observation}\n\n{context}"
         elif execution.ok and observation == NO_OUTPUT and outcome.cell is not None:
             # a silent cell: show what it made, so the model need not guess (or print it)
             # lineage's versions; the names the code binds when lineage has none
             made = outcome.cell.created + outcome.cell.unchanged
-            names = list(made) or assigned_names(parsed.code)
+            names = list(made) or assigned_names(code)
             created = created_context(self.guard.executor, names)
             if created:
                 observation = f"{SILENT_CELL}\n{created}"
-            annotations = bare_annotations(parsed.code)
+            annotations = bare_annotations(code)
             if annotations:
                 observation += "\n" + render(
                     self._corrective["bare_annotation"], lines="; ".join(annotations[:3])
@@ -284,6 +284,10 @@ class Worker:
         audit = outcome.audit.describe() if outcome.audit is not None else ""
         if audit:  # what the join guard saw: "audit alarm: inner merge ... dropped 12 of 200 ..."
             observation = f"{observation}\n{audit}"
+        if answer_lines:
+            observation += "\n\n" + render(
+                self._corrective["answer_lines"], lines="; ".join(answer_lines[:4])
+            )
         error = execution.error
         attempts.record_cell(
             step,
@@ -298,7 +302,7 @@ class Worker:
             turn=turn,
             step=step,
             thought=parsed.thought,
-            code=parsed.code,
+            code=code,
             observation=observation,
             execution=execution,
             cell=outcome.cell,
@@ -489,7 +493,9 @@ class Worker:
                 yield from self._code_step(turn, step, parsed, exchange, attempts)
                 # the model meant to answer (an answer beside the code, the format written
                 # as code), or the newest output holds every field of the format by label
-                meant = parsed.answer is not None or bool(bare_annotations(parsed.code))
+                meant = parsed.answer is not None or bool(
+                    bare_annotations(parsed.code) or strip_answer_lines(parsed.code)[1]
+                )
                 formatted = self._format_answer(labelled_only=not meant)
                 if formatted is not None:
                     attempts.progress()
