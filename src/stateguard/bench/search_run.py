@@ -26,6 +26,7 @@ import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from stateguard.audit import Auditor
 from stateguard.bench.events import Emit, Event
@@ -43,6 +44,7 @@ from stateguard.bench.observe import (
 from stateguard.bench.records import RunConfig, TurnResult
 from stateguard.bench.tasks import BenchTask
 from stateguard.errors import StateguardError
+from stateguard.kernel import KernelSession
 from stateguard.llm import ChatMessage, ChatModel, ChatResponse
 from stateguard.verify import Step, StepVerifier, VerifyTask
 from stateguard.verify.search import Branch, KernelBranches, ModelPolicy, Proposal
@@ -106,10 +108,10 @@ def task_branches(task: BenchTask, work: Path, cell_timeout: float) -> KernelBra
     """Kernel branches for ``task``, each in a fresh working directory under ``work``."""
     ids = itertools.count()
 
-    def make() -> object:
+    def make() -> KernelSession:
         return task_kernel(task, work / f"b{next(ids)}", cell_timeout=cell_timeout)
 
-    return KernelBranches(make, setup_code=Auditor().setup_code, timeout=cell_timeout)  # type: ignore[arg-type]
+    return KernelBranches(make, setup_code=Auditor().setup_code, timeout=cell_timeout)
 
 
 def _context(turn_context: str, earlier: list[str]) -> str:
@@ -157,7 +159,7 @@ def _record_search(fh, turn_id: int, result: SearchResult) -> None:
 
 
 def _record_winner(
-    fh,
+    fh: TextIO,
     turn_id: int,
     question: str,
     context: str,
@@ -267,7 +269,7 @@ def run_search_task(
                 session = getattr(start, "tracked", None)
                 code_steps = [s for s in steps if s.execution is not None]
                 if task.suite == "dseval" and code_steps and session is not None:
-                    ok = [s for s in code_steps if s.execution.ok]  # type: ignore[union-attr]
+                    ok = [s for s in code_steps if s.execution is not None and s.execution.ok]
                     last = ok[-1] if ok else code_steps[-1]
                     assert last.execution is not None
                     captured = capture(
