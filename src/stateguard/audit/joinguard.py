@@ -25,6 +25,7 @@ import sys
 import time
 import types
 import warnings
+import weakref
 from typing import Any, Literal
 
 import pandas as pd
@@ -71,7 +72,8 @@ class JoinGuard:
         self.mode: Mode = mode
         self.records: list[JoinRecord] = []
         self._results: list[Any] = []
-        """The result object of each record (held until the cell ends, to name it)."""
+        """A weak reference to the result of each record, to name it when the cell ends
+        (a result the cell dropped has no name, and the guard must not keep it alive)."""
         self.truncated = 0
         self._depth = 0
         self._originals: dict[str, Any] = {}
@@ -150,7 +152,8 @@ class JoinGuard:
         """Publish the cell's records, if it made any guarded call."""
         if not self.records and not self.truncated:
             return
-        results = self._results + [None] * (len(self.records) - len(self._results))
+        refs = self._results + [_dead] * (len(self.records) - len(self._results))
+        results = [ref() for ref in refs]
         records = [
             r.model_copy(update={"output_names": self._named(obj).names}) if obj is not None else r
             for r, obj in zip(self.records, results, strict=False)
@@ -267,7 +270,7 @@ class JoinGuard:
     def _keep(self, record: JoinRecord, result: Any = None) -> None:
         if len(self.records) < MAX_RECORDS:
             self.records.append(record)
-            self._results.append(result)
+            self._results.append(_weak(result))
         else:
             self.truncated += 1
 
@@ -370,6 +373,18 @@ def _reissue(caught: list[warnings.WarningMessage], caller: types.FrameType) -> 
             )
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno or 0)
+
+
+def _dead() -> None:
+    return None
+
+
+def _weak(obj: Any) -> Any:
+    """A callable returning `obj` while it lives (None for objects without weak refs)."""
+    try:
+        return weakref.ref(obj)
+    except TypeError:
+        return _dead
 
 
 _GUARD: JoinGuard | None = None

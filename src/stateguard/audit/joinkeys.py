@@ -270,15 +270,33 @@ def _seen(idx: np.ndarray, rows: int) -> tuple[np.ndarray, bool]:
     return seen, int(np.count_nonzero(seen)) == len(idx)
 
 
+_CHUNK = 1 << 16
+
+
+def _first_unseen(seen: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the first `k` False entries, scanning in chunks (a merge that drops
+    half of 1e6 rows needs one chunk, not a full pass that lists every unmatched row)."""
+    found: list[np.ndarray] = []
+    got = 0
+    for start in range(0, len(seen), _CHUNK):
+        hit = np.flatnonzero(~seen[start : start + _CHUNK])[: k - got]
+        if len(hit):
+            found.append(hit + start)
+            got += len(hit)
+            if got >= k:
+                break
+    return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
+
+
 def _missing(key: Key, seen: np.ndarray) -> Missing:
     unmatched = key.rows - int(np.count_nonzero(seen))
     if not unmatched:
         return Missing()
-    rows = np.flatnonzero(~seen)
+    rows = _first_unseen(seen, SAMPLE)
     return Missing(
         rows=unmatched,
-        examples=_distinct(key.at(rows[:SAMPLE])),
-        complete=len(rows) <= SAMPLE,
+        examples=_distinct(key.at(rows)),
+        complete=unmatched <= SAMPLE,
     )
 
 
