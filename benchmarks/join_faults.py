@@ -5,7 +5,9 @@ For every session of a DSEval suite whose reference code merges (`pd.merge`,
 clean and once per planted fault (key dropped, how changed to inner, key format
 changed, a duplicated key), in a temporary copy of the session's inputs. Prints
 fault recall and the false-alarm rate on the clean merges (both as JSON with
---json), per fault kind, without any model call.
+--json), per fault kind, without any model call. An alarm is a finding
+`stateguard.audit.joinpolicy` treats as evidence against the result (what the
+deterministic manager repairs on); a note is shown to the agent only.
 
     python benchmarks/join_faults.py ../shared/benchmarks/dseval/exercise [--json]
 """
@@ -52,7 +54,8 @@ def main() -> None:
     print(
         f"clean merges: {result.clean_merges}, false alarms: {result.false_alarms} "
         f"({result.false_alarm_rate:.1%}; error severity only "
-        f"{result.errors_only_false_alarm_rate:.1%})"
+        f"{result.errors_only_false_alarm_rate:.1%}); with some finding (alarm or note): "
+        f"{result.noted_clean}"
     )
     print(
         f"planted faults: {result.faults} (+{result.without_effect} without effect), "
@@ -63,9 +66,10 @@ def main() -> None:
         print(f"  {kind:<14} {r:.1%}")
     for o in result.outcomes:
         what = o.fault or "clean"
-        said = ", ".join(o.kinds) or (f"raised: {o.raised[:60]}" if o.raised else "-")
+        marked = [k if k in o.alarms else f"{k} (note)" for k in o.kinds]
+        said = ", ".join(marked) or (f"raised: {o.raised[:60]}" if o.raised else "-")
         if o.fault is not None:
-            said += f"  [new: {', '.join(o.new_kinds) or '-'}]"
+            said += f"  [new alarms: {', '.join(o.new_alarms) or '-'}]"
         print(f"  {o.session} cell {o.cell} {what:<14} {said}")
     print(
         json.dumps(
