@@ -8,6 +8,7 @@ a hub.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +65,22 @@ def write_jsonl(path: Path, data: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in data), encoding="utf-8")
 
 
+@pytest.fixture
+def torch() -> Iterator[Any]:
+    """torch (the test skips without the training extra), on one thread while it runs:
+    for a tiny model more threads only wait on each other on 2 shared cores."""
+    mod = pytest.importorskip(
+        "torch", reason="needs the training extra: pip install 'stateguard[train]'"
+    )
+    threads = mod.get_num_threads()
+    mod.set_num_threads(1)
+    yield mod
+    mod.set_num_threads(threads)
+
+
 def tiny_model(dest: Path, texts: list[str]) -> Path:
     """A 2-layer Qwen2 with random weights and a BPE tokenizer trained on ``texts``."""
-    pytest.importorskip("torch", reason="needs the training extra: pip install 'stateguard[train]'")
-    import torch  # the optional training extra
+    import torch  # the optional training extra (the `torch` fixture checked it is there)
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
@@ -115,7 +128,7 @@ def exported(tmp_path: Path) -> Path:
 
 
 def test_sft_cli_trains_a_lora_adapter_and_the_loss_decreases(
-    tmp_path: Path, exported: Path
+    tmp_path: Path, exported: Path, torch: Any
 ) -> None:
     texts = [m["content"] for r in rows(6) for m in r["messages"]] + [TEMPLATE]
     model = tiny_model(tmp_path / "tiny", texts)
@@ -142,7 +155,6 @@ def test_sft_cli_trains_a_lora_adapter_and_the_loss_decreases(
     assert (out / "adapter_model.safetensors").stat().st_size > 0
 
     # the adapter loads back onto the base model and changes its output
-    import torch
     from peft import PeftModel
     from transformers import AutoModelForCausalLM
 
@@ -153,7 +165,7 @@ def test_sft_cli_trains_a_lora_adapter_and_the_loss_decreases(
     assert not torch.allclose(before, tuned(ids).logits)
 
 
-def test_sft_last_message_loss(tmp_path: Path, exported: Path) -> None:
+def test_sft_last_message_loss(tmp_path: Path, exported: Path, torch: Any) -> None:
     texts = [m["content"] for r in rows(6) for m in r["messages"]]
     model = tiny_model(tmp_path / "tiny", texts)
     opts = SFTOptions(
@@ -171,7 +183,7 @@ def test_sft_last_message_loss(tmp_path: Path, exported: Path) -> None:
 
 
 def test_a_template_without_generation_markers_needs_another_loss(
-    tmp_path: Path, exported: Path
+    tmp_path: Path, exported: Path, torch: Any
 ) -> None:
     texts = [m["content"] for r in rows(6) for m in r["messages"]]
     model = tiny_model(tmp_path / "tiny", texts)
