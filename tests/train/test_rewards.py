@@ -155,6 +155,38 @@ def test_localization_by_the_fault_variable_or_the_found_check() -> None:
     assert validity_breakdown([attempt(FAULTED, by_check)], FIXED).rewarded_repairs == 1
 
 
+AST_FAULT = FaultInfo(
+    kind="flipped-comparison",
+    turn_id=2,
+    ident="flipped-comparison@2:1:44:>= -> <",
+    description=">= -> <",
+    faulty_code="m = df[df['units'] < 4]['price'].mean()\nprint(m)",
+    reference_code="m = df[df['units'] >= 4]['price'].mean()\nprint(m)",
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "localized"),
+    [
+        ("step 3, line 1: `m = df[df['units'] < 4]['price'].mean()`: the comparison flips", True),
+        ("the filter `df['units'] < 4` points the wrong way", True),  # only the fault has it
+        ("step 3 compares the wrong way", True),  # the step whose code is the faulty line
+        ("step 2 compares the wrong way", False),
+        ("`print(m)` shows the wrong value", False),  # the reference code has it too
+        ("`df['units']` is wrong", False),  # so has this fragment
+    ],
+)
+def test_localization_by_the_planted_code(text: str, localized: bool) -> None:
+    act = activation({"kind": "REPAIR", "analytical_evidence": [text]})
+    steps = ({"step": 3, "code_head": ["m = df[df['units'] < 4]['price'].mean()", "print(m)"]},)
+    act = act.model_copy(
+        update={"observation": act.observation.model_copy(update={"pending_steps": steps})}
+    )
+    repair = {"kind": "REPAIR", "analytical_evidence": [text]}
+    ev = RewardEvidence(fixed_turns=(2,), fault=AST_FAULT)
+    assert validity_breakdown([attempt(act, repair)], ev).rewarded_repairs == int(localized)
+
+
 @pytest.mark.parametrize(("fp", "fn"), [(0.25, 0.25), (0.1, 0.3), (-1.0, -2.0)])
 def test_beta_fp_must_exceed_beta_fn(fp: float, fn: float) -> None:
     with pytest.raises(ValidationError):

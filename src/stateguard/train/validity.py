@@ -25,8 +25,10 @@ grounding      0.25     share of checkable claims supported: variables an UPDATE
                         nothing is checkable)
 intervention   0.25     mean quality of the repairs issued where the label is REPAIR:
                         1 for a repair backed by localized evidence (naming the
-                        fault's variable or a check the view's evidence found) that
-                        fixed the turn, ``unbacked_repair`` (0.5) for any other; 1
+                        fault's variable or a check the view's evidence found,
+                        quoting the planted code or naming the step that runs it)
+                        that fixed the turn, ``unbacked_repair`` (0.5) for any
+                        other; 1
                         when no repair was issued at a fault (a miss is charged by
                         ``beta_fn`` alone)
 outcome        0.25     share of the trajectory's judged turns answered correctly (or

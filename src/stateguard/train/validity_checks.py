@@ -7,6 +7,7 @@ then one control action) against the view it had (`records.Activation`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -190,10 +191,54 @@ def grounding_claims(
     return claims, bad
 
 
+_QUOTED = re.compile(r"`([^`]+)`")
+_STEP = re.compile(r"\bstep (\d+)\b", re.IGNORECASE)
+
+
+def _squash(code: str) -> str:
+    return "".join(code.split())
+
+
+def _fault_lines(fault: FaultInfo) -> list[str]:
+    """Lines of the faulty code that the reference code does not have (whitespace-free)."""
+    reference = {_squash(line) for line in fault.reference_code.splitlines()}
+    lines = [_squash(line) for line in fault.faulty_code.splitlines()]
+    return [line for line in lines if line and line not in reference]
+
+
+def _points_at_code(repair: A.Repair, activation: Activation, fault: FaultInfo) -> bool:
+    """The repair quotes the planted code, or names the step that runs it."""
+    lines = _fault_lines(fault)
+    if not lines:
+        return False
+    texts = [*repair.analytical_evidence, repair.error_hint, *(e.message for e in repair.evidence)]
+    quoted = [_squash(q) for t in texts for q in _QUOTED.findall(t)]
+    reference = _squash(fault.reference_code)
+    for q in quoted:
+        # a fragment only the faulty code has, or a whole faulty line
+        if len(q) >= 4 and any((q in line and q not in reference) or line in q for line in lines):
+            return True
+    faulted_steps = {
+        int(step["step"])
+        for step in activation.observation.pending_steps
+        if "step" in step
+        and any(line in _squash("".join(step.get("code_head", ()))) for line in lines)
+    }
+    steps = {int(n) for t in texts for n in _STEP.findall(t)} | {
+        e.step for e in repair.evidence if e.step is not None
+    }
+    return bool(steps & faulted_steps)
+
+
 def localized(repair: A.Repair, activation: Activation, fault: FaultInfo | None) -> bool:
-    """Whether a repair points at the fault: a suspected variable the fault or the view's
-    evidence names (any version), or a check the view's evidence found. With nothing to
-    localize against, any concrete evidence (a typed item or a failed check) counts."""
+    """Whether a repair points at the fault.
+
+    It does when it suspects a variable the fault or the view's evidence names (any
+    version), cites a check the view's evidence found, quotes the planted code (a
+    backticked fragment of a faulty line the reference code does not have) or names
+    the step that runs it (``step N``). With nothing to localize against (no fault, no
+    evidence), any concrete evidence (a typed item or a failed check) counts.
+    """
     targets: set[str] = set()
     if fault is not None:
         for v in (fault.variable, fault.read_version, fault.pre_version):
@@ -208,6 +253,10 @@ def localized(repair: A.Repair, activation: Activation, fault: FaultInfo | None)
     named |= {VarKey.name_of(v) for e in repair.evidence for v in e.variables}
     cited = set(repair.checks) | {e.check for e in repair.evidence}
     cited |= {e.finding for e in repair.evidence if e.finding}
-    if not targets and not checks:
+    if bool(named & targets) or bool(cited & checks):
+        return True
+    if fault is not None and _points_at_code(repair, activation, fault):
+        return True
+    if not targets and not checks and fault is None:
         return bool(repair.evidence or repair.checks)
-    return bool(named & targets) or bool(cited & checks)
+    return False
