@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from test_worker_example import ReferencePlayer
 from typer.testing import CliRunner
 from worker_helpers import write_mini_task
 
 from stateguard.cli.main import app
+from stateguard.llm import ChatMessage
+from stateguard.worker.tasks import load_task
 
 F = "```"
 ENV_VARS = (
@@ -154,14 +157,17 @@ def manager_schema(request: dict) -> dict:
 def test_the_manager_can_have_its_own_model(tmp_path: Path) -> None:
     task_dir = write_mini_task(tmp_path / "task")
 
-    def reply(request: dict) -> str:
+    worker_calls = 0
+
+    def reply(request: dict) -> str:  # the roles are told apart by model name
+        nonlocal worker_calls
         if request["model"] == "manager-model":
             return '{"verdict": "supported"}'
-        last = request["messages"][-1]["content"]
-        if last.startswith("Output:"):
-            # "of 7": a number no cell printed, which the hybrid manager asks its model about
-            return "<answer>" + last.removeprefix("Output:\n").strip() + " of 7</answer>"
-        return f"{F}python\nprint(6)\n{F}"
+        worker_calls += 1
+        if worker_calls == 1:
+            return f"{F}python\nprint(6)\n{F}"
+        # "of 7": a number no cell printed, which the hybrid manager asks its model about
+        return "<answer>6 of 7</answer>"
 
     with FakeOpenAIServer(reply) as server:
         flags = ["--base-url", server.base_url, "--model", "worker-model"]
@@ -181,28 +187,18 @@ def test_the_manager_can_have_its_own_model(tmp_path: Path) -> None:
 @pytest.mark.kernel
 def test_readme_command_runs_the_example_against_an_endpoint(tmp_path: Path) -> None:
     """`stateguard run examples/unit_economics` with only an OpenAI-compatible endpoint set."""
-    import importlib.util
-    import re
-
     example = Path(__file__).resolve().parents[2] / "examples" / "unit_economics"
-    spec = importlib.util.spec_from_file_location("ue_reference", example / "reference.py")
-    reference = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reference)
+    player = ReferencePlayer(load_task(example))
 
     def reply(request: dict) -> str:
-        messages = request["messages"]
-        # the manager's calls declare the JSON they expect: answer by that schema
+        # one endpoint serves both roles (the README command): the manager's calls declare
+        # the JSON they expect, so they are told apart by that schema, not by wording
         required = manager_schema(request).get("required", [])
         if "issue" in required:
             return '{"issue": "unit economics step", "conclusions": []}'
         if "verdict" in required:
             return '{"verdict": "supported"}'
-        users = "\n".join(m["content"] for m in messages if m["role"] == "user")
-        turn = max(int(t) for t in re.findall(r"Question \(turn (\d+)\)", users))
-        last = messages[-1]["content"]
-        if last.startswith("Result:\n"):
-            return "<answer>" + last.removeprefix("Result:\n").split("\n\n", 1)[0] + "</answer>"
-        return f"{F}python\n{reference.TURN_CODE[turn - 1]}{F}"
+        return player([ChatMessage(**m) for m in request["messages"]])
 
     run_dir = tmp_path / "run"
     with FakeOpenAIServer(reply) as server:
