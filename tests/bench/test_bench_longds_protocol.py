@@ -54,21 +54,27 @@ def test_system_message_carries_the_data_path() -> None:
 
 
 def _agent(codes: dict[str, str]):
-    """Per question: run its reference code, then answer with what came back."""
+    """Per question: run its reference code, then answer with what came back.
+
+    Questions are told apart by the task's own question texts; after its one untagged
+    reply (turn 3) the agent sends the code next, whatever it was told.
+    """
     seen: list[list[tuple[str, str]]] = []
+    untagged: list[str] = []
 
     def reply(messages) -> str:
         seen.append([(m.role, m.content) for m in messages])
         last = messages[-1]
-        if last.role == "user" and "\nQuestion: " in last.content:
-            question = last.content.split("\nQuestion: ", 1)[1]
+        question = next((q for q in codes if q in last.content), None)
+        if question is not None:
             if question.startswith("Is the mean age"):
+                untagged.append(question)
                 return "I am not using tags this time."
             return f"<reasoning>compute</reasoning>\n<python>\n{codes[question]}\n</python>"
-        body = re.search(r"<information>(.*)</information>", last.content, re.DOTALL).group(1)
-        if body.startswith("Reply with"):
-            code = codes["Is the mean age above 40?"]
+        if untagged:
+            code = codes[untagged.pop()]
             return f"<reasoning>retry</reasoning>\n<python>\n{code}\n</python>"
+        body = re.search(r"<information>(.*)</information>", last.content, re.DOTALL).group(1)
         return f"<reasoning>done</reasoning>\n<answer>{body.strip()}</answer>"
 
     return ScriptedModel(reply), seen
