@@ -182,9 +182,9 @@ def test_branch_filter_reasons(first, final, attempts, reason) -> None:
 
 @pytest.mark.timeout(600)
 def test_shared_dseval_session(dseval_root: Path, tmp_path: Path) -> None:
-    """One DSEval exercise session (03-grouping-regiment), flipped comparisons only."""
-    names = sorted(p.stem for p in dseval_root.glob("*.py"))
-    start = names.index("03-grouping-occupation")
+    """One DSEval exercise session (02-filtering-sorting-euro12), flipped comparisons only."""
+    names = [t.task_id for t in load_suite("dseval", dseval_root).tasks]
+    start = names.index("dseval-02-filtering-sorting-euro12")
     card = synth_dataset(
         SynthConfig(
             suite="dseval",
@@ -199,9 +199,11 @@ def test_shared_dseval_session(dseval_root: Path, tmp_path: Path) -> None:
         tmp_path,
     )
     trajs = list(read_trajectories(tmp_path / "trajectories.jsonl"))
+    assert card.tasks == 1 and {t.task_id for t in trajs} == {names[start]}
     clean = [t for t in trajs if t.kind == "clean"]
     assert len(clean) == 1 and "REPAIR" not in _kinds(clean[0])
-    assert card.tasks == 1
-    for t in trajs:
-        if t.kind == "counterfactual":
-            assert _kinds(t)[-1] == "REPAIR" and t.injector == "flipped-comparison"
+    cf = [t for t in trajs if t.kind == "counterfactual"]
+    assert len(cf) == 1 and cf[0].injector == "flipped-comparison"
+    assert _kinds(cf[0])[-1] == "REPAIR" and cf[0].activations[-1].turn == cf[0].fault.turn_id
+    (repair,) = [t for t in trajs if t.kind == "repair"]
+    assert _kinds(repair)[-1] == "COMMIT_STATE" and repair.turns[-1].fixed_by_repair
