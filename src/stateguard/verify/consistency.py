@@ -17,6 +17,7 @@ import ast
 import re
 from collections.abc import Iterator, Sequence
 
+from stateguard.numbers import parse_number
 from stateguard.verify.environment import Environment
 
 _NUM_WORDS = {
@@ -57,10 +58,8 @@ def _number(text: str) -> float | None:
     text = text.lower().replace(",", "")
     if text in _NUM_WORDS:
         return float(_NUM_WORDS[text])
-    try:
-        return float(text)
-    except ValueError:
-        return None
+    value = parse_number(text)
+    return None if value is None else float(value)
 
 
 def thresholds(question: str) -> list[tuple[float, str, bool]]:
