@@ -104,3 +104,13 @@ def test_cli_eval_names_a_missing_card(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["train", "eval", "--data", str(tmp_path), "--policy", "none"])
     assert result.exit_code == 1
     assert "card.json" in result.output and "train synth" in result.output
+
+
+def test_a_spent_time_budget_leaves_activations_unasked(
+    mini_dataset: tuple[Path, DatasetCard],
+) -> None:
+    data, _ = mini_dataset
+    model = ScriptedModel(['{"kind": "COMMIT_STATE"}'])
+    report = evaluate(data, "llm", model=model, limit=2, time_budget=1e-9)
+    assert report.unasked == 2 and report.scored == 0 and report.decision_accuracy is None
+    assert model.requests == []

@@ -106,6 +106,7 @@ def _table(report: EvalReport) -> Table:
     t.add_row("repair recall", f"{fmt(report.repair_recall)} ({report.repairs_labelled} labelled)")
     t.add_row("protocol-valid rate", fmt(report.protocol_valid_rate))
     t.add_row("replay drift (not scored)", str(report.drift))
+    t.add_row("not reached in the time budget", str(report.unasked))
     t.add_row("LLM calls", str(report.llm_calls))
     t.add_row("seconds", f"{report.seconds:.0f}")
     for kind, acc in report.accuracy_by_label.items():
@@ -123,6 +124,9 @@ def eval_command(
     model: str | None = typer.Option(None, help="--policy llm: model name."),
     model_config: Path | None = typer.Option(None, help="--policy llm: model config file."),
     max_tokens: int = typer.Option(400, min=16, help="--policy llm: tokens per reply."),
+    time_budget: float | None = typer.Option(
+        None, min=1, help="Stop asking after this many seconds; the rest is reported unasked."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Score a manager policy on held-out activations against the forced labels."""
@@ -152,6 +156,7 @@ def eval_command(
             seed=seed,
             max_tokens=max_tokens,
             progress=progress if policy == "llm" else None,
+            time_budget=time_budget,
         )
     except StateguardError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")

@@ -67,6 +67,8 @@ class Scored(BaseModel):
     predicted: str | None = None
     valid: bool | None = None
     drift: bool = False
+    asked: bool = True
+    """False when the time budget ran out before this activation was reached."""
 
     @property
     def correct(self) -> bool:
@@ -86,6 +88,8 @@ class EvalReport(BaseModel):
     """Held-out activations chosen (after deduplication and ``--limit``)."""
     scored: int
     drift: int
+    unasked: int = 0
+    """Chosen activations not reached within ``--time-budget`` (not scored)."""
     decision_accuracy: float | None
     repair_precision: float | None
     repair_recall: float | None
@@ -203,7 +207,7 @@ def held_out(
 def _report(
     policy: str, split: str, rows: list[Scored], seconds: float, calls: int, model: str | None
 ) -> EvalReport:
-    scored = [r for r in rows if not r.drift]
+    scored = [r for r in rows if r.asked and not r.drift]
     n = len(scored)
     pred_rep = [r for r in scored if r.predicted == "REPAIR"]
     lab_rep = [r for r in scored if r.label_kind == "REPAIR"]
@@ -222,7 +226,8 @@ def _report(
         split=split,
         selected=len(rows),
         scored=n,
-        drift=len(rows) - n,
+        drift=sum(1 for r in rows if r.asked and r.drift),
+        unasked=sum(1 for r in rows if not r.asked),
         decision_accuracy=round(sum(r.correct for r in scored) / n, 4) if n else None,
         repair_precision=round(tp / len(pred_rep), 4) if pred_rep else None,
         repair_recall=round(tp / len(lab_rep), 4) if lab_rep else None,
@@ -246,8 +251,12 @@ def evaluate(
     seed: int = 0,
     max_tokens: int = 400,
     progress: Callable[[int, int], None] | None = None,
+    time_budget: float | None = None,
 ) -> EvalReport:
-    """Score ``policy`` on the held-out activations of the dataset in ``data``."""
+    """Score ``policy`` on the held-out activations of the dataset in ``data``.
+
+    With ``time_budget`` (seconds), no activation is asked after it is spent; those left
+    are reported as unasked, not scored."""
     started = time.monotonic()
     if policy not in EVAL_POLICIES:
         choices = ", ".join(EVAL_POLICIES)
@@ -273,7 +282,8 @@ def evaluate(
         asker: Asker = LLMAsker(model, config, max_tokens=max_tokens)
     else:
         asker = deterministic_asker(config)
-    rows = _replay(data, card.synth, trajs, chosen, asker, progress)
+    deadline = None if time_budget is None else started + time_budget
+    rows = _replay(data, card.synth, trajs, chosen, asker, progress, deadline)
     calls = asker.calls if isinstance(asker, LLMAsker) else 0
     name = getattr(model, "name", None) if model is not None else None
     return _report(policy, split, rows, time.monotonic() - started, calls, name)
@@ -288,7 +298,9 @@ class _Shadow:
         recorded: Sequence[Activation],
         asker: Asker,
         tick: Callable[[], None],
+        deadline: float | None = None,
     ) -> None:
+        self.deadline = deadline
         self.wanted = {a.index: (t, a) for t, a in items}
         self.recorded = recorded
         self.asker = asker
@@ -301,6 +313,9 @@ class _Shadow:
         if index not in self.wanted:
             return None, None
         t, a = self.wanted[index]
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.got[index] = _scored(t, a, asked=False)
+            return None, None
         drift = _view(obs) != _view(a.observation)
         kind, valid = (None, None) if drift else self.asker(a, self.recorded, obs, ctx)
         self.got[index] = _scored(t, a, predicted=kind, valid=valid, drift=drift)
@@ -334,6 +349,7 @@ def _replay(
     chosen: list[tuple[ManagerTrajectory, Activation]],
     asker: Asker,
     progress: Callable[[int, int], None] | None,
+    deadline: float | None = None,
 ) -> list[Scored]:
     loaded = load_suite(synth.suite, synth.path, path_maps=synth.path_maps)
     tasks = {t.task_id: t for t in loaded.tasks}
@@ -352,6 +368,9 @@ def _replay(
     for branch, items in by_branch.items():
         first = items[0][0]
         task = tasks.get(first.task_id)
+        if deadline is not None and time.monotonic() > deadline:
+            rows += [_scored(t, a, asked=False) for t, a in items]
+            continue
         if task is None:
             rows += [_scored(t, a, drift=True) for t, a in items]
             continue
@@ -359,7 +378,7 @@ def _replay(
             {a.index: a for t in trajs if t.branch_id == branch for a in t.activations}.values(),
             key=lambda a: a.index,
         )
-        shadow = _Shadow(items, recorded, asker, tick)
+        shadow = _Shadow(items, recorded, asker, tick, deadline)
         gold = load_or_run_gold(
             task, data / "cache" / "gold", work / f"{task.task_id}-gold", synth.cell_timeout
         )
