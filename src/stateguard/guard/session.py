@@ -146,14 +146,19 @@ class GuardedSession:
             self.run_dir.mkdir(parents=True, exist_ok=True)
         if not self.executor.is_alive():
             self._start_backend()
-        elif self._audit_pending:
-            res = self.executor.execute(self._audit_pending, silent=True, store_history=False)
-            if not res.ok:
-                detail = res.error.evalue if res.error else res.status
-                raise GuardError(f"installing the audit in the running kernel failed: {detail}")
-        self._audit_pending = ""
+        self._install_pending_audit()
         if self.supervisor is None:
             self.supervisor = self._build_supervisor()
+
+    def _install_pending_audit(self) -> None:
+        """Install the audit in a kernel that already ran when this session got it."""
+        code, self._audit_pending = self._audit_pending, ""
+        if not code:
+            return
+        res = self.executor.execute(code, silent=True, store_history=False)
+        if not res.ok:
+            detail = res.error.evalue if res.error else res.status
+            raise GuardError(f"installing the audit in the running kernel failed: {detail}")
 
     def _start_backend(self) -> None:
         self.tracked.start()
@@ -230,6 +235,8 @@ class GuardedSession:
             raise GuardError("this guarded session is closed")
         if self.supervisor is None:
             self.start()
+        elif self._audit_pending and self.executor.is_alive():
+            self._install_pending_audit()  # a ready supervisor was given: no `start` call
         assert self.supervisor is not None
         return self.supervisor
 
