@@ -108,11 +108,23 @@ def _loc(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
-def _read(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskFormatError(f"{path}: cannot read the task file: {exc}") from exc
+def _field_with(value: Any, needle: str, loc: tuple[int | str, ...] = ()) -> str | None:
+    """Where (``turns[0].question (turn 1)``) the first string holding ``needle`` is, if any."""
+    if isinstance(value, str):
+        return _loc(loc) if needle in value else None
+    if not isinstance(value, dict | list):
+        return None
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(key, str) and needle in key:
+            return _loc((*loc, key))
+        found = _field_with(item, needle, (*loc, key))
+        if found is not None:
+            return found
+    return None
+
+
+def _parse(path: Path, text: str) -> Any:
     suffix = path.suffix.lower()
     try:
         if suffix in (".yaml", ".yml"):
@@ -122,6 +134,36 @@ def _read(path: Path) -> Any:
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         raise TaskFormatError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
     raise TaskFormatError(f"{path}: a task file must end in .yaml, .yml or .json")
+
+
+def _read(path: Path) -> Any:
+    """The parsed task file; non-UTF-8 bytes and NUL characters are errors naming the field."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TaskFormatError(f"{path}: cannot read the task file: {exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        try:
+            field = _field_with(_parse(path, data.decode("utf-8", errors="replace")), "\ufffd")
+        except (TaskFormatError, RecursionError):
+            field = None
+        raise TaskFormatError(
+            f"{path}: {field + ': ' if field else ''}byte 0x{data[exc.start]:02x} at line "
+            f"{line}, column {column} is not UTF-8; save the task file as UTF-8"
+        ) from None
+    raw = _parse(path, text)
+    try:  # a NUL in a data path is reported by the path check, with its index
+        rest = {k: v for k, v in raw.items() if k != "data"} if isinstance(raw, dict) else raw
+        field = _field_with(rest, "\x00")
+    except RecursionError:
+        raise TaskFormatError(f"{path}: nested too deeply to be a task") from None
+    if field is not None:
+        raise TaskFormatError(f"{path}: {field}: contains a NUL character")
+    return raw
 
 
 def resolve_task_file(path: Path) -> Path:

@@ -127,7 +127,7 @@ def _as_list(pred: Any) -> list[Any] | None:
     if isinstance(pred, str):
         try:
             loaded = json.loads(pred)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, nested too deep, or a huge integer
             return [part.strip() for part in pred.split(",")] if pred.strip() else []
         return loaded if isinstance(loaded, list) else None
     return None
@@ -139,7 +139,7 @@ def _as_mapping(pred: Any) -> Mapping[str, Any] | None:
     if isinstance(pred, str):
         try:
             loaded = json.loads(pred)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, nested too deep, or a huge integer
             return None
         return loaded if isinstance(loaded, Mapping) else None
     return None

@@ -74,14 +74,27 @@ def _comments(code: str) -> list[str]:
         return [line.split("#", 1)[1] for line in code.splitlines() if "#" in line]
 
 
+_MAX_RANGE = 10_000
+"""The most tasks one range may name (``Tasks 1-999999999`` is a malformed task, not a
+billion dependencies)."""
+
+
 def _expand(items: str) -> list[int]:
-    """Expand ``"1, 8, and 9"`` / ``"2-4"`` / ``"14/17"`` into task numbers."""
+    """Expand ``"1, 8, and 9"`` / ``"2-4"`` / ``"14/17"`` into task numbers.
+
+    A range naming more than `_MAX_RANGE` tasks raises `TaskFormatError`.
+    """
     numbers: list[int] = []
     for match in _ITEM.finditer(items):
         start = int(match["a"])
         end = int(match["b"]) if match["b"] else start
         if end < start:
             start, end = end, start
+        if end - start >= _MAX_RANGE:
+            raise TaskFormatError(
+                f"the task range {match[0]!r} names {end - start + 1:,} tasks "
+                f"(a range names at most {_MAX_RANGE:,})"
+            )
         numbers.extend(range(start, end + 1))
     return numbers
 
@@ -206,6 +219,8 @@ def _read_turns(path: Path) -> list[dict[str, Any]]:
         raise TaskFormatError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskFormatError(f"{path}: cannot read: {exc}") from exc
+    except (RecursionError, ValueError) as exc:  # nested too deeply; a huge integer
+        raise TaskFormatError(f"{path}: invalid JSON: {exc}") from None
     if not isinstance(raw_turns, list) or not raw_turns:
         raise TaskFormatError(f"{path}: top level must be a non-empty JSON list of turns")
     return raw_turns
@@ -249,6 +264,10 @@ def load_longds_task(
         for mapping in path_maps:
             code = mapping.apply(code, where)
         gold, tolerance, turn_meta = _split_tolerance(raw, path, index)
+        try:
+            depends_on = parse_dependency_comments(code, turn_id)
+        except TaskFormatError as exc:
+            raise TaskFormatError(f"{path}: turn #{index}: field 'code': {exc}") from None
         turns.append(
             BenchTurn(
                 turn_id=turn_id,
@@ -256,7 +275,7 @@ def load_longds_task(
                 question=question,
                 gold=gold,
                 reference_code=code or None,
-                depends_on=parse_dependency_comments(code, turn_id),
+                depends_on=depends_on,
                 tolerance=tolerance,
                 meta=turn_meta,
             )
