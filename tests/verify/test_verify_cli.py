@@ -98,3 +98,11 @@ def test_bon_eval_reads_labelled_steps_and_reports_each_n(tmp_path: Path) -> Non
 def test_eval_refuses_a_session_filter_that_matches_nothing(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["verify", "eval", "--path", str(FIXTURE), "--session", "zzz"])
     assert res.exit_code == 2 and "no session" in res.output
+
+
+def test_eval_turn_limit_labels_only_the_first_turns(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["verify", "eval", "--path", str(FIXTURE), "--turn-limit",
+                                   "1", "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout[res.stdout.index("{"):])
+    assert report["labels"]["1"] == 1  # one turn: one reference step

@@ -66,7 +66,11 @@ def _mutators() -> dict[str, Any]:
 
 
 def _verifiers(
-    names: list[str], err: Console, model_opts: dict[str, Any], config: Path | None
+    names: list[str],
+    err: Console,
+    model_opts: dict[str, Any],
+    config: Path | None,
+    max_rounds: int = 3,
 ) -> dict[str, StepVerifier]:
     model = None
     if any(n in ("hybrid", "llm") for n in names):
@@ -76,7 +80,7 @@ def _verifiers(
         if name not in VERIFIER_MODES:
             err.print(f"[red]error:[/red] --verifier {name!r}: expected one of {VERIFIER_MODES}")
             raise typer.Exit(2)
-        out[name] = StepVerifier(name, model=model)  # type: ignore[arg-type]
+        out[name] = StepVerifier(name, model=model, max_rounds=max_rounds)  # type: ignore[arg-type]
     return out
 
 
@@ -87,6 +91,7 @@ def label_suite(
     out: Path | None,
     err: Console,
     sessions: list[str] | None = None,
+    turn_limit: int | None = None,
 ) -> list[LabelledStep]:
     """Label and verify the DSEval suite at ``path`` (``out``: also write the steps;
     ``sessions``: only the sessions whose id contains one of these)."""
@@ -109,7 +114,7 @@ def label_suite(
                         code=t.reference_code or "",
                         setup=t.meta.get("setup_code", "") or "",
                     )
-                    for t in task.turns
+                    for t in task.turns[:turn_limit]
                 ),
             )
             with tempfile.TemporaryDirectory(prefix="stateguard-verify-") as work:
@@ -148,6 +153,12 @@ def eval_command(
     session: list[str] = typer.Option(
         [], "--session", help="Only sessions whose id contains this (repeatable)."
     ),
+    turn_limit: int | None = typer.Option(
+        None, "--turn-limit", min=1, help="Only the first N turns of each session."
+    ),
+    max_rounds: int = typer.Option(
+        3, "--max-rounds", min=1, help="LLM-layer rounds per step (hybrid, llm)."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Write the labelled steps (JSONL)."),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
     base_url: str | None = typer.Option(None, "--base-url"),
@@ -161,9 +172,13 @@ def eval_command(
         err.print(f"[red]error:[/red] --suite {suite!r}: only dseval is supported")
         raise typer.Exit(2)
     verifiers = _verifiers(
-        verifier, err, {"base_url": base_url, "model": model, "model_path": model_path}, config
+        verifier,
+        err,
+        {"base_url": base_url, "model": model, "model_path": model_path},
+        config,
+        max_rounds,
     )
-    steps = label_suite(path, limit, verifiers, out, err, session)
+    steps = label_suite(path, limit, verifiers, out, err, session, turn_limit)
     report = {
         "steps": len(steps),
         "labels": {k: sum(1 for s in steps if f"{s.label:g}" == k) for k in ("0", "0.5", "1")},
