@@ -54,6 +54,7 @@ def test_no_spec_when_nothing_can_be_filled(question: str) -> None:
         (["{'rows': 3, 'total': 60}"], "rows: 3, total: 60"),
         (["rows    3\ntotal   60\nName: x, dtype: int64"], "rows: 3, total: 60"),
         (["3\n60"], "rows: 3, total: 60"),  # one line per field, in order
+        (["(3, 60.0)"], "rows: 3, total: 60.0"),  # one tuple
         (["total: 60", "rows: 3"], "rows: 3, total: 60"),  # fields from older outputs
         (["   a   b\n0  1  10\n1  2  20"], None),  # a table is not an answer
         (["rows: 2.5\ntotal: 60"], None),  # a count must be an integer

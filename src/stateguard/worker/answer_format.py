@@ -18,7 +18,8 @@ returns None; it never guesses:
 * a template field is the value after its label followed by ``:`` or ``=`` (``Online:
   48515.78``, ``{'Online': 48515.78}``), or, for a number field, a line that is the label
   and one number (a printed Series: ``Online    48515.78``);
-* else, when the newest output has exactly one line per field, each line's last value;
+* else, when the newest output has exactly one line per field (or is one tuple of one
+  value per field), each line's last value;
 * a single value is taken from the newest output only, and only when it holds exactly
   one number (or one ``YYYY-MM``).
 
@@ -183,6 +184,10 @@ def extract_answer(
         values.append(next((v for o in outputs if (v := _labelled(field, o)) is not None), None))
     if positional and any(v is None for v in values):
         lines = _lines(outputs[0])
+        if len(lines) == 1 and len(spec.fields) > 1:
+            # a tuple shown on one line: ('North', 35685.77)
+            parts = [p.strip(" ()[]'\"") for p in lines[0].split(",")]
+            lines = parts if len(parts) == len(spec.fields) else lines
         if len(lines) == len(spec.fields):
             positional = [_last_value(f, ln) for f, ln in zip(spec.fields, lines, strict=True)]
             values = [v if v is not None else p for v, p in zip(values, positional, strict=True)]
