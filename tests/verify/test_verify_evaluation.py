@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from stateguard.verify import StepVerdict
 from stateguard.verify.evaluation import metrics, selection
 from stateguard.verify.labelling import LabelledStep, misspell_key
@@ -81,3 +83,13 @@ def test_misspell_key_plants_a_missing_column() -> None:
     assert misspell_key("df['price'].mean()") == "df['price_x'].mean()"
     assert misspell_key("x = 1") is None
     assert misspell_key("df[") is None
+
+
+def test_same_turns_compares_every_n_on_the_turns_of_the_largest() -> None:
+    steps = [_step(1, 1.0, 1.0, "ok")] + [_step(1, 0.0, 0.0, f"b{i}") for i in range(7)]
+    steps += [_step(2, 1.0, 1.0, "ok")] + [_step(2, 0.0, 1.0, f"c{i}") for i in range(3)]
+    four, eight = selection(steps, ["v"], sizes=(4, 8))
+    assert (four.turns, eight.turns) == (2, 1)
+    four, eight = selection(steps, ["v"], sizes=(4, 8), same_turns=True)
+    assert (four.turns, eight.turns) == (1, 1)
+    assert four.picked_correct["v"] == pytest.approx(1.0) == eight.picked_correct["v"]

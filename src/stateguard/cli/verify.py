@@ -228,6 +228,9 @@ def bon_eval_command(
     limit: int | None = typer.Option(None, "--limit", help="At most this many sessions."),
     draws: int = typer.Option(20, "--draws", min=1, help="Variant pools drawn per turn."),
     seed: int = typer.Option(0, "--seed"),
+    same_turns: bool = typer.Option(
+        False, "--same-turns", help="Every N on the turns that have enough for the largest."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the rates as JSON."),
     base_url: str | None = typer.Option(None, "--base-url"),
     model: str | None = typer.Option(None, "--model"),
@@ -260,7 +263,7 @@ def bon_eval_command(
         names = verifier or ["execution", "deterministic"]
         opts = {"base_url": base_url, "model": model, "model_path": model_path}
         steps = label_suite(path, limit, _verifiers(names, err, opts, config), None, err)
-    rows = selection(steps, names, sizes=n, seed=seed, draws=draws)
+    rows = selection(steps, names, sizes=n, seed=seed, draws=draws, same_turns=same_turns)
     if as_json:
         typer.echo(
             json.dumps(

@@ -104,12 +104,15 @@ def selection(
     sizes: Sequence[int] = (4, 8, 16),
     seed: int = 0,
     draws: int = 20,
+    same_turns: bool = False,
 ) -> list[SelectionResult]:
     """Best-of-N selection rates (see the module docstring).
 
     Per turn, ``draws`` pools of N-1 wrong variants are drawn (seeded; one pool when the
     turn has exactly N-1); each selector's rate is its exact chance of picking the
     reference over the uniform tie-break, averaged over the pools and then the turns.
+    ``same_turns``: every N uses only the turns that have enough variants for the largest N,
+    so that the rates at different N compare the same turns.
     """
     turns: dict[tuple[str, int], list[LabelledStep]] = defaultdict(list)
     for s in steps:
@@ -124,7 +127,8 @@ def selection(
         for group in turns.values():
             ref = [s for s in group if s.label == 1.0]
             wrong = [s for s in group if s.label == 0.0]
-            if not ref or len(wrong) < n - 1:
+            need = (max(sizes) if same_turns else n) - 1
+            if not ref or len(wrong) < need:
                 continue
             used += 1
             k = 1 if len(wrong) == n - 1 else draws
