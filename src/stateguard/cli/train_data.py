@@ -10,13 +10,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from stateguard.bench.records import INJECT_KINDS
 from stateguard.errors import StateguardError
 from stateguard.llm import UsageMeter, build_model, load_model_config
 from stateguard.train.dataset import synth_dataset
 from stateguard.train.evaluate import EVAL_POLICIES, EvalReport, evaluate
 from stateguard.train.export import ExportConfig
-from stateguard.train.synth import SynthConfig, TaskSynth
+from stateguard.train.synth import INJECTORS, SynthConfig, TaskSynth
 
 _SUITES = ("dseval", "longds", "infiagent")
 
@@ -26,7 +25,7 @@ def synth_command(
     path: Path = typer.Option(..., exists=True, help="Suite folder (or one LongDS task folder)."),
     out: Path = typer.Option(..., help="Dataset directory to write."),
     inject: str = typer.Option(
-        ",".join(INJECT_KINDS), help="Comma-separated injectors planting the counterfactuals."
+        ",".join(INJECTORS), help="Comma-separated injectors planting the counterfactuals."
     ),
     faults_per_task: int = typer.Option(2, min=0, help="Faults per task and injector."),
     seed: int = typer.Option(0, help="Seed of the fault choice."),
@@ -49,10 +48,10 @@ def synth_command(
     if suite not in _SUITES:
         raise typer.BadParameter(f"choose one of {', '.join(_SUITES)}", param_hint="--suite")
     kinds = tuple(k.strip() for k in inject.split(",") if k.strip())
-    unknown = [k for k in kinds if k not in INJECT_KINDS]
+    unknown = [k for k in kinds if k not in INJECTORS]
     if unknown:
         raise typer.BadParameter(
-            f"unknown injector(s) {', '.join(unknown)}; known: {', '.join(INJECT_KINDS)}",
+            f"unknown injector(s) {', '.join(unknown)}; known: {', '.join(INJECTORS)}",
             param_hint="--inject",
         )
     console = Console(stderr=as_json)

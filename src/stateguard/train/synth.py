@@ -27,17 +27,20 @@ import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateguard.bench.gold import GoldTask, load_or_plan, load_or_run_gold
 from stateguard.bench.loaders import load_suite
-from stateguard.bench.records import INJECT_KINDS, TurnResult
+from stateguard.bench.records import InjectKind, TurnResult
 from stateguard.bench.tasks import BenchTask, Suite
 from stateguard.errors import StateguardError
 from stateguard.train.branches import BranchRun, fault_info, run_branch
 from stateguard.train.records import Activation, FaultInfo, ManagerTrajectory, TurnOutcome
+
+INJECTORS: tuple[str, ...] = get_args(InjectKind)
+"""Every injector the bench has (``stateguard.bench.inject``)."""
 
 
 class SynthConfig(BaseModel):
@@ -47,7 +50,7 @@ class SynthConfig(BaseModel):
 
     suite: Suite
     path: Path
-    injectors: tuple[str, ...] = INJECT_KINDS
+    injectors: tuple[str, ...] = INJECTORS
     faults_per_task: int = Field(default=2, ge=0)
     """Faults planned per task and injector (at distinct turns), each its own branch."""
     seed: int = 0
