@@ -14,7 +14,7 @@ from stateguard.train.branches import BranchRun
 from stateguard.train.dataset import DatasetCard, synth_dataset
 from stateguard.train.export import ExportConfig
 from stateguard.train.records import Activation, FaultInfo, ManagerTrajectory, read_trajectories
-from stateguard.train.synth import SynthConfig, fault_trajectories
+from stateguard.train.synth import INJECTORS, SynthConfig, fault_trajectories
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini_dseval"
 
@@ -25,7 +25,7 @@ def _kinds(t: ManagerTrajectory) -> list[str]:
 
 def test_every_injector_plants_a_kept_branch(mini_trajectories: list[ManagerTrajectory]) -> None:
     by_kind = Counter((t.kind, t.injector) for t in mini_trajectories)
-    for injector in ("stale-reuse", "dropped-constraint", "flipped-comparison", "scope-change"):
+    for injector in INJECTORS:
         assert by_kind[("counterfactual", injector)] >= 1, injector
         assert by_kind[("repair", injector)] == by_kind[("counterfactual", injector)]
     assert by_kind[("clean", None)] == 2
@@ -103,7 +103,7 @@ def test_semantic_fault_label_localizes_without_giving_the_solution(
     mini_trajectories: list[ManagerTrajectory],
 ) -> None:
     for t in mini_trajectories:
-        if t.kind != "counterfactual" or t.injector == "stale-reuse":
+        if t.kind != "counterfactual" or t.injector in ("stale-reuse", "join-fault"):
             continue
         assert t.fault is not None and t.fault.node is not None
         last = t.activations[-1]
