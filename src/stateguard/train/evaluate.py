@@ -167,6 +167,8 @@ class LLMAsker:
             action = self.policy.reply(msgs)
             if A.is_control(action):
                 ok = self.policy.invalid_replies == invalid
+                if isinstance(action, A.Abstain) and action.reason.startswith("model failed"):
+                    ok = False  # the backend failed: no reply at all
                 return action.kind, ok and _legal(action, obs, self.config.max_repairs)
             msgs.append(
                 ChatMessage(role="user", content=result_message(run_tool(action, ctx)))  # type: ignore[arg-type]
