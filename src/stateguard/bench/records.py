@@ -121,6 +121,8 @@ class RunConfig(BaseModel):
     """Rollouts (best-of-n), candidates per step (beam) or the budget (dvts)."""
     verifier: Literal["deterministic", "llm", "hybrid"] = "deterministic"
     """The step verifier that ranks the search's candidates."""
+    kernel_python: str | None = None
+    """The task kernels' Python (``--kernel-python``; None: the one running stateguard)."""
 
 
 class TurnResult(TurnRecord):

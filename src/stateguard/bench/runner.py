@@ -34,6 +34,7 @@ from stateguard.bench.replay import ReplayWorker, skipped_results
 from stateguard.bench.search_run import run_search_task
 from stateguard.bench.tasks import BenchTask, SuiteLoad
 from stateguard.errors import StateguardError
+from stateguard.kernel.interpreter import use_for_kernels
 from stateguard.llm import UsageMeter, build_model, load_model_config
 
 __all__ = [
@@ -204,6 +205,7 @@ def run_benchmark(
         raise StateguardError("--inject needs --worker replay (faults are planted in replays)")
     if config.search is not None and (config.worker != "llm" or config.manager != "none"):
         raise StateguardError("--search needs --worker llm and --manager none")
+    use_for_kernels(config.kernel_python)  # every kernel of the run, in job processes too
     store = RunStore(run_dir)
     loaded = load_tasks_checked(config)
     if not loaded.tasks and not loaded.rejected:

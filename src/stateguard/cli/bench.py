@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from stateguard.bench.records import RunConfig
 from stateguard.bench.report import HEADLINE, build_report, write_metrics
 from stateguard.bench.runner import run_benchmark
 from stateguard.errors import StateguardError
-from stateguard.kernel.interpreter import use_for_kernels
+from stateguard.kernel.interpreter import KERNEL_PYTHON_ENV, use_for_kernels
 
 bench_app = typer.Typer(
     help="Benchmarks: replayed or agent runs over DSEval, LongDS and InfiAgent tasks.",
@@ -178,6 +179,7 @@ def run(
             suite=suite,  # type: ignore[arg-type]
             path=str(path.resolve()),
             lake=str(lake.resolve()) if lake else None,
+            kernel_python=os.environ.get(KERNEL_PYTHON_ENV) or None,
             worker=worker,  # type: ignore[arg-type]
             manager=manager,
             inject=inject,  # type: ignore[arg-type]
