@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -12,6 +13,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from stateguard.bench.records import RunConfig
+from stateguard.bench.runner import run_benchmark
 from stateguard.cli.main import app
 from stateguard.kernel import KernelSession, SandboxPolicy
 from stateguard.kernel.interpreter import (
@@ -230,3 +233,20 @@ def test_run_and_chat_reject_a_bad_kernel_python(tmp_path: Path, command: str) -
     assert result.exit_code == 2
     said = " ".join(result.output.split())  # rich wraps long lines
     assert "--kernel-python" in said and "not found" in said
+
+
+def test_bench_run_records_the_kernel_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(KERNEL_PYTHON_ENV, raising=False)
+    example = Path(__file__).resolve().parents[2] / "examples" / "kramabench_mini"
+    out = tmp_path / "run"
+    args = ["bench", "run", "--suite", "kramabench", "--path", str(example / "workload.json")]
+    # replay: KramaBench has no reference code, so every turn is skipped and no kernel starts
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--kernel-python", sys.executable])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "run.json").read_text())["kernel_python"] == sys.executable
+    bad = RunConfig(suite="kramabench", path=str(example / "workload.json"), kernel_python="/no")
+    with pytest.raises(KernelPythonError):
+        run_benchmark(bad, tmp_path / "run2")
+    assert not (tmp_path / "run2").exists()
