@@ -115,3 +115,24 @@ def test_turns_are_searched_from_the_previous_winners_state(branches: KernelBran
                            StepVerifier("deterministic"), branches, n=2, max_steps=3)
     assert [(r.answer, r.score, r.candidates) for r in results] == [
         ("2 regions", 1.0, 2), ("42", 1.0, 2)]
+
+
+def test_a_result_ignoring_a_value_of_the_data_is_found_by_a_real_probe(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="How many units did region c sell, and region b?")
+    root = branches.root()
+    try:
+        root.run(Proposal(code="int(sales[sales.region == 'c'].units.sum())"))
+        step = root.steps[-1].model_copy(update={"result": True})
+        v = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        # 'b' and 'c' are too short to count as names; the frame's column 'region' is used
+        assert v.score == 1.0
+        root.run(Proposal(code="built = sales[['units']].copy()\nint(built.units.sum())"))
+        step = root.steps[-1].model_copy(update={"result": True})
+        v = StepVerifier("deterministic").verify(
+            VerifyTask(question="Total units of the region column?"), [step],
+            env=root.environment())
+        assert v.score == 0.5 and "the column 'region' of the data" in v.rationale
+    finally:
+        root.close()
