@@ -7,7 +7,9 @@ callables the file names: a cell that replaces it gets code execution on the hos
 reconstruction helpers of the standard library, numpy and pandas that such values
 are made of (the list was taken from pickling those types, every dtype and index
 kind included). Anything else — a user class, ``os.system``, ``builtins.eval``, a
-numpy or pandas function that opens files — is refused with `TransferError`.
+numpy or pandas function that opens files — is refused with `TransferError`. Where
+pyarrow is installed, pandas keeps string columns in Arrow arrays: those are rebuilt
+with pyarrow's own helpers and validated in full (offsets within their buffers).
 
 `load_value(..., own_types=True)` also admits stateguard's own pydantic models, for
 caches the host itself wrote (gold, plans).
@@ -131,6 +133,9 @@ _RENAMED = {
     ),
     ("pandas.core.internals.blocks", "new_block"): ("pandas._libs.internals", "_unpickle_block"),
 }
+#: pyarrow's helpers, for the Arrow arrays pandas stores string columns in where pyarrow
+#: is installed; an array rebuilt from a file is validated in full before it is used.
+_PYARROW = frozenset({("pyarrow.lib", "py_buffer"), ("pyarrow.lib", "type_for_alias")})
 #: Modules whose *classes* (date offsets: ``MonthEnd``, ``Day``…) are plain data.
 _CLASS_MODULES = ("pandas._libs.tslibs.offsets",)
 #: Reading refuses files larger than this (a cell could write a huge one).
@@ -148,13 +153,25 @@ class _DataOnly(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         module, name = _RENAMED.get((module, name), (module, name))
-        if (module, name) in ALLOWED:
+        if (module, name) in ALLOWED or (module, name) in _PYARROW:
             return super().find_class(module, name)
+        if (module, name) == ("pyarrow.lib", "_restore_array"):
+            return _restore_arrow_array
         if module in _CLASS_MODULES or (self.own_types and module.startswith("stateguard.")):
             found = super().find_class(module, name)
             if isinstance(found, type) and (module in _CLASS_MODULES or _is_model(found)):
                 return found
         raise pickle.UnpicklingError(f"refused {module}.{name}: not a plain data type")
+
+
+def _restore_arrow_array(data: Any) -> Any:
+    """pyarrow's own array rebuild, then a full validation: offsets and lengths a file
+    states must lie within its buffers (else ``ArrowInvalid``, a ValueError)."""
+    import pyarrow.lib  # only a file holding Arrow arrays gets here (pyarrow is installed)
+
+    array = pyarrow.lib._restore_array(data)
+    array.validate(full=True)
+    return array
 
 
 def _is_model(cls: type) -> bool:
