@@ -12,7 +12,13 @@ from worker_helpers import MINI_CSV
 
 from stateguard.llm import ScriptedModel
 from stateguard.report import write_report
-from stateguard.worker.resume import ModelTape, ReplayClock, ResumeError, prepare_resume
+from stateguard.worker.resume import (
+    ModelTape,
+    ReplayClock,
+    ResumeError,
+    TapeEntry,
+    prepare_resume,
+)
 from stateguard.worker.run import RunSession, run_task
 from stateguard.worker.tasks import Task, load_task
 
@@ -201,3 +207,40 @@ def test_replay_clock_ends_a_time_budget_turn_after_its_last_recorded_call(
     other = ReplayClock(tape, 2, "answer", calls=1)
     assert other() == other.frozen
     tape.close()
+
+
+def test_the_tape_replays_each_role_in_its_own_order(tmp_path: Path) -> None:
+    worker, manager = ScriptedModel(["w1", "w2", "w3"]), ScriptedModel(["m1", "m2"])
+    tape = ModelTape(tmp_path / "calls.jsonl")
+    w, m = tape.wrap(worker, "worker"), tape.wrap(manager, "manager")
+    tape.turn = 1
+    said = [w.complete([]).content, m.complete([]).content, w.complete([]).content]
+    tape.turn = 2
+    said += [m.complete([]).content, w.complete([]).content]
+    tape.close()
+    assert said == ["w1", "m1", "w2", "m2", "w3"]
+    recorded = [
+        TapeEntry.model_validate_json(line)
+        for line in (tmp_path / "calls.jsonl").read_text().splitlines()
+    ]
+    assert [(e.role, e.turn, e.call) for e in recorded] == [
+        ("worker", 1, 0),
+        ("manager", 1, 0),
+        ("worker", 1, 1),
+        ("manager", 2, 0),
+        ("worker", 2, 0),
+    ]
+    # replay turn 1 only (turn 2 was half-finished): no model is called
+    replay = ModelTape(tmp_path / "again.jsonl", [e for e in recorded if e.turn == 1])
+    silent = ScriptedModel([])
+    w2, m2 = replay.wrap(silent, "worker"), replay.wrap(silent, "manager")
+    replay.turn = 1
+    assert [m2.complete([]).content, w2.complete([]).content, w2.complete([]).content] == [
+        "m1",
+        "w1",
+        "w2",
+    ]
+    assert replay.left(1) == 0 and silent.requests == []
+    with pytest.raises(ResumeError, match="asked the worker model for call 3"):
+        w2.complete([])
+    replay.close()

@@ -458,6 +458,12 @@ def run_command(
             err.print("[red]error:[/red] --out and --resume name different directories")
             raise typer.Exit(2)
         out = resume
+        if values["task_path"] is None:
+            err.print(
+                f"[red]error:[/red] {escape(str(resume))} records no task file "
+                "(a stateguard chat session?); only stateguard run can be resumed"
+            )
+            raise typer.Exit(2)
     elif values["task_path"] is None:
         err.print("[red]error:[/red] missing TASK (a task file or directory), or --resume RUN_DIR")
         raise typer.Exit(2)
