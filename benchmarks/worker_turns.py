@@ -3,7 +3,8 @@
 Runs the first ``--turns`` turns of a task through `RunSession` (the same path as
 `stateguard run`) and prints, per turn: wall time, steps, answered, correct, malformed
 replies (a corrective message for form), repeated cells (not re-run), answers held
-back because their numbers were never shown (ungr), why a turn has
+back because their numbers were never shown (ungr), answers the formatting step wrote
+from printed output without a model call (fmt), why a turn has
 no answer, and prompt/completion tokens. Writes the same as JSON to
 ``RUN_DIR/turns.json``. ``--option key=value`` passes a worker option through
 (e.g. ``turn_seconds=120``); an option the installed worker does not know fails.
@@ -33,6 +34,7 @@ from stateguard.worker.events import (
     TurnStarted,
     read_trajectory,
 )
+from stateguard.worker.loop import FORMATTED_THOUGHT
 from stateguard.worker.run import RunSession
 from stateguard.worker.tasks import load_task
 
@@ -52,6 +54,7 @@ def _rows(events: list[Any]) -> list[dict[str, Any]]:
     for event in events:
         if isinstance(event, TurnStarted):
             row = {"turn": event.turn, "malformed": 0, "repeated": 0, "cells": 0, "ungrounded": 0}
+            row["formatted"] = 0
             row |= {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
         elif isinstance(event, ModelMessage) and event.role == "assistant":
             row["calls"] += 1
@@ -65,6 +68,7 @@ def _rows(events: list[Any]) -> list[dict[str, Any]]:
             elif event.problem is not None:
                 row["malformed"] += 1
             row["cells"] += event.execution is not None
+            row["formatted"] += event.thought == FORMATTED_THOUGHT
         elif isinstance(event, AnswerRecorded):
             row |= {
                 "steps": event.steps,
@@ -84,13 +88,14 @@ def _rows(events: list[Any]) -> list[dict[str, Any]]:
 
 def _print(rows: list[dict[str, Any]], label: str) -> None:
     print(f"== {label}")
-    head = "turn  time_s steps calls cells malf rep ungr  p_tok  c_tok mgr ok    ended   answer"
+    head = "turn  time_s steps calls cells malf rep ungr fmt  p_tok  c_tok mgr ok    ended   answer"
     print(head)
     for r in rows:
         ok = {True: "yes", False: "no", None: "-"}[r["correct"]]
         print(
             f"{r['turn']:>4} {r['wall_time']:>7} {r['steps']:>5} {r['calls']:>5} "
             f"{r['cells']:>5} {r['malformed']:>4} {r['repeated']:>3} {r.get('ungrounded', 0):>4} "
+            f"{r.get('formatted', 0):>3} "
             f"{r['prompt_tokens']:>6} "
             f"{r['completion_tokens']:>6} {r['manager_llm_calls']:>3} {ok:<5} "
             f"{r.get('ended') or '':<7} {str(r['answer'])[:60]}"
