@@ -5,7 +5,9 @@ noisy machine slows both alike. Prints the median time of each, the ratio of the
 medians, the median of the per-pair ratios (each "on" run over the "off" run just
 before it: steadier on a loaded machine), the median time the guard's own checks
 took (`check_seconds`, measured directly inside the guard, so not blurred by the
-machine's noise) and that time as a share of the median plain merge.
+machine's noise), that time as a share of the median plain merge, and the ratio of
+median CPU times (`time.process_time`: the CPU this process used, which other
+processes on a loaded machine do not inflate the way they inflate wall time).
 
     python benchmarks/join_guard_overhead.py [--repeats 15] [--rows 1000000]
 """
@@ -56,32 +58,37 @@ def main() -> None:
     guard = JoinGuard(None)
     print(
         f"{'workload':<62} {'off (ms)':>9} {'on (ms)':>9} {'ratio':>6} {'paired':>6} "
-        f"{'checks (ms)':>11} {'share':>6}"
+        f"{'checks (ms)':>11} {'share':>6} {'cpu':>6}"
     )
     for name, run in workloads(args.rows).items():
         off: list[float] = []
         on: list[float] = []
+        cpu_off: list[float] = []
+        cpu_on: list[float] = []
         checks: list[float] = []
         run()  # warm up caches of both paths
         for _ in range(args.repeats):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             run()
             off.append(time.perf_counter() - t)
+            cpu_off.append(time.process_time() - c)
             guard.install()
             try:
                 guard.records.clear()
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 run()
                 on.append(time.perf_counter() - t)
+                cpu_on.append(time.process_time() - c)
                 checks.append(guard.records[-1].check_seconds)
             finally:
                 guard.uninstall()
         m_off, m_on = statistics.median(off), statistics.median(on)
         paired = statistics.median(b / a for a, b in zip(off, on, strict=True))
         m_checks = statistics.median(checks)
+        cpu = statistics.median(cpu_on) / statistics.median(cpu_off)
         print(
             f"{name:<62} {m_off * 1e3:>9.1f} {m_on * 1e3:>9.1f} {m_on / m_off:>6.3f} "
-            f"{paired:>6.3f} {m_checks * 1e3:>11.2f} {m_checks / m_off:>6.1%}"
+            f"{paired:>6.3f} {m_checks * 1e3:>11.2f} {m_checks / m_off:>6.1%} {cpu:>6.3f}"
         )
 
 
