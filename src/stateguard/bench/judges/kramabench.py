@@ -1,11 +1,12 @@
 """KramaBench answers, scored by their ``answer_type``.
 
-Where these definitions come from: KramaBench's paper and workload format (the five
-answer types and what each compares). KramaBench's own evaluator is not published on
-PyPI, so it could not be read here; the rules below are our reading of the paper's
-definitions, and two choices are ours and say so (the continuous score of
-``numeric_approximate`` and the binary verdict our metrics need). Numbers are read with
-`stateguard.numbers`, the project's one number parser.
+Where these definitions come from: KramaBench's own evaluator is not published on
+PyPI (``pip download kramabench`` finds nothing) and no copy of it or of the paper was
+available offline, so the rules below follow the paper's published description of the
+five answer types as we know it, not its code. What is our own choice says so: the
+continuous score of ``numeric_approximate``, the tolerance behind the binary verdict
+our metrics need, and the deterministic reading of ``string_approximate``. Numbers are
+read with `stateguard.numbers`, the project's one number parser.
 
 - ``numeric_exact``: the answer's number equals the gold number (as decimals, so
   ``3.30`` equals ``3.3``; no tolerance).
@@ -16,8 +17,9 @@ definitions, and two choices are ours and say so (the continuous score of
 - ``string_exact``: equal after Unicode normalization, case folding, trimming, outer
   quotes and a final full stop removed, whitespace collapsed.
 - ``string_approximate``: the same normalization, then the token F1 of answer and gold
-  (KramaBench judges paraphrase; a bag-of-words F1 cannot): 1 is correct, 0 is wrong,
-  anything between is *undecided* (an LLM judge decides it when one is configured).
+  (ours): 1 is correct, 0 is wrong, anything between is *undecided*, since words alone
+  cannot tell a paraphrase from a different answer (an LLM judge decides it when one
+  is configured).
 - ``list_exact``: the items as a set (numbers by value, strings normalized as above);
   ``score`` is the F1 of answer items against gold items, ``correct`` when both sets
   are equal (order does not matter).
