@@ -183,14 +183,23 @@ def test_beam_on_dseval_judges_the_winners_own_kernel(tmp_path: Path) -> None:
     good = f"{F}python\ndf = pd.read_csv('inputs/points.csv')[COLUMNS]\ndf.shape\n{F}"
     done = "<answer>df is loaded</answer>"
     policy = ScriptedModel([fatal, good, done, done, done, done], name="policy")
-    config = RunConfig(suite="dseval", path=str(DSEVAL), worker="llm", search="beam",
-                       search_n=2, turn_limit=1, max_steps_per_turn=3)
+    config = RunConfig(
+        suite="dseval",
+        path=str(DSEVAL),
+        worker="llm",
+        search="beam",
+        search_n=2,
+        turn_limit=1,
+        max_steps_per_turn=3,
+    )
     events: list[Event] = []
     run_search_task(task, config, tmp_path, set(), events.append, policy)
     (result,) = [TurnResult.model_validate(e.payload) for e in events if e.kind == "turn"]
     assert result.correct is True, result.judge_reason
-    (log,) = [json.loads(x) for x in
-              (tmp_path / "search" / f"{task.task_id}.jsonl").read_text().splitlines()]
+    (log,) = [
+        json.loads(x)
+        for x in (tmp_path / "search" / f"{task.task_id}.jsonl").read_text().splitlines()
+    ]
     best = log["candidates"][log["best"]]
     assert best["score"] == 1.0 and best["steps"][0]["code"].startswith("df = pd.read_csv")
     assert policy.remaining == 0

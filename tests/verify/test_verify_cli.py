@@ -20,11 +20,20 @@ FIXTURE = Path(__file__).resolve().parents[1] / "bench" / "fixtures" / "dseval_s
 def _write(path: Path) -> None:
     events = [
         TurnStarted(turn=1, question="Total revenue?"),
-        StepRecord(turn=1, step=0, code="df['revnue'].sum()",
-                   execution=ExecutionResult(status="error", wall_time=0.1,
-                                             error=ErrorInfo(ename="KeyError", evalue="revnue"))),
-        StepRecord(turn=1, step=1, code="df['revenue'].sum()",
-                   execution=ExecutionResult(status="ok", result="120", wall_time=0.1)),
+        StepRecord(
+            turn=1,
+            step=0,
+            code="df['revnue'].sum()",
+            execution=ExecutionResult(
+                status="error", wall_time=0.1, error=ErrorInfo(ename="KeyError", evalue="revnue")
+            ),
+        ),
+        StepRecord(
+            turn=1,
+            step=1,
+            code="df['revenue'].sum()",
+            execution=ExecutionResult(status="ok", result="120", wall_time=0.1),
+        ),
         StepRecord(turn=1, step=2, answer="The total is 125."),
         AnswerRecorded(turn=1, answer="The total is 125.", steps=3, wall_time=1.0),
     ]
@@ -51,10 +60,11 @@ def test_an_unknown_verifier_is_refused(tmp_path: Path) -> None:
 @pytest.mark.kernel
 def test_eval_reports_the_metrics_as_json(tmp_path: Path) -> None:
     out = tmp_path / "steps.jsonl"
-    result = CliRunner().invoke(app, ["verify", "eval", "--path", str(FIXTURE), "--json",
-                                      "--out", str(out)])
+    result = CliRunner().invoke(
+        app, ["verify", "eval", "--path", str(FIXTURE), "--json", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout[result.stdout.index("{"):])
+    report = json.loads(result.stdout[result.stdout.index("{") :])
     for key in ("silent_error_recall", "false_zero_rate", "accuracy"):
         assert f"deterministic.{key}" in report and f"execution.{key}" in report
     assert report["steps"] == len(out.read_text().splitlines()) > 0
@@ -69,27 +79,51 @@ def test_search_refuses_an_unknown_strategy(tmp_path: Path) -> None:
 def _labelled(path: Path) -> None:
     def step(label: float, score: float, output: str) -> LabelledStep:
         v = StepVerdict(score=score, rationale="-", layer="deterministic")
-        return LabelledStep(session="s", turn=1, label=label, kind="k", code="c", output=output,
-                            verdicts={"deterministic": v})
+        return LabelledStep(
+            session="s",
+            turn=1,
+            label=label,
+            kind="k",
+            code="c",
+            output=output,
+            verdicts={"deterministic": v},
+        )
 
-    rows = [step(1.0, 1.0, "ok")] + [step(0.0, 0.0, f"bad{i}") for i in range(6)] + [
-        step(0.0, 1.0, "bad")]
+    rows = (
+        [step(1.0, 1.0, "ok")]
+        + [step(0.0, 0.0, f"bad{i}") for i in range(6)]
+        + [step(0.0, 1.0, "bad")]
+    )
     path.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
 
 
 def test_bon_eval_reads_labelled_steps_and_reports_each_n(tmp_path: Path) -> None:
     data = tmp_path / "labelled.jsonl"
     _labelled(data)
-    res = CliRunner().invoke(app, ["verify", "bon-eval", "--labelled", str(data), "--n", "4",
-                                   "--n", "8", "--n", "16", "--json"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "verify",
+            "bon-eval",
+            "--labelled",
+            str(data),
+            "--n",
+            "4",
+            "--n",
+            "8",
+            "--n",
+            "16",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)["selection"]
     assert [(r["n"], r["turns"]) for r in rows] == [(4, 1), (8, 1), (16, 0)]
     # at N = 8 every variant is in the pool: the verifier ties the reference with one of them
-    assert rows[1]["picked_correct"] == {"deterministic": 0.5, "majority": 1 / 8,
-                                         "random": 1 / 8}
-    missing = CliRunner().invoke(app, ["verify", "bon-eval", "--labelled", str(data),
-                                       "--verifier", "hybrid"])
+    assert rows[1]["picked_correct"] == {"deterministic": 0.5, "majority": 1 / 8, "random": 1 / 8}
+    missing = CliRunner().invoke(
+        app, ["verify", "bon-eval", "--labelled", str(data), "--verifier", "hybrid"]
+    )
     assert missing.exit_code == 2 and "no verdicts of ['hybrid']" in missing.output
     neither = CliRunner().invoke(app, ["verify", "bon-eval"])
     assert neither.exit_code == 2 and "--labelled" in neither.output
@@ -101,8 +135,9 @@ def test_eval_refuses_a_session_filter_that_matches_nothing(tmp_path: Path) -> N
 
 
 def test_eval_turn_limit_labels_only_the_first_turns(tmp_path: Path) -> None:
-    res = CliRunner().invoke(app, ["verify", "eval", "--path", str(FIXTURE), "--turn-limit",
-                                   "1", "--json"])
+    res = CliRunner().invoke(
+        app, ["verify", "eval", "--path", str(FIXTURE), "--turn-limit", "1", "--json"]
+    )
     assert res.exit_code == 0, res.output
-    report = json.loads(res.stdout[res.stdout.index("{"):])
+    report = json.loads(res.stdout[res.stdout.index("{") :])
     assert report["labels"]["1"] == 1  # one turn: one reference step

@@ -79,57 +79,88 @@ def test_the_contradiction_rule_scores_a_cell_zero_and_needs_a_cell_that_ran() -
 def test_ignored_names_from_the_question_and_from_the_data() -> None:
     q = 'Mean Goals of teams with more than 6 wins named "Spain" from England, Italy'
     found = [["column", "Goals"], ["value", "England"], ["value", "Italy"]]
-    env = FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0,
-                                           value={"found": found, "own": []}))
+    env = FakeEnv(
+        lambda code: ProbeResult(status="ok", wall_time=0.0, value={"found": found, "own": []})
+    )
     missed = ignored_names(q, "df[df.Team.isin(['England'])].goals.mean()", env)
-    assert missed == ["the threshold more than 6", "the value 'Spain'",
-                      "the value 'Italy' of the data"]
+    assert missed == [
+        "the threshold more than 6",
+        "the value 'Spain'",
+        "the value 'Italy' of the data",
+    ]
     assert "Mean Goals" in env.codes[0]  # the probe is given the question
     used = "df[(df.W > 6) & df.Team.isin(['England', 'Italy', 'Spain'])]['Goals'].mean()"
     assert ignored_names(q, used, env) == []
-    assert ignored_names(q, "df.query('W > 6 and Team in [\\'Spain\\', \\'Italy\\']')"
-                            ".Goals.mean() + len('England')", env) == []
+    assert (
+        ignored_names(
+            q,
+            "df.query('W > 6 and Team in [\\'Spain\\', \\'Italy\\']')"
+            ".Goals.mean() + len('England')",
+            env,
+        )
+        == []
+    )
 
 
 def test_columns_of_a_frame_the_step_built_count_as_used() -> None:
     q = "Create the frame from raw_data, keeping the columns ('regiment', 'deaths')"
-    env = FakeEnv(lambda code: ProbeResult(
-        status="ok", wall_time=0.0,
-        value={"found": [["column", "regiment"]], "own": ["regiment", "deaths"]}))
+    env = FakeEnv(
+        lambda code: ProbeResult(
+            status="ok",
+            wall_time=0.0,
+            value={"found": [["column", "regiment"]], "own": ["regiment", "deaths"]},
+        )
+    )
     assert ignored_names(q, "army = pd.DataFrame(raw_data)", env, own=["army"]) == []
     assert "['army']" in env.codes[0]
 
 
-@pytest.mark.parametrize(("question", "code", "found"), [
-    ("What is the mean age of users?", "round(users.age.median())", "takes the median"),
-    ("Return the median per continent", "d.groupby('c').mean()", "takes the mean"),
-    ("How many items were ordered in total?", "chipo.quantity.mean()", "only averages"),
-    ("Which continent drinks the most beer?", "s.idxmin()", "takes idxmin"),
-    ("What was the quantity of the most expensive item?",
-     "chipo.sort_values(by='price').iloc[0].quantity", "first row of an ascending sort"),
-    ("Sort it from the most to the least", "a.sort_values(ascending=True)", "sorts ascending"),
-    ("Sort by price, lowest first", "a.sort_values('p', ascending=False)", "sorts descending"),
-])
-def test_a_statistic_or_order_against_the_question_is_found(question: str, code: str,
-                                                            found: str) -> None:
+@pytest.mark.parametrize(
+    ("question", "code", "found"),
+    [
+        ("What is the mean age of users?", "round(users.age.median())", "takes the median"),
+        ("Return the median per continent", "d.groupby('c').mean()", "takes the mean"),
+        ("How many items were ordered in total?", "chipo.quantity.mean()", "only averages"),
+        ("Which continent drinks the most beer?", "s.idxmin()", "takes idxmin"),
+        (
+            "What was the quantity of the most expensive item?",
+            "chipo.sort_values(by='price').iloc[0].quantity",
+            "first row of an ascending sort",
+        ),
+        ("Sort it from the most to the least", "a.sort_values(ascending=True)", "sorts ascending"),
+        ("Sort by price, lowest first", "a.sort_values('p', ascending=False)", "sorts descending"),
+    ],
+)
+def test_a_statistic_or_order_against_the_question_is_found(
+    question: str, code: str, found: str
+) -> None:
     (msg,) = aggregate_contradictions(question, code)
     assert found in msg
 
 
-@pytest.mark.parametrize(("question", "code"), [
-    ("What is the mean age of users?", "users.age.mean()"),
-    ("How many items were ordered in total?", "chipo.quantity.sum()"),
-    ("Which continent drinks the most beer?", "s.idxmax()"),
-    ("What was the quantity of the most expensive item?",
-     "chipo.sort_values(by='price', ascending=False).iloc[0].quantity"),
-    ("What was the quantity of the most expensive item?",
-     "chipo.sort_values(by='price').iloc[-1].quantity"),
-    ("Sort it from the most to the least", "a.sort_values(ascending=False)"),
-    ("Sort chipo by the name of the item", "chipo.sort_values(by='item_name', ascending=False)"),
-    ("Mean and median of the age", "users.age.median()"),
-])
-def test_a_statistic_or_order_that_agrees_or_is_not_asked_is_not(question: str, code: str
-                                                                 ) -> None:
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [
+        ("What is the mean age of users?", "users.age.mean()"),
+        ("How many items were ordered in total?", "chipo.quantity.sum()"),
+        ("Which continent drinks the most beer?", "s.idxmax()"),
+        (
+            "What was the quantity of the most expensive item?",
+            "chipo.sort_values(by='price', ascending=False).iloc[0].quantity",
+        ),
+        (
+            "What was the quantity of the most expensive item?",
+            "chipo.sort_values(by='price').iloc[-1].quantity",
+        ),
+        ("Sort it from the most to the least", "a.sort_values(ascending=False)"),
+        (
+            "Sort chipo by the name of the item",
+            "chipo.sort_values(by='item_name', ascending=False)",
+        ),
+        ("Mean and median of the age", "users.age.median()"),
+    ],
+)
+def test_a_statistic_or_order_that_agrees_or_is_not_asked_is_not(question: str, code: str) -> None:
     assert aggregate_contradictions(question, code) == []
 
 

@@ -19,8 +19,7 @@ pytestmark = pytest.mark.kernel
 
 TASK = VerifyTask(question="Which regions sold more than 10 units?")
 SETUP = (
-    "import pandas as pd\n"
-    "sales = pd.DataFrame({'region': ['a', 'b', 'c'], 'units': [5, 12, 30]})"
+    "import pandas as pd\nsales = pd.DataFrame({'region': ['a', 'b', 'c'], 'units': [5, 12, 30]})"
 )
 
 
@@ -57,8 +56,12 @@ def test_the_verifier_reads_live_state_and_its_probes_change_nothing(
         det = StepVerifier("deterministic").verify(TASK, root.steps, env=env)
         assert det.score == 0.0 and "hits is empty" in det.rationale
         root.run(Proposal(code="hits = sales[sales.units > 10]\nlen(hits)"))
-        model = ScriptedModel(["```python\ndel sales\nhits = None\n```",
-                               "<score>1</score><summary>two regions</summary>"])
+        model = ScriptedModel(
+            [
+                "```python\ndel sales\nhits = None\n```",
+                "<score>1</score><summary>two regions</summary>",
+            ]
+        )
         llm = StepVerifier("hybrid", model=model).verify(TASK, root.steps, env=env)
         assert llm.score == 1.0 and llm.rounds == 2
         assert env.probe("(len(hits), len(sales))").value == [2, 3]
@@ -69,8 +72,12 @@ def test_the_verifier_reads_live_state_and_its_probes_change_nothing(
 def test_a_join_guard_finding_in_the_kernel_scores_zero(branches: KernelBranches) -> None:
     root = branches.root()
     try:
-        root.run(Proposal(code="t = pd.DataFrame({'region': ['a', 'b'], 'target': [1, 2]})\n"
-                               "m = sales.merge(t, how='cross')"))
+        root.run(
+            Proposal(
+                code="t = pd.DataFrame({'region': ['a', 'b'], 'target': [1, 2]})\n"
+                "m = sales.merge(t, how='cross')"
+            )
+        )
         v = StepVerifier("deterministic").verify(TASK, root.steps, env=root.environment())
         assert v.score == 0.0 and v.evidence[0].rule == "audit_cross_product"
     finally:
@@ -78,15 +85,18 @@ def test_a_join_guard_finding_in_the_kernel_scores_zero(branches: KernelBranches
 
 
 def test_best_of_n_with_a_scripted_policy_model_on_kernels(branches: KernelBranches) -> None:
-    replies = iter([
-        "Filter.\n```python\nbig = sales[sales.units > 10]\nprint(list(big.region))\n```",
-        "<answer>b, c</answer>",
-        "Filter.\n```python\nbig = sales[sales.units > 100]\nprint(list(big.region))\n```",
-        "<answer>none</answer>",
-    ])
+    replies = iter(
+        [
+            "Filter.\n```python\nbig = sales[sales.units > 10]\nprint(list(big.region))\n```",
+            "<answer>b, c</answer>",
+            "Filter.\n```python\nbig = sales[sales.units > 100]\nprint(list(big.region))\n```",
+            "<answer>none</answer>",
+        ]
+    )
     policy_model = ScriptedModel(lambda messages: next(replies), name="policy")
-    result = best_of_n(TASK, ModelPolicy(policy_model), StepVerifier("deterministic"),
-                       branches, n=2)
+    result = best_of_n(
+        TASK, ModelPolicy(policy_model), StepVerifier("deterministic"), branches, n=2
+    )
     try:
         assert [t.score for t in result.candidates] == [1.0, 0.0]
         assert result.best.answer == "b, c"
@@ -105,16 +115,26 @@ def test_turns_are_searched_from_the_previous_winners_state(branches: KernelBran
             "<answer>42</answer>",
         ],
     }
+
     def reply(messages):  # the turn's own question (task data, not the prompt's layout)
         question = next(q for q in scripts if q in messages[1].content)
         done = sum(1 for m in messages if m.role == "assistant")
         return scripts[question][done]
 
     turns = [VerifyTask(question=q) for q in scripts]
-    results = search_turns(turns, "best-of-n", ModelPolicy(ScriptedModel(reply)),
-                           StepVerifier("deterministic"), branches, n=2, max_steps=3)
+    results = search_turns(
+        turns,
+        "best-of-n",
+        ModelPolicy(ScriptedModel(reply)),
+        StepVerifier("deterministic"),
+        branches,
+        n=2,
+        max_steps=3,
+    )
     assert [(r.answer, r.score, r.candidates) for r in results] == [
-        ("2 regions", 1.0, 2), ("42", 1.0, 2)]
+        ("2 regions", 1.0, 2),
+        ("42", 1.0, 2),
+    ]
 
 
 def test_a_result_ignoring_a_value_of_the_data_is_found_by_a_real_probe(
@@ -131,8 +151,8 @@ def test_a_result_ignoring_a_value_of_the_data_is_found_by_a_real_probe(
         root.run(Proposal(code="built = sales[['units']].copy()\nint(built.units.sum())"))
         step = root.steps[-1].model_copy(update={"result": True})
         v = StepVerifier("deterministic").verify(
-            VerifyTask(question="Total units of the region column?"), [step],
-            env=root.environment())
+            VerifyTask(question="Total units of the region column?"), [step], env=root.environment()
+        )
         assert v.score == 0.5 and "the column 'region' of the data" in v.rationale
     finally:
         root.close()
