@@ -12,7 +12,7 @@ from stateguard.lineage import TrackedSession
 from stateguard.llm import ChatMessage, ChatResponse, ScriptedModel
 from stateguard.llm.local import STEP_GRAMMAR
 from stateguard.manager import NullSupervisor
-from stateguard.worker.loop import Worker
+from stateguard.worker.loop import Worker, _takes_grammar
 
 FENCE = "```"
 REPLIES = [f"Count.\n{FENCE}python\nprint(3)\n{FENCE}", "<answer>3</answer>"]
@@ -55,3 +55,19 @@ def test_no_grammar_when_switched_off_or_not_supported(tracked: TrackedSession) 
         Worker(plain, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Rows?")
     )
     assert events[-1].answer == "3"
+
+
+class ClaimsGrammar:
+    """Says it takes a grammar (e.g. by forwarding attributes) but its complete does not."""
+
+    supports_grammar = True
+    name = "claims"
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int | None = None):
+        raise AssertionError("not called")
+
+
+def test_a_model_whose_complete_takes_no_grammar_gets_none() -> None:
+    assert _takes_grammar(GrammarModel(REPLIES))
+    assert not _takes_grammar(ClaimsGrammar())
+    assert not _takes_grammar(ScriptedModel(REPLIES))

@@ -35,6 +35,7 @@ counter); one worker (and one kernel) serves all turns of a task.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Generator, Iterator
 
@@ -82,6 +83,18 @@ step's code. Generation stops there (the fence is closed again by the loop)."""
 def system_prompt(data_files: str, max_steps: int) -> str:
     """The worker's system prompt with the data listing and step budget filled in."""
     return render(system_template(), data_files=data_files or NO_DATA_TEXT, max_steps=max_steps)
+
+
+def _takes_grammar(model: ChatModel) -> bool:
+    """Whether ``model.complete`` takes ``grammar=`` (a backend saying ``supports_grammar``
+    whose ``complete`` has the parameter, or forwards any keyword)."""
+    if not getattr(model, "supports_grammar", False):
+        return False
+    try:
+        params = inspect.signature(model.complete).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "grammar" or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _opener(turn: int, question: str, context: str) -> str:
@@ -145,11 +158,7 @@ class Worker:
         self.retry_temperature = retry_temperature
         self.error_context = error_context
         self.check_answer_numbers = check_answer_numbers
-        self.grammar = (
-            STEP_GRAMMAR
-            if constrain_replies and getattr(model, "supports_grammar", False)
-            else None
-        )
+        self.grammar = STEP_GRAMMAR if constrain_replies and _takes_grammar(model) else None
         self._shown: list[str] = []
         """What the model was shown in this session: questions, contexts, observations."""
         self._outputs: list[str] = []

@@ -275,13 +275,17 @@ class TapedModel:
         temperature: float = 0.0,
         stop: Sequence[str] | None = None,
         json_schema: dict | None = None,
+        grammar: str | None = None,
     ) -> ChatResponse:
-        """The reply to ``messages`` (recorded, or replayed from the record)."""
+        """The reply to ``messages`` (recorded, or replayed from the record); ``grammar``
+        is passed on to a model that takes one (``supports_grammar``)."""
         options: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
         if stop is not None:
             options["stop"] = list(stop)
         if json_schema is not None:
             options["json_schema"] = json_schema
+        if grammar is not None and getattr(self.inner, "supports_grammar", False):
+            options["grammar"] = grammar
         return self.tape.call(self.role, self.inner, messages, options)
 
     def __getattr__(self, name: str) -> Any:
