@@ -142,12 +142,24 @@ def deterministic_asker(config: HarnessConfig) -> Asker:
     return ask
 
 
+class OutOfTime(Exception):
+    """The time budget ran out while a policy was being asked (the activation is unasked)."""
+
+
 class LLMAsker:
     """Ask a chat model in the LLM policy's protocol (see the module docstring)."""
 
-    def __init__(self, model: ChatModel, config: HarnessConfig, *, max_tokens: int = 400) -> None:
+    def __init__(
+        self,
+        model: ChatModel,
+        config: HarnessConfig,
+        *,
+        max_tokens: int = 400,
+        deadline: float | None = None,
+    ) -> None:
         self.policy = LLMPolicy(model, max_tokens=max_tokens)
         self.config = config
+        self.deadline = deadline
 
     @property
     def calls(self) -> int:
@@ -164,6 +176,8 @@ class LLMAsker:
         msgs: list[ChatMessage] = prompt_messages(history, act)
         invalid = self.policy.invalid_replies
         for _ in range(self.config.max_actions):
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise OutOfTime
             action = self.policy.reply(msgs)
             if A.is_control(action):
                 ok = self.policy.invalid_replies == invalid
@@ -278,13 +292,13 @@ def evaluate(
         rows = [_scored(t, a, predicted="ABSTAIN") for t, a in chosen]
         return _report(policy, split, rows, time.monotonic() - started, 0, None)
     config = HarnessConfig()
+    deadline = None if time_budget is None else started + time_budget
     if policy == "llm":
         if model is None:
             raise StateguardError("--policy llm needs a chat model")
-        asker: Asker = LLMAsker(model, config, max_tokens=max_tokens)
+        asker: Asker = LLMAsker(model, config, max_tokens=max_tokens, deadline=deadline)
     else:
         asker = deterministic_asker(config)
-    deadline = None if time_budget is None else started + time_budget
     rows = _replay(data, card.synth, trajs, chosen, asker, progress, deadline)
     calls = asker.calls if isinstance(asker, LLMAsker) else 0
     name = getattr(model, "name", None) if model is not None else None
@@ -319,7 +333,11 @@ class _Shadow:
             self.got[index] = _scored(t, a, asked=False)
             return None, None
         drift = _view(obs) != _view(a.observation)
-        kind, valid = (None, None) if drift else self.asker(a, self.recorded, obs, ctx)
+        try:
+            kind, valid = (None, None) if drift else self.asker(a, self.recorded, obs, ctx)
+        except OutOfTime:
+            self.got[index] = _scored(t, a, asked=False)
+            return None, None
         self.got[index] = _scored(t, a, predicted=kind, valid=valid, drift=drift)
         self.tick()
         return ({"kind": kind} if kind else None), valid
