@@ -244,3 +244,38 @@ def test_the_tape_replays_each_role_in_its_own_order(tmp_path: Path) -> None:
     with pytest.raises(ResumeError, match="asked the worker model for call 3"):
         w2.complete([])
     replay.close()
+
+
+@pytest.mark.kernel
+def test_a_turn_the_time_budget_ended_replays_the_same_way(tmp_path: Path) -> None:
+    task = _task(tmp_path / "task")
+    load = "import time\nimport pandas as pd\ndf = pd.read_csv('data/t.csv')\ntime.sleep(1.5)"
+    slow = [f"{F}python\n{load}\n{F}", "<answer>6</answer>"]
+    replies = slow + TURN_REPLIES[1][:1]  # turn 1 runs out of time after its first step
+
+    def session(run_dir: Path, model: ScriptedModel, resume: bool = False) -> RunSession:
+        return RunSession(
+            task, model, run_dir, manager="deterministic", turn_seconds=1.0, resume=resume
+        )
+
+    run_dir = tmp_path / "run"
+    run = session(run_dir, ScriptedModel(replies))
+    run.start()
+    first = task.turns[0]
+    events = list(run.run_turn(first.question, first.context, first.answer, first.tolerance))
+    assert events[-1].type == "answer" and events[-1].ended == "time"
+    second = task.turns[1]
+    for event in run.run_turn(second.question, second.context, second.answer):
+        if event.type == "step":
+            break  # the kill
+    assert run._guard is not None and run._tape is not None
+    run._guard.close()
+    run._tape.close()
+    run._trajectory.close()
+
+    with session(run_dir, ScriptedModel(TURN_REPLIES[1]), resume=True) as resumed:
+        assert resumed.turns_done == 1
+        assert resumed.resumed is not None and resumed.resumed.divergences == []
+        assert resumed.outcomes[0].ended == "time" and resumed.outcomes[0].steps == 1
+        list(resumed.run_turn(second.question, second.context, second.answer))
+    assert [t.answer for t in resumed.summary().turns] == [None, "20.0"]
