@@ -351,14 +351,17 @@ _ORIGIN = (
     "model_path",
     "backend",
     "config",
+    "kernel_python",
 )
 """The parameters of `stateguard run` that ``run.json`` records and ``--resume`` reuses."""
-_PATHS = {"task_path", "model_path", "config"}
+_PATHS = {"task_path", "model_path", "config", "kernel_python"}
 _GIVEN = ("COMMANDLINE", "ENVIRONMENT")
 """Parameter sources (by name: typer bundles its own click) of a value the user gave."""
 
 
 def _origin_value(name: str, value: Any) -> Any:
+    if name == "kernel_python" and value is not None:
+        return str(Path(value).absolute())  # a venv's python is a symlink: keep it
     if name in _PATHS and value is not None:
         return str(Path(value).resolve())
     return value
@@ -431,7 +434,6 @@ def run_command(
     """Run every turn of a task with the agent and a manager; write the run directory."""
     err = Console(stderr=True)
     console = Console(highlight=False)
-    _use_kernel_python(err, kernel_python)
     given = {
         "task_path": task_path,
         "manager": manager,
@@ -446,6 +448,7 @@ def run_command(
         "model_path": model_path,
         "backend": backend,
         "config": config,
+        "kernel_python": kernel_python,
     }
     values = {name: _origin_value(name, value) for name, value in given.items()}
     if resume is not None:
@@ -468,6 +471,7 @@ def run_command(
         err.print("[red]error:[/red] missing TASK (a task file or directory), or --resume RUN_DIR")
         raise typer.Exit(2)
     v = values
+    _use_kernel_python(err, None if v["kernel_python"] is None else Path(v["kernel_python"]))
     overrides = _overrides(v["base_url"], v["model"], api_key, v["model_path"], v["backend"])
     config_path = None if v["config"] is None else Path(v["config"])
     task, chat_model = _prepare(
