@@ -27,18 +27,20 @@ class Rebuild(BaseModel):
         head = "The Python session crashed and was restarted."
         if not self.replayed:
             return f"{head} No earlier cell had succeeded, so nothing was rebuilt."
-        steps = ", ".join("setup" if s is None else str(s) for s in self.replayed)
+        named = ["setup" if s is None else str(s) for s in self.replayed]
+        steps = ", ".join(named if len(named) <= 12 else [*named[:5], "…", *named[-5:]])
         if self.failed is None:
             return (
                 f"{head} Its state was rebuilt by running again, in {self.seconds:.1f}s, "
                 f"the {len(self.replayed)} earlier cells that had succeeded (steps {steps}); "
                 "what cells that failed had left behind is gone."
             )
-        stop = self.replayed[self.failed]
+        at = self.replayed[self.failed]
+        stop = "a setup cell" if at is None else f"step {at}"
         return (
             f"{head} Rebuilding it by running again the earlier cells that had succeeded "
-            f"(steps {steps}) stopped at step {stop}, which failed this time ({self.error}); "
-            f"the variables of step {stop} and later cells are missing: recompute them."
+            f"(steps {steps}) stopped at {stop}, which failed this time ({self.error}); "
+            f"the variables of {stop} and later cells are missing: recompute them."
         )
 
 
