@@ -518,3 +518,28 @@ def test_completion_forms() -> None:
     assert completion_actions(msgs) == ["{}"]
     with pytest.raises(RewardError, match=r"completion\[0\]"):
         completion_actions([{"role": "assistant"}])
+
+
+@pytest.mark.kernel
+def test_synthesized_labels_earn_the_full_reward(
+    mini_trajectories: list[ManagerTrajectory],
+) -> None:
+    """On real replays the forced labels are legal, grounded and localized; a policy
+    that commits where the label repairs is charged a miss for each."""
+    kinds = {t.kind for t in mini_trajectories}
+    assert {"clean", "counterfactual", "repair"} <= kinds
+    for traj in mini_trajectories:
+        score = validity_breakdown(traj)
+        assert (score.violations, score.ungrounded) == ((), ()), traj.id
+        assert score.total == pytest.approx(1.0), (traj.id, score)
+        committing = [
+            ActivationAttempt(
+                activation=a,
+                actions=({"kind": "ABSTAIN"},) if a.label_kind == "REPAIR" else (a.label,),
+            )
+            for a in traj.activations
+        ]
+        repairs = sum(a.label_kind == "REPAIR" for a in traj.activations)
+        missed = validity_breakdown(committing, RewardEvidence(outcome=1.0))
+        assert missed.missed_faults == repairs
+        assert missed.total == pytest.approx(1.0 - 0.25 * repairs)
