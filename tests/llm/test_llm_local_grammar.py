@@ -18,7 +18,7 @@ import pytest
 
 from stateguard.errors import ModelError
 from stateguard.llm import ChatMessage
-from stateguard.llm.local import STEP_GRAMMAR, LlamaCppModel
+from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR, LlamaCppModel
 from stateguard.llm.model_files import DEFAULT_MODEL_FILENAME, default_cache_dir
 from stateguard.worker.parsing import parse_reply
 
@@ -89,7 +89,9 @@ def test_a_bad_grammar_is_a_model_error(fake_model: LlamaCppModel) -> None:
 def test_llama_cpp_parses_the_step_grammar() -> None:
     import llama_cpp  # the optional extra
 
-    assert llama_cpp.LlamaGrammar.from_string(STEP_GRAMMAR, verbose=False) is not None
+    for grammar in (STEP_GRAMMAR, CODE_STEP_GRAMMAR):
+        assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
+    assert "answer" not in CODE_STEP_GRAMMAR.split("\n")[1]
 
 
 def _model_path() -> Path | None:

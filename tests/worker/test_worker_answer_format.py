@@ -59,6 +59,7 @@ def test_no_spec_when_nothing_can_be_filled(question: str) -> None:
         (["   a   b\n0  1  10\n1  2  20"], None),  # a table is not an answer
         (["rows: 2.5\ntotal: 60"], None),  # a count must be an integer
         (["rows: 3\nrows: 4\ntotal: 60"], None),  # two values for one label
+        (["rows: 3, total: 0    33137.10\n1    32238.12"], None),  # a Series after the label
     ],
 )
 def test_extract_a_template(outputs: list[str], answer: str | None) -> None:

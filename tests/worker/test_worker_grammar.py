@@ -10,7 +10,7 @@ import pytest
 from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ChatMessage, ChatResponse, ScriptedModel
-from stateguard.llm.local import STEP_GRAMMAR
+from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.manager import NullSupervisor
 from stateguard.worker.loop import Worker, _takes_grammar
 
@@ -41,7 +41,8 @@ def test_each_call_carries_the_step_grammar(tracked: TrackedSession) -> None:
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     events = list(worker.run_turn(1, "Rows?"))
     assert events[-1].answer == "3"
-    assert model.grammars == [STEP_GRAMMAR, STEP_GRAMMAR]
+    # code only before a cell ran in the turn (an answer would be refused), then either
+    assert model.grammars == [CODE_STEP_GRAMMAR, STEP_GRAMMAR]
 
 
 @pytest.mark.kernel

@@ -37,6 +37,10 @@ block (no line of it starts with a backtick, so the block ends at its closing fe
 an answer on one line in ``<answer>`` tags, after an optional thought. Pass it as
 ``complete(..., grammar=STEP_GRAMMAR)``."""
 
+CODE_STEP_GRAMMAR = STEP_GRAMMAR.replace("root    ::= step | answer", "root    ::= step")
+"""`STEP_GRAMMAR` without the answer: a thought and one python block (for a step before
+any code ran, when an answer would be refused)."""
+
 
 def import_llama_cpp() -> Any:
     """Import ``llama_cpp`` or raise ModelError saying exactly what to install."""

@@ -18,8 +18,8 @@ returns None; it never guesses:
 * a template field is the value after its label followed by ``:`` or ``=`` (``Online:
   48515.78``, ``{'Online': 48515.78}``), or, for a number field, a line that is the label
   and one number (a printed Series: ``Online    48515.78``);
-* else, when the newest output has exactly one line per field (or is one tuple of one
-  value per field), each line's last value;
+* else, when no field is labelled and the newest output has exactly one line per field
+  (or is one tuple of one value per field), each line's last value;
 * a single value is taken from the newest output only, and only when it holds exactly
   one number (or one ``YYYY-MM``).
 
@@ -134,9 +134,12 @@ def _labelled(field: AnswerField, text: str) -> str | None:
         return None
     label = r"[\s_]*".join(words)
     value = _NUMBER if field.kind != "text" else r"[A-Za-z][\w\- ]*?"
-    end = r"(?![\w.])" if field.kind != "text" else r"(?=\s*(?:[,;}\n]|$))"
+    # the value ends its field: a separator or the end of the line follows (not more values,
+    # as in ``total: 0    33137.10`` where a printed Series follows the label)
+    end = r"(?![\w.])" if field.kind != "text" else ""
+    end += r"['\"]?(?=[ \t]*(?:[,;})\]]|$))"
     pattern = rf"(?<!\w)['\"]?{label}['\"]?\s*[:=]\s*['\"]?({value}){end}"
-    found = re.findall(pattern, text, flags=re.I)
+    found = re.findall(pattern, text, flags=re.I | re.M)
     if field.kind != "text" and not found:
         # a printed Series: the label, spaces, one number, alone on its line
         found = re.findall(rf"(?im)^\s*{label}\s+({_NUMBER})\s*$", text)
@@ -182,15 +185,14 @@ def extract_answer(
     values: list[str | None] = []
     for field in spec.fields:
         values.append(next((v for o in outputs if (v := _labelled(field, o)) is not None), None))
-    if positional and any(v is None for v in values):
+    if positional and all(v is None for v in values):
         lines = _lines(outputs[0])
         if len(lines) == 1 and len(spec.fields) > 1:
             # a tuple shown on one line: ('North', 35685.77)
             parts = [p.strip(" ()[]'\"") for p in lines[0].split(",")]
             lines = parts if len(parts) == len(spec.fields) else lines
         if len(lines) == len(spec.fields):
-            positional = [_last_value(f, ln) for f, ln in zip(spec.fields, lines, strict=True)]
-            values = [v if v is not None else p for v, p in zip(values, positional, strict=True)]
+            values = [_last_value(f, ln) for f, ln in zip(spec.fields, lines, strict=True)]
     if any(v is None for v in values):
         return None
     return ", ".join(f"{f.label}: {v}" for f, v in zip(spec.fields, values, strict=True))

@@ -41,7 +41,7 @@ from collections.abc import Callable, Generator, Iterator
 
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
-from stateguard.llm.local import STEP_GRAMMAR
+from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.manager import Hint
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
@@ -197,10 +197,21 @@ class Worker:
             yield self._user(turn, self.steps_taken if step is None else step, format_hint(hint))
 
     def _call(
-        self, turn: int, step: int, temperature: float, *, candidate: bool = False
+        self,
+        turn: int,
+        step: int,
+        temperature: float,
+        *,
+        candidate: bool = False,
+        code_ran: bool = True,
     ) -> tuple[ModelMessage, str]:
-        """One model call on the current conversation: its event and the reply text."""
-        extra = {} if self.grammar is None else {"grammar": self.grammar}
+        """One model call on the current conversation: its event and the reply text.
+
+        Before any cell ran in the turn, the grammar allows code only (an answer then
+        would be refused as ``answer_without_code``)."""
+        extra: dict[str, str] = {}
+        if self.grammar is not None:
+            extra["grammar"] = self.grammar if code_ran else CODE_STEP_GRAMMAR
         response = self.model.complete(
             self.conversation.messages(),
             max_tokens=self.max_tokens,
@@ -244,7 +255,7 @@ class Worker:
             if deadline is not None and self.clock() >= deadline:
                 break
             temperature = max(self.temperature, self.retry_temperature)
-            event, reply = self._call(turn, step, temperature, candidate=True)
+            event, reply = self._call(turn, step, temperature, candidate=True, code_ran=code_ran)
             yield event
             parsed = parse_reply(reply, code_ran=code_ran)
             if parsed.problem is not None:
@@ -470,7 +481,7 @@ class Worker:
             if steps > 0 and steps == self.max_steps_per_turn - 1:
                 yield self._user(turn, self.steps_taken, self._note("last_step"))
             step = self.steps_taken
-            event, reply = self._call(turn, step, temperature)
+            event, reply = self._call(turn, step, temperature, code_ran=code_ran)
             temperature = self.temperature
             yield event
             steps += 1
