@@ -6,9 +6,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from stateguard.bench.loaders import load_suite
 from stateguard.bench.records import TurnResult
+from stateguard.cli.main import app
 from stateguard.manager.policies.base import Observation
 from stateguard.train.branches import BranchRun
 from stateguard.train.dataset import DatasetCard, synth_dataset
@@ -207,3 +209,55 @@ def test_shared_dseval_session(dseval_root: Path, tmp_path: Path) -> None:
     assert _kinds(cf[0])[-1] == "REPAIR" and cf[0].activations[-1].turn == cf[0].fault.turn_id
     (repair,) = [t for t in trajs if t.kind == "repair"]
     assert _kinds(repair)[-1] == "COMMIT_STATE" and repair.turns[-1].fixed_by_repair
+
+
+def test_cli_synth_writes_rows_and_card(tmp_path: Path) -> None:
+    out = tmp_path / "ds"
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "synth",
+            "--suite",
+            "dseval",
+            "--path",
+            str(MINI),
+            "--out",
+            str(out),
+            "--inject",
+            "scope-change",
+            "--faults-per-task",
+            "1",
+            "--limit",
+            "1",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    card = DatasetCard.model_validate_json(result.stdout)
+    assert card.synth.injectors == ("scope-change",) and card.tasks == 1
+    assert card.trajectories == {"clean": 1, "counterfactual": 1, "repair": 1}
+    rows = (out / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(rows) == card.rows["train"] > 0
+    assert (out / "card.md").read_text(encoding="utf-8").startswith("# Manager dataset: dseval")
+
+
+def test_cli_synth_names_an_unknown_injector(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "synth",
+            "--suite",
+            "dseval",
+            "--path",
+            str(MINI),
+            "--out",
+            str(tmp_path),
+            "--inject",
+            "stale-reuse,typo-fault",
+        ],
+    )
+    assert result.exit_code == 2
+    assert "typo-fault" in result.output and "join-fault" in result.output
+    assert not (tmp_path / "card.json").exists()
