@@ -35,19 +35,13 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.bench.gold import load_or_run_gold
 from stateguard.bench.loaders import load_suite
-from stateguard.errors import IllegalActionError, StateguardError
-from stateguard.llm import ChatMessage, ChatModel
+from stateguard.errors import StateguardError
+from stateguard.llm import ChatModel
 from stateguard.manager import HarnessConfig
-from stateguard.manager import actions as A
-from stateguard.manager.drafts import Draft
-from stateguard.manager.lifecycle import check_legal
 from stateguard.manager.policies.base import Observation, PolicyContext
-from stateguard.manager.policies.deterministic import DeterministicPolicy
-from stateguard.manager.policies.llm import LLMPolicy, result_message
-from stateguard.manager.tools import run_tool
+from stateguard.train.askers import Asker, LLMAsker, OutOfTime, deterministic_asker
 from stateguard.train.branches import planned_fault, run_branch
 from stateguard.train.dataset import read_card
-from stateguard.train.export import prompt_messages
 from stateguard.train.records import Activation, ManagerTrajectory, read_trajectories
 
 EvalPolicy = Literal["deterministic", "none", "llm"]
@@ -102,92 +96,6 @@ class EvalReport(BaseModel):
     """``correct/n`` per labelled kind."""
     confusion: dict[str, dict[str, int]]
     """label kind -> predicted kind -> count."""
-
-
-def _legal(action: Any, obs: Observation, max_repairs: int) -> bool:
-    if not A.is_control(action):
-        return False
-    draft = None
-    if obs.draft is not None:
-        draft = Draft(
-            state=obs.draft,
-            updated=obs.draft_updated,
-            relations_final=obs.relations_final,
-            repairs=obs.repair_attempts,
-            step_start=0,
-        )
-    try:
-        check_legal(action.kind, obs.event, draft, max_repairs)
-    except IllegalActionError:
-        return False
-    return True
-
-
-Asker = Callable[[Activation, Sequence[Activation], Observation, PolicyContext], tuple[str, bool]]
-
-
-def deterministic_asker(config: HarnessConfig) -> Asker:
-    """Ask `DeterministicPolicy` (tool actions run against the snapshot)."""
-    policy = DeterministicPolicy()
-
-    def ask(act: Activation, history: Sequence[Activation], obs: Observation, ctx: PolicyContext):
-        last = obs.last_action_result
-        for _ in range(config.max_actions):
-            action = policy.next_action(obs.model_copy(update={"last_action_result": last}), ctx)
-            if A.is_control(action):
-                return action.kind, _legal(action, obs, config.max_repairs)
-            last = run_tool(action, ctx)  # type: ignore[arg-type]
-        return "ABSTAIN", False
-
-    return ask
-
-
-class OutOfTime(Exception):
-    """The time budget ran out while a policy was being asked (the activation is unasked)."""
-
-
-class LLMAsker:
-    """Ask a chat model in the LLM policy's protocol (see the module docstring)."""
-
-    def __init__(
-        self,
-        model: ChatModel,
-        config: HarnessConfig,
-        *,
-        max_tokens: int = 400,
-        deadline: float | None = None,
-    ) -> None:
-        self.policy = LLMPolicy(model, max_tokens=max_tokens)
-        self.config = config
-        self.deadline = deadline
-
-    @property
-    def calls(self) -> int:
-        """Model calls made so far."""
-        return self.policy.llm_calls
-
-    def __call__(
-        self,
-        act: Activation,
-        history: Sequence[Activation],
-        obs: Observation,
-        ctx: PolicyContext,
-    ) -> tuple[str, bool]:
-        msgs: list[ChatMessage] = prompt_messages(history, act)
-        invalid = self.policy.invalid_replies
-        for _ in range(self.config.max_actions):
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                raise OutOfTime
-            action = self.policy.reply(msgs)
-            if A.is_control(action):
-                ok = self.policy.invalid_replies == invalid
-                if isinstance(action, A.Abstain) and action.reason.startswith("model failed"):
-                    ok = False  # the backend failed: no reply at all
-                return action.kind, ok and _legal(action, obs, self.config.max_repairs)
-            msgs.append(
-                ChatMessage(role="user", content=result_message(run_tool(action, ctx)))  # type: ignore[arg-type]
-            )
-        return "ABSTAIN", False
 
 
 def _digest(a: Activation) -> str:
