@@ -9,6 +9,7 @@ from fake_executor import FakeExecutor
 
 from stateguard.guard import EventList, GuardedSession, GuardError, JsonlEventSink
 from stateguard.manager import NullSupervisor
+from stateguard.manager.policies.deterministic import DeterministicPolicy
 
 
 def test_steps_are_counted_across_turns(tmp_path: Path) -> None:
@@ -91,3 +92,26 @@ def test_misuse_is_a_typed_error(tmp_path: Path) -> None:
     guard.close()
     with pytest.raises(GuardError, match="closed"):
         guard.run_cell("1")
+
+
+class _CountingPolicy(DeterministicPolicy):
+    """The deterministic policy, counting the observations it is asked about."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def next_action(self, obs, ctx):  # type: ignore[no-untyped-def]
+        self.asked += 1
+        return super().next_action(obs, ctx)
+
+
+def test_a_given_policy_runs_in_the_harness(tmp_path: Path) -> None:
+    policy = _CountingPolicy()
+    with GuardedSession(FakeExecutor(tmp_path), manager="deterministic", policy=policy) as g:
+        g.begin_turn("what is a?")
+        g.run_cell("a = 1")
+        g.propose_answer("1")
+    assert policy.asked > 0
+    with pytest.raises(GuardError, match="takes no policy"):
+        GuardedSession(FakeExecutor(tmp_path), manager="none", policy=policy)

@@ -42,6 +42,7 @@ from stateguard.manager import (
     Supervisor,
     build_supervisor,
 )
+from stateguard.manager.policies.base import Policy
 from stateguard.state import AnalyticalState, StateStore
 from stateguard.types import VarKey
 
@@ -71,6 +72,7 @@ class GuardedSession:
         hints: HintRenderer | None = None,
         audit: AuditSettings | bool = True,
         rebuild: bool = True,
+        policy: Policy | None = None,
     ) -> None:
         """Prepare; nothing starts before `start` (or the first call that needs it).
 
@@ -83,10 +85,13 @@ class GuardedSession:
         an executor to reuse its lineage graph. ``audit`` installs `stateguard.audit` in
         the kernel (default: the join guard, flagging); each `CellOutcome.audit` holds
         what it saw, and the manager reads the same findings from the execution.
-        ``False`` runs without it.
+        ``False`` runs without it. ``policy`` replaces the policy of a harness-backed
+        ``manager`` kind (e.g. a wrapper recording what the deterministic policy sees).
         """
         if store == "file" and run_dir is None:
             raise GuardError("store='file' needs a run_dir")
+        if policy is not None and (not isinstance(manager, str) or manager in ("none", "window")):
+            raise GuardError(f"manager {manager!r} takes no policy; give a kind with a harness")
         self.run_dir = None if run_dir is None else Path(run_dir).resolve()
         settings = AuditSettings() if audit is True else audit or None
         self.auditor: Auditor | None = Auditor(settings) if settings is not None else None
@@ -103,6 +108,7 @@ class GuardedSession:
             self.tracked = TrackedSession(backend, track=track, setup_code=setup)
         self._manager = manager
         self._model = model
+        self._policy = policy
         self._store_kind: StoreKind = store or ("file" if run_dir is not None else "memory")
         self._config = config
         self.sinks = list(sinks)
@@ -188,6 +194,7 @@ class GuardedSession:
                 model=self._model,
                 config=self._config,
                 store=self.store,
+                policy=self._policy,
             )
         except BaseException:
             self.store.close()

@@ -3,7 +3,7 @@
 A branch is the clean replay of a task, or its replay with one planted fault up to
 the end of the faulted turn. The worker is the bench's `ReplayWorker` (reference code;
 after a repair hint it re-runs the turn's reference code); the manager is the real
-`StateHarness` over the real kernel, whose policy is a `RecordingPolicy`.
+deterministic harness over the real kernel, its policy wrapped in a `RecordingPolicy`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,7 @@ from stateguard.bench.replay import ReplayWorker
 from stateguard.bench.tasks import BenchTask
 from stateguard.guard import GuardedSession
 from stateguard.guard.sinks import EventList
-from stateguard.lineage import TrackedSession
-from stateguard.manager import HarnessConfig, StateHarness
-from stateguard.manager.workspace import KernelWorkspace
-from stateguard.state import StateStore
+from stateguard.manager import HarnessConfig
 from stateguard.train.recorder import RecordingPolicy, Shadow, with_results
 from stateguard.train.records import Activation, FaultInfo
 
@@ -97,10 +94,16 @@ def run_branch(
     if until_turn is not None:
         last = min(last, until_turn)
     policy = RecordingPolicy(info, shadow=shadow)
-    tracked = TrackedSession(task_kernel(task, workdir, cell_timeout=cell_timeout))
-    harness = StateHarness(policy, KernelWorkspace(tracked), StateStore(":memory:"), config=config)
     events = EventList()
-    guard = GuardedSession(tracked, manager=harness, sinks=[events], cell_timeout=cell_timeout)
+    guard = GuardedSession(
+        task_kernel(task, workdir, cell_timeout=cell_timeout),
+        manager="deterministic",
+        policy=policy,
+        store="memory",
+        config=config,
+        sinks=[events],
+        cell_timeout=cell_timeout,
+    )
     results: list[TurnResult] = []
     try:
         with guard:
