@@ -15,6 +15,7 @@ from stateguard.llm import UsageMeter, build_model, load_model_config
 from stateguard.train.dataset import synth_dataset
 from stateguard.train.evaluate import EVAL_POLICIES, EvalReport, evaluate
 from stateguard.train.export import ExportConfig
+from stateguard.train.revisions import REVISION_KINDS
 from stateguard.train.synth import INJECTORS, SynthConfig, TaskSynth
 
 _SUITES = ("dseval", "longds", "infiagent")
@@ -28,6 +29,13 @@ def synth_command(
         ",".join(INJECTORS), help="Comma-separated injectors planting the counterfactuals."
     ),
     faults_per_task: int = typer.Option(2, min=0, help="Faults per task and injector."),
+    revisions: str = typer.Option(
+        ",".join(REVISION_KINDS),
+        help="Comma-separated revisions applied to the task itself ('none' for none).",
+    ),
+    revisions_per_kind: int = typer.Option(
+        1, min=0, help="Revised tasks per task and revision kind."
+    ),
     seed: int = typer.Option(0, help="Seed of the fault choice."),
     limit: int | None = typer.Option(None, min=1, help="Only the first N tasks."),
     start_index: int = typer.Option(0, min=0, help="Skip the first N tasks."),
@@ -54,6 +62,13 @@ def synth_command(
             f"unknown injector(s) {', '.join(unknown)}; known: {', '.join(INJECTORS)}",
             param_hint="--inject",
         )
+    rkinds = tuple(k.strip() for k in revisions.split(",") if k.strip() and k.strip() != "none")
+    bad = [k for k in rkinds if k not in REVISION_KINDS]
+    if bad:
+        raise typer.BadParameter(
+            f"unknown revision kind(s) {', '.join(bad)}; known: {', '.join(REVISION_KINDS)}",
+            param_hint="--revisions",
+        )
     console = Console(stderr=as_json)
     synth = SynthConfig(
         suite=suite,  # type: ignore[arg-type]
@@ -66,6 +81,8 @@ def synth_command(
         turn_limit=turn_limit,
         path_maps=tuple(path_map),
         cell_timeout=cell_timeout,
+        revisions=rkinds,
+        revisions_per_kind=revisions_per_kind,
     )
     export = ExportConfig(
         lifecycle_share=lifecycle_share, val_fraction=val_fraction, split_seed=split_seed

@@ -62,6 +62,14 @@ class DatasetCard(BaseModel):
     validation: dict[str, dict[str, int]]
     proposal_disagreements: dict[str, int]
     """Activations where the deterministic proposal's kind differs from the label's."""
+    revisions: dict[str, int] = {}
+    """Revised tasks kept (some branch kept), by revision kind."""
+    revisions_filtered: dict[str, int] = {}
+    """Revisions filtered (no effect on a later result, revision turn fails), by kind."""
+    revision_filter_rate: float = 0.0
+    """Filtered revisions / revisions applied."""
+    trajectories_by_revision: dict[str, int] = {}
+    """Kept trajectories of revised tasks, by ``revision kind: trajectory kind``."""
 
 
 def _card_md(card: DatasetCard) -> str:
@@ -82,6 +90,9 @@ def _card_md(card: DatasetCard) -> str:
         f"- trajectories: {_inline(card.trajectories)}",
         f"- trajectories by injector: {_inline(card.trajectories_by_injector)}",
         f"- filter rate (faulted branches): {card.filter_rate:.3f}",
+        f"- revisions kept by kind: {_inline(card.revisions) or '0'}; filtered: "
+        f"{_inline(card.revisions_filtered) or '0'} (rate {card.revision_filter_rate:.3f})",
+        f"- trajectories of revised tasks: {_inline(card.trajectories_by_revision) or '0'}",
         f"- samples available: {_inline(card.samples_available)}; duplicates dropped: "
         f"{card.duplicates_dropped}",
         f"- rows: {_inline(card.rows)}",
@@ -129,6 +140,15 @@ def build_card(
     faulted = Counter(t.branch_id for t in trajs if t.kind == "repair")
     fault_filtered = [f for f in all_filtered if f.unit == "branch" and f.injector]
     planned = len(faulted) + len(fault_filtered)
+    rev_kept = {
+        (t.task_id, t.branch_id.split("/revision-", 1)[1].split("/", 1)[0], t.revision.kind)
+        for t in trajs
+        if t.revision is not None
+    }
+    rev_filtered = [
+        f for f in all_filtered if f.revision and f.injector is None and f.unit == "branch"
+    ]
+    rev_applied = len(rev_kept) + len(rev_filtered)
     disagree: Counter[str] = Counter()
     for t in trajs:
         for a in t.activations:
@@ -156,6 +176,12 @@ def build_card(
         train=counts(exported.train),
         validation=counts(exported.validation),
         proposal_disagreements=dict(disagree.most_common()),
+        revisions=dict(Counter(kind for _, _, kind in rev_kept)),
+        revisions_filtered=dict(Counter(f.revision for f in rev_filtered if f.revision)),
+        revision_filter_rate=round(len(rev_filtered) / rev_applied, 4) if rev_applied else 0.0,
+        trajectories_by_revision=dict(
+            Counter(f"{t.revision.kind}: {t.kind}" for t in trajs if t.revision is not None)
+        ),
     )
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "FaultInfo",
     "ManagerTrajectory",
     "RecordsError",
+    "RevisionInfo",
     "TrajectoryKind",
     "TurnOutcome",
     "read_trajectories",
@@ -86,6 +87,28 @@ class FaultInfo(BaseModel):
     node: dict[str, Any] | None = None
     predicted_outcome: str | None = None
     """Dry-run result of the plan: silent | crash | none."""
+
+
+RevisionKind = Literal["parameter", "formula", "direction", "filter"]
+
+
+class RevisionInfo(BaseModel):
+    """A revision applied to the task itself (`stateguard.train.revisions`): turn
+    ``turn_id``'s reference code is re-run with one element changed, as a new turn
+    ``revision_turn`` inserted right after it (turns after it are renumbered by one)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: RevisionKind
+    turn_id: int
+    """The revised turn (numbering of the original task)."""
+    revision_turn: int
+    """The inserted revision turn (numbering of the revised task: ``turn_id + 1``)."""
+    description: str
+    revised_code: str
+    node: dict[str, Any] | None = None
+    effect_turns: tuple[int, ...] = ()
+    """Later turns (revised numbering) whose gold the revision changed."""
 
 
 class Activation(BaseModel):
@@ -165,6 +188,8 @@ class ManagerTrajectory(BaseModel):
     task_id: str
     injector: str | None = None
     fault: FaultInfo | None = None
+    revision: RevisionInfo | None = None
+    """Set on the branches of a revised task (turn numbers are the revised task's)."""
     activations: tuple[Activation, ...]
     turns: tuple[TurnOutcome, ...] = ()
     """Outcomes of the turns the trajectory covers."""

@@ -17,6 +17,13 @@ What is filtered, and counted by reason (`Filtered`):
 * faulted branches: the dry run or the replay shows the fault had no effect on the
   judged result; the faulted turn is not judged; the repair did not fix the turn; the
   commit after the repair was refused; the replay failed.
+
+Revisions (`stateguard.train.revisions`, on by default): per task and revision kind, up
+to ``revisions_per_kind`` revised tasks (a revision turn inserted after turn k, gold
+recomputed). Each gives a ``clean`` trajectory from the revision turn on (later turns
+recompute and commit) and, for each stale reuse of a pre-revision value at a later
+turn, a counterfactual and a repair trajectory; all carry the `RevisionInfo`. Filtered:
+the revision had no effect on any later result; the revision turn fails.
 """
 
 from __future__ import annotations
@@ -31,13 +38,27 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from stateguard.bench.gold import GoldTask, load_or_plan, load_or_run_gold
+from stateguard.bench.gold import GoldTask, PlannedFault, load_or_plan, load_or_run_gold
 from stateguard.bench.loaders import load_suite
 from stateguard.bench.records import InjectKind, TurnResult
 from stateguard.bench.tasks import BenchTask, Suite
 from stateguard.errors import StateguardError
 from stateguard.train.branches import BranchRun, fault_info, run_branch
-from stateguard.train.records import Activation, FaultInfo, ManagerTrajectory, TurnOutcome
+from stateguard.train.records import (
+    Activation,
+    FaultInfo,
+    ManagerTrajectory,
+    RevisionInfo,
+    TurnOutcome,
+)
+from stateguard.train.revisions import (
+    REVISION_KINDS,
+    choose_revisions,
+    revised_task,
+    revision_effect,
+    revision_info,
+    stale_after_revision,
+)
 
 INJECTORS: tuple[str, ...] = get_args(InjectKind)
 """Every injector the bench has (``stateguard.bench.inject``)."""
@@ -62,6 +83,10 @@ class SynthConfig(BaseModel):
     cell_timeout: float = 120.0
     max_repairs: int = Field(default=1, ge=1)
     """Redos the obedient replay makes after repair hints."""
+    revisions: tuple[str, ...] = REVISION_KINDS
+    """Revision kinds applied to the task itself (empty: none)."""
+    revisions_per_kind: int = Field(default=1, ge=0)
+    """Revised tasks per task and revision kind (at distinct turns)."""
 
 
 class Filtered(BaseModel):
@@ -75,6 +100,8 @@ class Filtered(BaseModel):
     injector: str | None = None
     turn_id: int | None = None
     detail: str = ""
+    revision: str | None = None
+    """The revision kind, for a revised task's branches."""
 
 
 class TaskSynth(BaseModel):
@@ -282,6 +309,11 @@ def synth_task(task: BenchTask, config: SynthConfig, out: Path) -> TaskSynth:
                 trajs += got
                 if why is not None:
                     filtered.append(why)
+        for rkind in config.revisions:
+            got_t, got_f, n_branches = revision_branches(task, gold, rkind, config, out)
+            trajs += got_t
+            filtered += got_f
+            branches += n_branches
     except Exception as exc:
         filtered.append(
             Filtered(
@@ -298,6 +330,118 @@ def synth_task(task: BenchTask, config: SynthConfig, out: Path) -> TaskSynth:
         branches=branches,
         seconds=time.monotonic() - started,
     )
+
+
+def _faulted(
+    task: BenchTask, gold: GoldTask, fault: PlannedFault, n: int, config: SynthConfig, out: Path
+) -> tuple[list[ManagerTrajectory], Filtered | None]:
+    info = fault_info(task, fault)
+    try:
+        run = run_branch(
+            task,
+            gold,
+            fault,
+            out / "work" / task.task_id,
+            cell_timeout=config.cell_timeout,
+            max_repairs=config.max_repairs,
+        )
+    except Exception as exc:  # one branch failing must not lose the task
+        why = Filtered(
+            task_id=task.task_id,
+            unit="branch",
+            reason="replay failed",
+            injector=info.kind,
+            turn_id=info.turn_id,
+            detail=f"{type(exc).__name__}: {exc}"[:300],
+        )
+        return [], why
+    return fault_trajectories(task, info, n, run)
+
+
+def _as_revision(
+    t: ManagerTrajectory, original: BenchTask, info: RevisionInfo, tag: str
+) -> ManagerTrajectory:
+    base = f"{original.suite}/{original.task_id}"
+    rest = t.id.removeprefix(f"{t.suite}/{t.task_id}/")
+    kind, _, tail = rest.partition("/")
+    return t.model_copy(
+        update={
+            "id": f"{base}/{kind}/{tag}/{tail}",
+            "branch_id": f"{base}/{tag}/" + t.branch_id.removeprefix(f"{t.suite}/{t.task_id}/"),
+            "task_id": original.task_id,
+            "revision": info,
+        }
+    )
+
+
+def revision_branches(
+    task: BenchTask, gold: GoldTask, kind: str, config: SynthConfig, out: Path
+) -> tuple[list[ManagerTrajectory], list[Filtered], int]:
+    """The branches of ``task`` revised by ``kind`` (see the module docstring)."""
+    trajs: list[ManagerTrajectory] = []
+    filtered: list[Filtered] = []
+    branches = 0
+    timeout = config.cell_timeout
+    sites = choose_revisions(task, gold, kind, seed=config.seed, per_kind=config.revisions_per_kind)
+    for r, site in enumerate(sites):
+        k = site.turn_id
+
+        def drop(reason: str, detail: str, k: int = k, sink: list[Filtered] = filtered) -> None:
+            sink.append(
+                Filtered(
+                    task_id=task.task_id,
+                    unit="branch",
+                    reason=reason,
+                    turn_id=k,
+                    detail=detail[:300],
+                    revision=kind,
+                )
+            )
+
+        rtask = revised_task(task, site, r)
+        rgold = load_or_run_gold(
+            rtask, out / "cache" / "gold", out / "work" / f"{rtask.task_id}-gold", timeout
+        )
+        failed = rgold.turn(k + 1).skipped_reason
+        if failed:
+            drop("revision turn fails", failed)
+            continue
+        effect = revision_effect(task, gold, rtask, rgold, k)
+        if not effect:
+            drop("revision had no effect on any later result", site.description)
+            continue
+        info = revision_info(site, effect)
+        tag = f"revision-{kind}-{r}"
+        run = run_branch(
+            rtask,
+            rgold,
+            None,
+            out / "work" / rtask.task_id,
+            cell_timeout=timeout,
+            max_repairs=config.max_repairs,
+        )
+        branches += 1
+        clean, dropped = clean_trajectory(rtask, rgold, run)
+        filtered += [
+            f.model_copy(update={"task_id": task.task_id, "revision": kind}) for f in dropped
+        ]
+        if clean is not None:
+            acts = tuple(a for a in clean.activations if a.turn > k)
+            turns = tuple(o for o in clean.turns if o.turn_id > k)
+            if acts:
+                clean = clean.model_copy(update={"activations": acts, "turns": turns})
+                trajs.append(_as_revision(clean, task, info, tag))
+        for n, fault in enumerate(
+            stale_after_revision(
+                rtask, rgold, k + 1, seed=config.seed, max_faults=max(config.faults_per_task, 1)
+            )
+        ):
+            got, why = _faulted(rtask, rgold, fault, n, config, out)
+            branches += 1
+            trajs += [_as_revision(t, task, info, tag) for t in got]
+            if why is not None:
+                filtered.append(why.model_copy(update={"task_id": task.task_id, "revision": kind}))
+    return trajs, filtered, branches
 
 
 def load_synth_tasks(config: SynthConfig) -> tuple[list[BenchTask], list[Filtered]]:
