@@ -18,8 +18,11 @@ bench's own mutation sites, `stateguard.bench.mutations`):
 * ``filter`` — a boolean-mask filter, ``.query`` filter or one condition of a
   conjunction dropped, or a category list narrowed.
 
-Eligible turns ran cleanly and are rerunnable (their code does not rebind a name from
-its own old value), so re-running the revised code models a real revision.
+Eligible turns ran cleanly. Re-running a turn's revised code after the turn models a
+real revision when the turn is rerunnable (its code does not rebind a name from its own
+old value) or, failing that, idempotent: a control task with the turn's code re-run
+unchanged leaves every later result as it was (``apple = apple.sort_index(...)`` is;
+``x = x * 2`` is not, and such a revision is filtered).
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ class RevisionSite(BaseModel):
     description: str
     revised_code: str
     node: dict[str, object] | None = None
+    rerunnable: bool = True
+    """The turn's code does not rebind a name from its own old value (see the docstring)."""
 
 
 def _number(node: ast.AST) -> bool:
@@ -155,12 +160,14 @@ _FINDERS = {
 }
 
 
-def revision_sites(kind: str, turn: inject.TurnFacts) -> list[RevisionSite]:
+def revision_sites(
+    kind: str, turn: inject.TurnFacts, *, rerunnable_only: bool = True
+) -> list[RevisionSite]:
     """Revisable elements of ``kind`` in one turn's reference code (in source order)."""
     if kind not in _FINDERS:
         raise ValueError(f"not a revision kind: {kind!r} (one of {', '.join(REVISION_KINDS)})")
     tree = _parse(turn.code)
-    if tree is None or not (turn.ok and turn.rerunnable):
+    if tree is None or not turn.ok or (rerunnable_only and not turn.rerunnable):
         return []
     src = _Source(turn.code)
     out: list[RevisionSite] = []
@@ -177,6 +184,7 @@ def revision_sites(kind: str, turn: inject.TurnFacts) -> list[RevisionSite]:
                 description=what,
                 revised_code=code,
                 node=_node_info(src, node, new),
+                rerunnable=turn.rerunnable,
             )
         )
     return out
@@ -198,7 +206,7 @@ def choose_revisions(
         s
         for t in gold.turns
         if t.skipped_reason is None and dependents(gold, t.turn_id)
-        for s in revision_sites(kind, t.facts)
+        for s in revision_sites(kind, t.facts, rerunnable_only=False)
     ]
     rng = random.Random(f"revision:{seed}:{task.task_id}:{kind}")
     rng.shuffle(found)
@@ -211,7 +219,12 @@ def choose_revisions(
     return sorted(chosen, key=lambda s: s.turn_id)
 
 
-def revised_task(task: BenchTask, site: RevisionSite, n: int) -> BenchTask:
+def control_site(site: RevisionSite) -> RevisionSite:
+    """The same turn re-run unchanged (the idempotence control of an unrerunnable turn)."""
+    return site.model_copy(update={"revised_code": "", "description": "control re-run"})
+
+
+def revised_task(task: BenchTask, site: RevisionSite, n: int | str) -> BenchTask:
     """``task`` with the revision turn inserted after turn ``site.turn_id``."""
     k = site.turn_id
     base = task.turns[k - 1]
@@ -230,7 +243,7 @@ def revised_task(task: BenchTask, site: RevisionSite, n: int) -> BenchTask:
             f"Revision of turn {k}: {site.description}. Redo turn {k} with it, keeping "
             f"the same names.\n\nTurn {k} asked: {base.question}"
         ),
-        reference_code=site.revised_code,
+        reference_code=site.revised_code or base.reference_code,
         validator=base.validator,
         depends_on=(k,),
         tolerance=base.tolerance,

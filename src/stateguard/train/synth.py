@@ -23,7 +23,8 @@ to ``revisions_per_kind`` revised tasks (a revision turn inserted after turn k, 
 recomputed). Each gives a ``clean`` trajectory from the revision turn on (later turns
 recompute and commit) and, for each stale reuse of a pre-revision value at a later
 turn, a counterfactual and a repair trajectory; all carry the `RevisionInfo`. Filtered:
-the revision had no effect on any later result; the revision turn fails.
+the revision had no effect on any later result; the revision turn fails; the revised
+turn is not rerunnable and re-running it unchanged changes later results.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from stateguard.train.records import (
 from stateguard.train.revisions import (
     REVISION_KINDS,
     choose_revisions,
+    control_site,
     revised_task,
     revision_effect,
     revision_info,
@@ -406,6 +408,15 @@ def revision_branches(
         if failed:
             drop("revision turn fails", failed)
             continue
+        if not site.rerunnable:
+            ctask = revised_task(task, control_site(site), f"{r}-control")
+            cgold = load_or_run_gold(
+                ctask, out / "cache" / "gold", out / "work" / f"{ctask.task_id}-gold", timeout
+            )
+            failed = cgold.turn(k + 1).skipped_reason
+            if failed or revision_effect(task, gold, ctask, cgold, k):
+                drop("revised turn not idempotent (a re-run changes later results)", failed or "")
+                continue
         effect = revision_effect(task, gold, rtask, rgold, k)
         if not effect:
             drop("revision had no effect on any later result", site.description)
