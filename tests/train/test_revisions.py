@@ -94,7 +94,7 @@ def test_every_revision_kind_is_planted_and_counted(
         assert by[(kind, "counterfactual")] == by[(kind, "repair")], kind
         n_cf = by[(kind, "counterfactual")]
         assert card.trajectories_by_revision[f"{kind}: counterfactual"] == n_cf
-    assert all(t.task_id in {"dseval-01-orders", "dseval-02-caps"} for t in rtrajs)
+    assert {t.task_id for t in rtrajs} == {"dseval-01-orders", "dseval-03-stock"}
     assert len({t.id for t in rtrajs}) == len(rtrajs)
 
 
@@ -102,10 +102,24 @@ def test_no_effect_revision_is_filtered_and_counted(revised: tuple[Path, Dataset
     _, card = revised
     # 02-caps: cap = 100 -> 101 leaves "how many orders are under the cap" unchanged
     assert card.filtered["branch: revision had no effect on any later result"] == 1
-    assert card.revisions_filtered == {"parameter": 1}
+    # 03-stock: `stock = stock.assign(qty=stock["qty"] * 2)` re-run doubles again
+    assert (
+        card.filtered["branch: revised turn not idempotent (a re-run changes later results)"] == 1
+    )
+    assert card.revisions_filtered == {"parameter": 1, "formula": 1}
     kept = sum(card.revisions.values())
-    assert card.revision_filter_rate == pytest.approx(1 / (kept + 1), abs=1e-4)
+    assert card.revision_filter_rate == pytest.approx(2 / (kept + 2), abs=1e-4)
     assert "revision had no effect on any later result" in (revised[0] / "card.md").read_text()
+
+
+def test_an_idempotent_unrerunnable_turn_is_revised(rtrajs: list[ManagerTrajectory]) -> None:
+    # 03-stock: `stock = stock.sort_values("qty", ascending=True)` rebinds stock from itself,
+    # but re-running it changes nothing: its direction revision is kept
+    got = [t for t in rtrajs if t.task_id == "dseval-03-stock" and t.revision]
+    assert {(t.revision.kind, t.kind) for t in got if t.revision} == {("direction", "clean")}
+    (clean,) = got
+    assert clean.revision is not None and "ascending=False" in clean.revision.revised_code
+    assert clean.revision.effect_turns == (4,)
 
 
 def test_clean_revised_branch_commits_with_the_revision_relations(
