@@ -11,6 +11,7 @@ import pytest
 from stateguard.bench.faults import TurnFacts
 from stateguard.bench.loaders import load_suite
 from stateguard.train.dataset import DatasetCard, synth_dataset
+from stateguard.train.evaluate import evaluate
 from stateguard.train.export import ExportConfig
 from stateguard.train.records import ManagerTrajectory, read_trajectories
 from stateguard.train.revisions import REVISION_KINDS, revised_task, revision_sites
@@ -170,3 +171,14 @@ def test_exported_rows_are_valid_chat_rows(revised: tuple[Path, DatasetCard]) ->
         assert "kind" in json.loads(msgs[-1]["content"])
     qs = "\n".join(m["content"] for r in rows for m in r["messages"] if m["role"] == "user")
     assert "Revision of turn" in qs
+
+
+def test_eval_replays_revised_branches_without_drift(
+    revised: tuple[Path, DatasetCard], rtrajs: list[ManagerTrajectory]
+) -> None:
+    out, _ = revised
+    report = evaluate(out, "deterministic", split="all")
+    assert report.selected > 0 and report.drift == 0
+    assert report.protocol_valid_rate == 1.0
+    repairs = sum(1 for t in rtrajs for a in t.activations if a.label_kind == "REPAIR")
+    assert repairs >= len(REVISION_KINDS)

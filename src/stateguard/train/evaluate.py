@@ -43,6 +43,7 @@ from stateguard.train.askers import Asker, LLMAsker, OutOfTime, deterministic_as
 from stateguard.train.branches import planned_fault, run_branch
 from stateguard.train.dataset import read_card
 from stateguard.train.records import Activation, ManagerTrajectory, read_trajectories
+from stateguard.train.revisions import task_of
 
 EvalPolicy = Literal["deterministic", "none", "llm"]
 EVAL_POLICIES: tuple[str, ...] = ("deterministic", "none", "llm")
@@ -296,6 +297,8 @@ def _replay(
     for branch, items in by_branch.items():
         first = items[0][0]
         task = tasks.get(first.task_id)
+        if task is not None and first.revision is not None:
+            task = task_of(task, first.revision)  # a revised task's branch
         if deadline is not None and time.monotonic() > deadline:
             rows += [_scored(t, a, asked=False) for t, a in items]
             continue

@@ -109,6 +109,8 @@ class RevisionInfo(BaseModel):
     node: dict[str, Any] | None = None
     effect_turns: tuple[int, ...] = ()
     """Later turns (revised numbering) whose gold the revision changed."""
+    revised_task_id: str = ""
+    """The revised task's id (its gold is cached under it)."""
 
 
 class Activation(BaseModel):

@@ -272,9 +272,12 @@ def revision_effect(
     return tuple(changed)
 
 
-def revision_info(site: RevisionSite, effect: tuple[int, ...]) -> RevisionInfo:
+def revision_info(
+    site: RevisionSite, effect: tuple[int, ...], revised: BenchTask
+) -> RevisionInfo:
     """The record of an applied revision."""
     return RevisionInfo(
+        revised_task_id=revised.task_id,
         kind=site.kind,
         turn_id=site.turn_id,
         revision_turn=site.turn_id + 1,
@@ -283,6 +286,19 @@ def revision_info(site: RevisionSite, effect: tuple[int, ...]) -> RevisionInfo:
         node=site.node,
         effect_turns=effect,
     )
+
+
+def task_of(task: BenchTask, info: RevisionInfo) -> BenchTask:
+    """The revised task a recorded revision was applied as (to replay its branches)."""
+    site = RevisionSite(
+        kind=info.kind,
+        turn_id=info.turn_id,
+        description=info.description,
+        revised_code=info.revised_code,
+        node=info.node,
+    )
+    revised = revised_task(task, site, 0)
+    return revised.model_copy(update={"task_id": info.revised_task_id or revised.task_id})
 
 
 def stale_after_revision(

@@ -421,7 +421,7 @@ def revision_branches(
         if not effect:
             drop("revision had no effect on any later result", site.description)
             continue
-        info = revision_info(site, effect)
+        info = revision_info(site, effect, rtask)
         tag = f"revision-{kind}-{r}"
         run = run_branch(
             rtask,
