@@ -39,19 +39,22 @@ def steps_code(rows: int) -> list[str]:
     out = [first]
     for i in range(2, 41):
         if i % 2:
-            out.append(f"df['m{i}'] = df['margin'] * {1 + i / 100}\n"
-                       f"top{i} = df.groupby('region')['m{i}'].mean().idxmax()\nprint(top{i})")
+            out.append(
+                f"df['m{i}'] = df['margin'] * {1 + i / 100}\n"
+                f"top{i} = df.groupby('region')['m{i}'].mean().idxmax()\nprint(top{i})"
+            )
         else:
-            out.append(f"s{i} = df.sort_values('margin').groupby('region').tail({i})"
-                       f"['rev'].sum()\nprint(round(s{i}, 2))")
+            out.append(
+                f"s{i} = df.sort_values('margin').groupby('region').tail({i})"
+                f"['rev'].sum()\nprint(round(s{i}, 2))"
+            )
     return out
 
 
 def step_of(code: str, tracked: TrackedSession) -> Step:
     res = tracked.execute(code)
     assert res.execution.ok, res.execution.error
-    return Step(code=code, observation=res.execution.stdout, execution=res.execution,
-                cell=res.cell)
+    return Step(code=code, observation=res.execution.stdout, execution=res.execution, cell=res.cell)
 
 
 def fork_times(codes: list[str], repeats: int) -> dict[int, float]:
@@ -96,12 +99,16 @@ def main() -> None:
     codes = steps_code(args.rows)
     fork = fork_times(codes, args.repeats)
     print(f"{args.rows} rows, {len(codes)} steps, median of {args.repeats}")
-    print(f"{'step':>5} {'fork probe':>11} {'replay+start':>13} {'replay':>9} "
-          f"{'ratio (start)':>14} {'ratio':>7}")
+    print(
+        f"{'step':>5} {'fork probe':>11} {'replay+start':>13} {'replay':>9} "
+        f"{'ratio (start)':>14} {'ratio':>7}"
+    )
     for k in AT:
         with_start, replay = replay_times(codes, k, args.repeats)
-        print(f"{k:>5} {fork[k]:>10.3f}s {with_start:>12.3f}s {replay:>8.3f}s "
-              f"{with_start / fork[k]:>13.1f}x {replay / fork[k]:>6.1f}x")
+        print(
+            f"{k:>5} {fork[k]:>10.3f}s {with_start:>12.3f}s {replay:>8.3f}s "
+            f"{with_start / fork[k]:>13.1f}x {replay / fork[k]:>6.1f}x"
+        )
 
 
 if __name__ == "__main__":

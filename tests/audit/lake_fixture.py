@@ -25,8 +25,18 @@ def build_lake(root: Path) -> Path:
         {
             "State": [s for s in ABBR for _ in (2019, 2020)],
             "Year": [y for _ in ABBR for y in (2019, 2020)],
-            "AcresBurned": [259_823, 4_304_379, 280_000, 1_141_613, 169_000, 842_370,
-                            90_000, 120_000, 980_000, 978_519],
+            "AcresBurned": [
+                259_823,
+                4_304_379,
+                280_000,
+                1_141_613,
+                169_000,
+                842_370,
+                90_000,
+                120_000,
+                980_000,
+                978_519,
+            ],
         }
     )
     acres.to_csv(lake / "wildfires/nifc_acres_burned_by_state.csv", index=False)
@@ -65,16 +75,13 @@ def build_lake(root: Path) -> Path:
     json.dump(
         [
             {"station_id": "USW1", "name": "Sacramento Exec", "state": "CA", "elevation_m": 7},
-            {"station_id": "USW2", "name": "Flagstaff Pulliam", "state": "AZ",
-             "elevation_m": 2135},
-            {"station_id": "USW3", "name": "Phoenix Sky Harbor", "state": "AZ",
-             "elevation_m": 337},
+            {"station_id": "USW2", "name": "Flagstaff Pulliam", "state": "AZ", "elevation_m": 2135},
+            {"station_id": "USW3", "name": "Phoenix Sky Harbor", "state": "AZ", "elevation_m": 337},
         ],
         (lake / "stations/weather_stations.json").open("w"),
     )
     pd.DataFrame(
-        {"state": STATES, "population": [39_538_223, 4_237_256, 7_705_281, 3_104_614,
-                                         7_151_502]}
+        {"state": STATES, "population": [39_538_223, 4_237_256, 7_705_281, 3_104_614, 7_151_502]}
     ).to_csv(lake / "population/us_state_population_2020.csv", index=False)
     pd.DataFrame({"abbr": ABBR, "name": STATES}).to_csv(
         lake / "population/state_abbreviations.csv", index=False
@@ -89,39 +96,93 @@ def build_lake(root: Path) -> Path:
     (lake / "air/aqi_readme.txt").write_text(
         "Air quality index breakpoints used by the EPA.\n", encoding="utf-8"
     )
-    pd.DataFrame({"sku": ["a1", "b2"], "qty": [3, 4]}).to_csv(lake / "misc/inventory.csv",
-                                                             index=False)
+    pd.DataFrame({"sku": ["a1", "b2"], "qty": [3, 4]}).to_csv(
+        lake / "misc/inventory.csv", index=False
+    )
     with pd.ExcelWriter(lake / "misc/employees.xlsx") as xl:
         pd.DataFrame({"employee": ["Ann"], "dept": ["ops"]}).to_excel(xl, index=False)
     (lake / "misc/readme.md").write_text("Internal files, not part of any study.\n")
     (lake / "misc/broken.json").write_text("{not json")
 
     tasks = [
-        _task("env-1", "What was the total number of acres burned by wildfires in California "
-              "in 2020?", 4_304_379, "numeric_exact", ["nifc_acres_burned_by_state.csv"]),
-        _task("env-2", "Which state had the most acres burned per resident in 2020? Use the "
-              "2020 state population.", "Nevada", "string_exact",
-              ["nifc_acres_burned_by_state.csv", "us_state_population_2020.csv",
-               "state_abbreviations.csv"],
-              subtasks=[
-                  _task("env-2-1", "How many acres burned in each state in 2020?", None,
-                        "list_exact", ["nifc_acres_burned_by_state.csv"]),
-                  _task("env-2-2", "Map state abbreviations to state names.", None,
-                        "list_exact", ["state_abbreviations.csv"]),
-              ]),
-        _task("env-3", "What share of the fires in 2020 were caused by lightning?", 0.1771,
-              "numeric_approximate", ["fire_causes_2020.xlsx"]),
-        _task("env-4", "What was the average CO2 concentration measured at Mauna Loa in 2010?",
-              389.9, "numeric_approximate", ["mauna_loa_co2.parquet"]),
-        _task("env-5", "Which weather station at the highest elevation recorded the warmest "
-              "July monthly temperature?", "Flagstaff Pulliam", "string_approximate",
-              ["weather_stations.json", "noaa_monthly_temperature.tsv"]),
-        _task("env-6", "On how many days did PM2.5 exceed 35 in Los Angeles county?", 2,
-              "numeric_exact", ["epa_pm25_daily.csv"]),
-        _task("env-7", "Name the largest wildfire of 2020.", "August Complex", "string_exact",
-              ["largest_fires.html"]),
-        _task("env-8", "By how many millimetres per year does the global mean sea level "
-              "rise?", 3.3, "numeric_exact", ["sea_level_notes.md"]),
+        _task(
+            "env-1",
+            "What was the total number of acres burned by wildfires in California in 2020?",
+            4_304_379,
+            "numeric_exact",
+            ["nifc_acres_burned_by_state.csv"],
+        ),
+        _task(
+            "env-2",
+            "Which state had the most acres burned per resident in 2020? Use the "
+            "2020 state population.",
+            "Nevada",
+            "string_exact",
+            [
+                "nifc_acres_burned_by_state.csv",
+                "us_state_population_2020.csv",
+                "state_abbreviations.csv",
+            ],
+            subtasks=[
+                _task(
+                    "env-2-1",
+                    "How many acres burned in each state in 2020?",
+                    None,
+                    "list_exact",
+                    ["nifc_acres_burned_by_state.csv"],
+                ),
+                _task(
+                    "env-2-2",
+                    "Map state abbreviations to state names.",
+                    None,
+                    "list_exact",
+                    ["state_abbreviations.csv"],
+                ),
+            ],
+        ),
+        _task(
+            "env-3",
+            "What share of the fires in 2020 were caused by lightning?",
+            0.1771,
+            "numeric_approximate",
+            ["fire_causes_2020.xlsx"],
+        ),
+        _task(
+            "env-4",
+            "What was the average CO2 concentration measured at Mauna Loa in 2010?",
+            389.9,
+            "numeric_approximate",
+            ["mauna_loa_co2.parquet"],
+        ),
+        _task(
+            "env-5",
+            "Which weather station at the highest elevation recorded the warmest "
+            "July monthly temperature?",
+            "Flagstaff Pulliam",
+            "string_approximate",
+            ["weather_stations.json", "noaa_monthly_temperature.tsv"],
+        ),
+        _task(
+            "env-6",
+            "On how many days did PM2.5 exceed 35 in Los Angeles county?",
+            2,
+            "numeric_exact",
+            ["epa_pm25_daily.csv"],
+        ),
+        _task(
+            "env-7",
+            "Name the largest wildfire of 2020.",
+            "August Complex",
+            "string_exact",
+            ["largest_fires.html"],
+        ),
+        _task(
+            "env-8",
+            "By how many millimetres per year does the global mean sea level rise?",
+            3.3,
+            "numeric_exact",
+            ["sea_level_notes.md"],
+        ),
     ]
     workload = root / "workload.json"
     workload.write_text(json.dumps(tasks, indent=1), encoding="utf-8")

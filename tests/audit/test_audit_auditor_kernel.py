@@ -28,8 +28,9 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def session(lake: Path, tmp_path_factory: pytest.TempPathFactory
-            ) -> Iterator[tuple[TrackedSession, Auditor]]:
+def session(
+    lake: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[TrackedSession, Auditor]]:
     ledger = tmp_path_factory.mktemp("run") / "audit.jsonl"
     # the lake is the kernel's read-only data directory, seen as `data/` from its cwd
     auditor = Auditor(AuditSettings(join_guard="flag", lake="data"), ledger_path=ledger)
@@ -50,8 +51,8 @@ def test_operators_run_in_the_kernel_and_land_in_the_host_ledger(
     res = ts.execute(
         "acres = Scan('nifc_acres_burned_by_state.csv', table='acres')\n"
         "p = Probe('acres', ['State'])\n"
-        "top = Query(\"SELECT State, sum(AcresBurned) AS a FROM acres GROUP BY State "
-        "ORDER BY a DESC LIMIT 1\")\n"
+        'top = Query("SELECT State, sum(AcresBurned) AS a FROM acres GROUP BY State '
+        'ORDER BY a DESC LIMIT 1")\n'
         "print(top.State[0])"
     )
     assert res.execution.ok, res.execution.error
@@ -74,8 +75,9 @@ def test_a_rejected_operator_fails_the_cell_with_its_diagnostic(
 ) -> None:
     ts, auditor = session
     ts.reset()
-    ok = ts.execute("acres = Scan('nifc_acres_burned_by_state.csv', table='acres')\n"
-                    "Probe('acres', ['State'])")
+    ok = ts.execute(
+        "acres = Scan('nifc_acres_burned_by_state.csv', table='acres')\nProbe('acres', ['State'])"
+    )
     assert ok.execution.ok
     auditor.observe(ok.execution)
     res = ts.execute("ca = Query(\"SELECT * FROM acres WHERE State = 'California'\")")

@@ -133,8 +133,9 @@ CASES: list[tuple[str, Callable[[], object], str, Callable[[], object]]] = [
 ]
 
 
-@pytest.mark.parametrize(("flagged", "kind", "near_miss"), [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("flagged", "kind", "near_miss"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_rule_flags_and_near_miss_passes(
     guard: JoinGuard, flagged: Callable[[], object], kind: str, near_miss: Callable[[], object]
 ) -> None:
@@ -187,9 +188,7 @@ def test_many_to_many_reports_multiplicity(guard: JoinGuard) -> None:
 def test_multi_column_and_left_on_right_on_keys(guard: JoinGuard) -> None:
     left = pd.DataFrame({"y": [2020, 2020, 2021], "r": ["N", "S", "N"], "v": [1, 2, 3]})
     right = pd.DataFrame({"yr": [2020, 2020], "reg": ["N", "S"], "t": [1, 2]})
-    rec = _one(
-        guard, lambda: left.merge(right, left_on=["y", "r"], right_on=["yr", "reg"])
-    )
+    rec = _one(guard, lambda: left.merge(right, left_on=["y", "r"], right_on=["yr", "reg"]))
     assert rec.left_keys == ("y", "r") and rec.right_keys == ("yr", "reg")
     (d,) = rec.diagnostics
     assert d.kind == "dropped_rows" and d.keys == ("(2021, 'N')",)

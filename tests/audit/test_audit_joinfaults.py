@@ -85,8 +85,12 @@ def test_an_inner_join_the_code_asks_for_is_a_note_and_the_default_one_an_alarm(
     assert clean.kinds == ("dropped_rows",) and clean.alarms == ()
     assert result.false_alarms == 0 and result.noted_clean == 1
     # the same merge left without how= (pandas' default inner) is an alarm
-    outer = {"s": [SETUP + "few = targets[targets.year != 2019]\n",
-                   "pd.merge(sales.drop_duplicates('year'), few, on='year', how='outer')"]}
+    outer = {
+        "s": [
+            SETUP + "few = targets[targets.year != 2019]\n",
+            "pd.merge(sales.drop_duplicates('year'), few, on='year', how='outer')",
+        ]
+    }
     fault = next(o for o in evaluate(outer).outcomes if o.fault == "how_inner")
     assert fault.new_alarms == ("dropped_rows",) and fault.flagged
 

@@ -41,8 +41,9 @@ def k(kernel: KernelSession) -> Iterator[KernelSession]:
     ok = kernel.execute(SETUP)
     assert ok.ok, ok.error
     yield kernel
-    _silent(kernel, "__import__('stateguard.audit.joinguard').audit.joinguard"
-                    ".uninstall_join_guard()")
+    _silent(
+        kernel, "__import__('stateguard.audit.joinguard').audit.joinguard.uninstall_join_guard()"
+    )
 
 
 def _run(k: KernelSession, code: str) -> ExecutionResult:
@@ -78,9 +79,7 @@ def test_positional_pairing_of_two_rankings_names_both_frames(k: KernelSession) 
 def test_calls_inside_user_functions_are_checked_with_their_line(k: KernelSession) -> None:
     res = _run(
         k,
-        "def pair(a, b):\n"
-        "    return a.merge(b, how='cross')\n"
-        "x = pair(top_a, top_b)\n",
+        "def pair(a, b):\n    return a.merge(b, how='cross')\nx = pair(top_a, top_b)\n",
     )
     report = join_report(res.private)
     assert report is not None
@@ -116,11 +115,15 @@ def test_reject_mode_fails_the_cell_with_the_diagnostic(kernel: KernelSession) -
         ok = kernel.execute("m = sales.merge(targets, on='year')")
         assert ok.ok
     finally:
-        _silent(kernel, "__import__('stateguard.audit.joinguard').audit.joinguard"
-                        ".uninstall_join_guard()")
+        _silent(
+            kernel,
+            "__import__('stateguard.audit.joinguard').audit.joinguard.uninstall_join_guard()",
+        )
 
 
-NO_CHANGE_CELLS = SETUP + """
+NO_CHANGE_CELLS = (
+    SETUP
+    + """
 import pickle, hashlib
 results = [
     sales.merge(targets, on='year'),
@@ -139,12 +142,14 @@ inputs = [sales, targets, top_a, top_b]
 digest = hashlib.sha256(pickle.dumps((results, inputs))).hexdigest()
 print(digest)
 """
+)
 
 
 def test_results_are_byte_identical_with_and_without_the_guard(kernel: KernelSession) -> None:
     _silent(kernel, "get_ipython().reset(new_session=False, aggressive=False)")
-    _silent(kernel, "__import__('stateguard.audit.joinguard').audit.joinguard"
-                    ".uninstall_join_guard()")
+    _silent(
+        kernel, "__import__('stateguard.audit.joinguard').audit.joinguard.uninstall_join_guard()"
+    )
     plain = kernel.execute(NO_CHANGE_CELLS)
     assert plain.ok, plain.error
     assert join_report(plain.private) is None
@@ -161,8 +166,10 @@ def test_results_are_byte_identical_with_and_without_the_guard(kernel: KernelSes
         assert "Pandas4Warning" in plain.stderr
         assert guarded.stderr == plain.stderr
     finally:
-        _silent(kernel, "__import__('stateguard.audit.joinguard').audit.joinguard"
-                        ".uninstall_join_guard()")
+        _silent(
+            kernel,
+            "__import__('stateguard.audit.joinguard').audit.joinguard.uninstall_join_guard()",
+        )
 
 
 def test_the_guard_waits_for_the_first_pandas_import() -> None:

@@ -142,8 +142,12 @@ def test_batch_runs_in_order_and_stops_at_a_rejection(rt: AuditRuntime) -> None:
     )
     assert isinstance(results[1], ProbeObservation) and int(results[2]["n"][0]) == 10
     with pytest.raises(OperatorRejected):
-        rt.batch([("query", {"sql": "SELECT * FROM acres WHERE State = 'California'"}),
-                  ("probe", {"table": "acres"})])
+        rt.batch(
+            [
+                ("query", {"sql": "SELECT * FROM acres WHERE State = 'California'"}),
+                ("probe", {"table": "acres"}),
+            ]
+        )
     assert rt.last.kind == "query" and rt.last.status == "rejected"
     with pytest.raises(OperatorRefused, match="unknown operator 'sql'"):
         rt.batch([("sql", {})])
@@ -174,8 +178,9 @@ def test_bash_runs_read_only_pipelines_in_the_lake(rt: AuditRuntime) -> None:
         ("head /etc/passwd", "outside the data lake"),
     ],
 )
-def test_bash_refuses_writes_network_and_escapes(rt: AuditRuntime, command: str, reason: str
-                                                 ) -> None:
+def test_bash_refuses_writes_network_and_escapes(
+    rt: AuditRuntime, command: str, reason: str
+) -> None:
     with pytest.raises(OperatorRefused, match=reason.replace("(", r"\(").replace("$", r"\$")):
         rt.bash(command)
     assert rt.last.status == "error"
@@ -294,6 +299,11 @@ def test_flag_mode_records_but_does_not_refuse(lake: Path, source_map: SourceMap
 
 def test_every_rule_is_registered() -> None:
     assert set(rule_names()) == {
-        "join_without_key", "join_fan_out", "join_drops_rows", "join_key_mismatch",
-        "filter_unseen_value", "aggregate_high_nulls", "union_fills_nulls",
+        "join_without_key",
+        "join_fan_out",
+        "join_drops_rows",
+        "join_key_mismatch",
+        "filter_unseen_value",
+        "aggregate_high_nulls",
+        "union_fills_nulls",
     }

@@ -35,7 +35,9 @@ def test_every_format_is_indexed_with_location_schema_and_rows(source_map: Sourc
     csv = by_id["wildfires/nifc_acres_burned_by_state.csv"]
     assert csv.kind == "table" and csv.rows == 10
     assert [(c.name, c.dtype) for c in csv.columns] == [
-        ("State", "str"), ("Year", "int64"), ("AcresBurned", "int64")
+        ("State", "str"),
+        ("Year", "int64"),
+        ("AcresBurned", "int64"),
     ]
     assert "CA" in csv.columns[0].sample
     tsv = by_id["climate/noaa_monthly_temperature.tsv"]
@@ -95,7 +97,8 @@ def test_discover_accepts_path_patterns(source_map: SourceMap) -> None:
     index = SourceIndex(source_map)
     assert [h.path for h in index.discover("*.tsv")] == ["climate/noaa_monthly_temperature.tsv"]
     assert {h.path for h in index.discover("population/")} == {
-        "population/state_abbreviations.csv", "population/us_state_population_2020.csv"
+        "population/state_abbreviations.csv",
+        "population/us_state_population_2020.csv",
     }
     excluded = index.discover("population/", excluded=["*abbreviations*"])
     assert [h.path for h in excluded] == ["population/us_state_population_2020.csv"]
@@ -122,8 +125,14 @@ def test_discover_eval_on_the_fixture(fixture_dir: Path) -> None:
 def test_discover_eval_cli_prints_json(fixture_dir: Path) -> None:
     res = CliRunner().invoke(
         app,
-        ["audit", "discover-eval", str(fixture_dir / "workload.json"), "--lake",
-         str(fixture_dir / "lake"), "--json"],
+        [
+            "audit",
+            "discover-eval",
+            str(fixture_dir / "workload.json"),
+            "--lake",
+            str(fixture_dir / "lake"),
+            "--json",
+        ],
     )
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)

@@ -27,10 +27,18 @@ class DictBranch:
                     exec(proposal.code, self.ns)
                 ex = ExecutionResult(status="ok", stdout=out.getvalue(), wall_time=0.0)
             except Exception as exc:
-                ex = ExecutionResult(status="error", wall_time=0.0,
-                                     error=ErrorInfo(ename=type(exc).__name__, evalue=str(exc)))
-            step = Step(thought=proposal.thought, code=proposal.code, observation=ex.stdout,
-                        execution=ex, final=final)
+                ex = ExecutionResult(
+                    status="error",
+                    wall_time=0.0,
+                    error=ErrorInfo(ename=type(exc).__name__, evalue=str(exc)),
+                )
+            step = Step(
+                thought=proposal.thought,
+                code=proposal.code,
+                observation=ex.stdout,
+                execution=ex,
+                final=final,
+            )
         self.steps.append(step)
         return step
 

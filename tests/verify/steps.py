@@ -8,17 +8,17 @@ from stateguard.kernel import ErrorInfo, ExecutionResult, ProbeResult
 from stateguard.verify import Step
 
 
-def ok(code: str, stdout: str = "", result: str | None = None, thought: str = "",
-       **kw: Any) -> Step:
-    ex = ExecutionResult(status="ok", stdout=stdout, result=result, wall_time=0.01,
-                         private=kw.pop("private", []))
-    return Step(thought=thought, code=code, observation=stdout + (result or ""), execution=ex,
-                **kw)
+def ok(
+    code: str, stdout: str = "", result: str | None = None, thought: str = "", **kw: Any
+) -> Step:
+    ex = ExecutionResult(
+        status="ok", stdout=stdout, result=result, wall_time=0.01, private=kw.pop("private", [])
+    )
+    return Step(thought=thought, code=code, observation=stdout + (result or ""), execution=ex, **kw)
 
 
 def failed(code: str, ename: str, evalue: str = "", status: str = "error") -> Step:
-    ex = ExecutionResult(status=status, error=ErrorInfo(ename=ename, evalue=evalue),
-                         wall_time=0.01)
+    ex = ExecutionResult(status=status, error=ErrorInfo(ename=ename, evalue=evalue), wall_time=0.01)
     return Step(code=code, observation=f"{ename}: {evalue}", execution=ex)
 
 

@@ -13,26 +13,32 @@ from stateguard.verify import StepVerifier, VerifyTask, parse_verifier_reply
 TASK = VerifyTask(question="How many orders are from 2024?")
 
 
-@pytest.mark.parametrize(("text", "score"), [
-    ("<score>1</score><summary>fine</summary>", 1.0),
-    ("<score> 0.5 </score>", 0.5),
-    ("<score>0</score><summary>wrong filter</summary>", 0.0),
-    ("<score>1.0</score>", 1.0),
-])
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [
+        ("<score>1</score><summary>fine</summary>", 1.0),
+        ("<score> 0.5 </score>", 0.5),
+        ("<score>0</score><summary>wrong filter</summary>", 0.0),
+        ("<score>1.0</score>", 1.0),
+    ],
+)
 def test_valid_scores_parse(text: str, score: float) -> None:
     reply = parse_verifier_reply(text)
     assert (reply.kind, reply.score) == ("conclusion", score)
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("<score>0.7</score>", "score_out_of_range"),
-    ("<score>2</score>", "score_out_of_range"),
-    ("<score>high</score>", "unparseable_score"),
-    ("<score>1</score><score>0</score>", "unparseable_score"),
-    ("looks right to me", "unparseable_score"),
-    ("", "unparseable_score"),
-    ("```python\na\n```\n```python\nb\n```", "unparseable_score"),
-])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("<score>0.7</score>", "score_out_of_range"),
+        ("<score>2</score>", "score_out_of_range"),
+        ("<score>high</score>", "unparseable_score"),
+        ("<score>1</score><score>0</score>", "unparseable_score"),
+        ("looks right to me", "unparseable_score"),
+        ("", "unparseable_score"),
+        ("```python\na\n```\n```python\nb\n```", "unparseable_score"),
+    ],
+)
 def test_anything_else_is_invalid_never_coerced(text: str, reason: str) -> None:
     reply = parse_verifier_reply(text)
     assert (reply.kind, reply.invalid, reply.score) == ("invalid", reason, None)
@@ -56,10 +62,12 @@ def test_decisive_evidence_never_reaches_the_model() -> None:
 
 def test_the_model_probes_the_environment_then_concludes() -> None:
     env = FakeEnv(lambda code: ProbeResult(status="ok", result="17", wall_time=0.0))
-    verifier, model = _hybrid([
-        "```python\n(df.year == 2024).sum()\n```",
-        "<score>0</score><summary>the filter keeps 12 rows, the data has 17</summary>",
-    ])
+    verifier, model = _hybrid(
+        [
+            "```python\n(df.year == 2024).sum()\n```",
+            "<score>0</score><summary>the filter keeps 12 rows, the data has 17</summary>",
+        ]
+    )
     step = ok("n = len(df[df.year > 2024])", stdout="12", thought="count 2024 orders")
     v = verifier.verify(TASK, [step], env=env)
     assert (v.score, v.layer, v.rounds) == (0.0, "llm", 2)

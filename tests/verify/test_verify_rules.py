@@ -40,10 +40,15 @@ def test_a_grounding_error_at_the_frontier_is_correctable() -> None:
     assert score([failed("df['Revnue']", "KeyError", "'Revnue'")])[0] == 0.5
 
 
-@pytest.mark.parametrize(("ename", "status"), [("TypeError", "error"),
-                                               ("ZeroDivisionError", "error"),
-                                               ("TimeoutError", "timeout"),
-                                               ("KernelDied", "dead")])
+@pytest.mark.parametrize(
+    ("ename", "status"),
+    [
+        ("TypeError", "error"),
+        ("ZeroDivisionError", "error"),
+        ("TimeoutError", "timeout"),
+        ("KernelDied", "dead"),
+    ],
+)
 def test_other_errors_are_fatal(ename: str, status: str) -> None:
     steps = [failed("x", ename, "boom", status=status), ok("y = 1")]
     s, why = score(steps, 0)
@@ -57,8 +62,7 @@ def test_an_empty_shown_result_where_the_step_states_a_finding_scores_zero() -> 
 
 
 def test_an_all_nan_live_value_found_by_probe_scores_zero() -> None:
-    env = FakeEnv(lambda code: ProbeResult(status="ok", value={"avg": "all_nan"},
-                                           wall_time=0.0))
+    env = FakeEnv(lambda code: ProbeResult(status="ok", value={"avg": "all_nan"}, wall_time=0.0))
     cell = CellRecord(cell=0, source="avg = df.x.mean()", created=("avg@v1",))
     step = ok("avg = df.x.mean()", thought="The average is computed", cell=cell)
     s, why = score([step], env=env)
@@ -75,33 +79,53 @@ def test_an_empty_value_the_step_does_not_report_is_only_a_fact() -> None:
 
 
 def test_a_stale_read_scores_zero_and_names_the_superseding_write() -> None:
-    why = StaleReason(version="cost@v1", outdated="rate@v1", used_by="cost@v1",
-                      superseded_by="rate@v2", superseding_cell=3, current="rate@v2",
-                      chain=("rate@v1", "cost@v1"))
-    cell = CellRecord(cell=4, source="print(cost)",
-                      reads=(ReadRecord(name="cost", version="cost@v1", statement=0,
-                                        stale=why),))
+    why = StaleReason(
+        version="cost@v1",
+        outdated="rate@v1",
+        used_by="cost@v1",
+        superseded_by="rate@v2",
+        superseding_cell=3,
+        current="rate@v2",
+        chain=("rate@v1", "cost@v1"),
+    )
+    cell = CellRecord(
+        cell=4,
+        source="print(cost)",
+        reads=(ReadRecord(name="cost", version="cost@v1", statement=0, stale=why),),
+    )
     s, text = score([ok("print(cost)", stdout="4.0", cell=cell)])
     assert s == 0.0 and "superseded by rate@v2 in cell 3" in text
 
 
 def test_a_stale_read_that_only_recomputes_the_value_is_not_penalized() -> None:
-    why = StaleReason(version="cost@v1", outdated="rate@v1", used_by="cost@v1",
-                      superseded_by="rate@v2", superseding_cell=3, current="rate@v2",
-                      chain=("rate@v1", "cost@v1"))
-    cell = CellRecord(cell=4, source="cost = cost * 1",
-                      reads=(ReadRecord(name="cost", version="cost@v1", statement=0,
-                                        stale=why, refresh=True),))
+    why = StaleReason(
+        version="cost@v1",
+        outdated="rate@v1",
+        used_by="cost@v1",
+        superseded_by="rate@v2",
+        superseding_cell=3,
+        current="rate@v2",
+        chain=("rate@v1", "cost@v1"),
+    )
+    cell = CellRecord(
+        cell=4,
+        source="cost = cost * 1",
+        reads=(ReadRecord(name="cost", version="cost@v1", statement=0, stale=why, refresh=True),),
+    )
     assert score([ok("cost = cost * 1", cell=cell)])[0] == 1.0
 
 
 def _join(kind: str, severity: str) -> list[dict]:
-    rec = JoinRecord(operation="merge", how="inner",
-                     inputs=(FrameRef(names=("a",), rows=5, columns=2),
-                             FrameRef(names=("b",), rows=5, columns=2)),
-                     output_rows=3,
-                     diagnostics=(JoinDiagnostic(kind=kind, severity=severity,
-                                                 message=f"{kind} happened"),))
+    rec = JoinRecord(
+        operation="merge",
+        how="inner",
+        inputs=(
+            FrameRef(names=("a",), rows=5, columns=2),
+            FrameRef(names=("b",), rows=5, columns=2),
+        ),
+        output_rows=3,
+        diagnostics=(JoinDiagnostic(kind=kind, severity=severity, message=f"{kind} happened"),),
+    )
     return [{"mime": JOIN_MIME, "data": JoinCellReport(records=(rec,)).model_dump(mode="json")}]
 
 
@@ -132,10 +156,20 @@ def test_the_final_step_without_an_answer_scores_zero() -> None:
 
 
 def test_the_lowest_decisive_score_wins() -> None:
-    why = StaleReason(version="c@v1", outdated="r@v1", used_by="c@v1", superseded_by="r@v2",
-                      superseding_cell=1, current="r@v2", chain=("r@v1", "c@v1"))
-    cell = CellRecord(cell=2, source="m = c.merge(b)",
-                      reads=(ReadRecord(name="c", version="c@v1", statement=0, stale=why),))
+    why = StaleReason(
+        version="c@v1",
+        outdated="r@v1",
+        used_by="c@v1",
+        superseded_by="r@v2",
+        superseding_cell=1,
+        current="r@v2",
+        chain=("r@v1", "c@v1"),
+    )
+    cell = CellRecord(
+        cell=2,
+        source="m = c.merge(b)",
+        reads=(ReadRecord(name="c", version="c@v1", statement=0, stale=why),),
+    )
     step = ok("m = c.merge(b)", private=_join("dropped_rows", "warning"), cell=cell)
     v = DET.verify(TASK, [step])
     assert v.score == 0.0 and {e.rule for e in v.evidence} == {"stale_read", "audit_dropped_rows"}
@@ -161,8 +195,10 @@ def test_an_answer_that_breaks_the_decimal_requirement_scores_zero() -> None:
     steps = [ok("df.price.mean()", result="3.14159"), answer("3.14159")]
     v = DET.verify(task, steps)
     assert v.score == 0.0 and v.evidence[0].rule == "output_requirement"
-    assert DET.verify(task, [ok("round(df.price.mean(), 2)", result="3.14"),
-                             answer("3.14")]).score == 1.0
+    assert (
+        DET.verify(task, [ok("round(df.price.mean(), 2)", result="3.14"), answer("3.14")]).score
+        == 1.0
+    )
 
 
 def test_a_shown_unrounded_value_is_only_a_fact() -> None:

@@ -22,8 +22,9 @@ def v(score: float | None) -> StepVerdict:
     return StepVerdict(score=score, rationale="-", layer="deterministic")
 
 
-@pytest.mark.parametrize(("how", "expected"), [("min", 0.5), ("mean", 2.5 / 3),
-                                               ("product", 0.5), ("last", 1.0)])
+@pytest.mark.parametrize(
+    ("how", "expected"), [("min", 0.5), ("mean", 2.5 / 3), ("product", 0.5), ("last", 1.0)]
+)
 def test_aggregates_leave_invalid_verdicts_out(how: str, expected: float) -> None:
     verdicts = [v(1.0), v(None), v(0.5), v(1.0)]
     assert aggregate(verdicts, how) == pytest.approx(expected)  # type: ignore[arg-type]
@@ -35,12 +36,14 @@ def test_a_trajectory_without_a_valid_verdict_has_no_score() -> None:
 
 
 def test_best_of_n_picks_the_rollout_whose_answer_the_execution_supports() -> None:
-    policy = TablePolicy({
-        (): [[code(WRONG)], [code(GOOD)], [code(FATAL)]],
-        (WRONG,): [[answer("The sum is 10")]],
-        (GOOD,): [[answer("The sum is 10")]],
-        (FATAL,): [[answer("The sum is 10")]],
-    })
+    policy = TablePolicy(
+        {
+            (): [[code(WRONG)], [code(GOOD)], [code(FATAL)]],
+            (WRONG,): [[answer("The sum is 10")]],
+            (GOOD,): [[answer("The sum is 10")]],
+            (FATAL,): [[answer("The sum is 10")]],
+        }
+    )
     branches = DictBranches()
     result = best_of_n(TASK, policy, VERIFIER, branches, n=3)
     assert [t.score for t in result.candidates] == [0.0, 1.0, 0.0]
@@ -58,12 +61,14 @@ def test_best_of_n_ends_a_rollout_at_the_step_budget_with_a_zero() -> None:
 
 
 def test_beam_search_keeps_the_best_candidates_at_each_step() -> None:
-    policy = TablePolicy({
-        (): [[code(FATAL), code(EXPLORE), code(GOOD)]],
-        (EXPLORE,): [[code(GOOD), code(WRONG), code(FATAL)]],
-        (GOOD,): [[answer("9"), answer("The sum is 10"), answer("10.5")]],
-        (EXPLORE, GOOD): [[answer("10"), answer("11"), answer("12")]],
-    })
+    policy = TablePolicy(
+        {
+            (): [[code(FATAL), code(EXPLORE), code(GOOD)]],
+            (EXPLORE,): [[code(GOOD), code(WRONG), code(FATAL)]],
+            (GOOD,): [[answer("9"), answer("The sum is 10"), answer("10.5")]],
+            (EXPLORE, GOOD): [[answer("10"), answer("11"), answer("12")]],
+        }
+    )
     branches = DictBranches()
     result = beam_search(TASK, policy, VERIFIER, branches, beam_width=2, candidates=3)
     # step 1 keeps GOOD (1) and EXPLORE (0.5), best first, and drops FATAL (0); step 2 keeps
@@ -82,13 +87,15 @@ def test_beam_search_checks_its_shape() -> None:
 
 
 def test_dvts_searches_subtrees_independently_and_greedily() -> None:
-    policy = TablePolicy({
-        # subtree 1 starts with an exploration error at best; subtree 2 gets a clean start
-        (): [[code(FATAL), code(EXPLORE)], [code(FATAL), code(GOOD)]],
-        (EXPLORE,): [[code(GOOD), code(FATAL)]],
-        (EXPLORE, GOOD): [[answer("10"), answer("9")]],
-        (GOOD,): [[answer("11"), answer("The sum is 10")]],
-    })
+    policy = TablePolicy(
+        {
+            # subtree 1 starts with an exploration error at best; subtree 2 gets a clean start
+            (): [[code(FATAL), code(EXPLORE)], [code(FATAL), code(GOOD)]],
+            (EXPLORE,): [[code(GOOD), code(FATAL)]],
+            (EXPLORE, GOOD): [[answer("10"), answer("9")]],
+            (GOOD,): [[answer("11"), answer("The sum is 10")]],
+        }
+    )
     branches = DictBranches()
     result = dvts(TASK, policy, VERIFIER, branches, n=4, candidates=2)
     assert len(result.candidates) == 2

@@ -87,17 +87,27 @@ class CellAudit(BaseModel):
                     message = d.message
                     if alarm and d.kind == "dropped_rows":
                         message += "; the call gives no how=, so this is pandas' default inner join"
-                    out.append(AuditFinding(origin="join_guard", kind=d.kind,
-                                            severity=d.severity, message=message,
-                                            line=rec.line, outputs=rec.output_names,
-                                            alarm=alarm))
+                    out.append(
+                        AuditFinding(
+                            origin="join_guard",
+                            kind=d.kind,
+                            severity=d.severity,
+                            message=message,
+                            line=rec.line,
+                            outputs=rec.output_names,
+                            alarm=alarm,
+                        )
+                    )
         for call in self.operators:
             out.extend(
-                AuditFinding(origin="operator", kind=f.rule,
-                             severity="error" if f.severity == "reject" else "warning",
-                             message=f.message,
-                             outputs=(call.args["output"],) if call.args.get("output") else (),
-                             alarm=f.severity == "reject")
+                AuditFinding(
+                    origin="operator",
+                    kind=f.rule,
+                    severity="error" if f.severity == "reject" else "warning",
+                    message=f.message,
+                    outputs=(call.args["output"],) if call.args.get("output") else (),
+                    alarm=f.severity == "reject",
+                )
                 for f in call.findings
             )
         return tuple(out)
@@ -133,8 +143,9 @@ def audit_cell(result: ExecutionResult) -> CellAudit:
 class Auditor:
     """Install code for a kernel, and a ledger of the operator calls it reports."""
 
-    def __init__(self, settings: AuditSettings | None = None, *,
-                 ledger_path: Path | None = None) -> None:
+    def __init__(
+        self, settings: AuditSettings | None = None, *, ledger_path: Path | None = None
+    ) -> None:
         self.settings = settings or AuditSettings()
         self.ledger = AuditLedger(ledger_path)
         self.files_read: dict[str, None] = {}

@@ -19,14 +19,45 @@ from stateguard.audit.errors import OperatorRefused
 from stateguard.audit.observations import BashObservation
 
 ALLOWED = frozenset(
-    {"ls", "head", "tail", "wc", "file", "grep", "egrep", "cat", "find", "du", "stat", "sort",
-     "uniq", "cut", "tr", "nl", "column", "basename", "dirname", "realpath", "tree", "awk"}
+    {
+        "ls",
+        "head",
+        "tail",
+        "wc",
+        "file",
+        "grep",
+        "egrep",
+        "cat",
+        "find",
+        "du",
+        "stat",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "nl",
+        "column",
+        "basename",
+        "dirname",
+        "realpath",
+        "tree",
+        "awk",
+    }
 )
 """Programs that only read (with `FORBIDDEN_OPTIONS` refused)."""
 
 FORBIDDEN_OPTIONS = {
-    "find": {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf",
-             "-fls"},
+    "find": {
+        "-delete",
+        "-exec",
+        "-execdir",
+        "-ok",
+        "-okdir",
+        "-fprint",
+        "-fprint0",
+        "-fprintf",
+        "-fls",
+    },
     "sort": {"-o", "--output"},
     "awk": {"system", ">", "|", "getline"},
 }

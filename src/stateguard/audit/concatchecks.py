@@ -44,9 +44,7 @@ def check_concat(
         all_cols: list[Any] = []
         for f in frames:
             all_cols.extend(c for c in f.frame.columns if c not in all_cols)
-        missing = {
-            str(c): [f for f in frames if c not in set(f.frame.columns)] for c in all_cols
-        }
+        missing = {str(c): [f for f in frames if c not in set(f.frame.columns)] for c in all_cols}
         missing = {c: fs for c, fs in missing.items() if fs}
         if missing and join == "outer":
             parts = [

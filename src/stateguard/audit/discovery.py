@@ -87,8 +87,10 @@ class Hit(BaseModel):
 def looks_like_pattern(query: str) -> bool:
     """True for ``*.csv``, ``data/2019/``, ``sales.xlsx`` and the like."""
     q = query.strip()
-    return bool(q) and " " not in q and (
-        any(ch in q for ch in "*?[/") or bool(re.search(r"\.\w{2,8}$", q))
+    return (
+        bool(q)
+        and " " not in q
+        and (any(ch in q for ch in "*?[/") or bool(re.search(r"\.\w{2,8}$", q)))
     )
 
 

@@ -40,7 +40,6 @@ LOW_OVERLAP = 0.2
 """Below this share of matched distinct keys (on the smaller side), keys barely overlap."""
 
 
-
 @dataclass(frozen=True)
 class Named:
     """A frame with the user names bound to it."""
@@ -142,8 +141,9 @@ def check_merge(
     }
     if how == "cross":
         return JoinRecord(**base, diagnostics=_cross(left, right, out_rows))
-    lspec, rspec = _as_list(on if on is not None else left_on), _as_list(
-        on if on is not None else right_on
+    lspec, rspec = (
+        _as_list(on if on is not None else left_on),
+        _as_list(on if on is not None else right_on),
     )
     if not (lspec or rspec or left_index or right_index):
         common = [c for c in lframe.columns if c in set(rframe.columns)]

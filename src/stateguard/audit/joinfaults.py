@@ -298,8 +298,13 @@ def _run_cells(
 
 
 def _raised_marker(exc: Exception) -> JoinRecord:
-    return JoinRecord(operation="merge", how="?", inputs=(), output_rows=0,
-                      check_error=f"raised {type(exc).__name__}: {exc}")
+    return JoinRecord(
+        operation="merge",
+        how="?",
+        inputs=(),
+        output_rows=0,
+        check_error=f"raised {type(exc).__name__}: {exc}",
+    )
 
 
 def _bound(cell: str) -> list[str]:
@@ -307,8 +312,10 @@ def _bound(cell: str) -> list[str]:
     tree = ast.parse(_with_last_value(cell))
     names = []
     for stmt in tree.body:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else (
-            [stmt.target] if isinstance(stmt, ast.AugAssign | ast.AnnAssign) else []
+        targets = (
+            stmt.targets
+            if isinstance(stmt, ast.Assign)
+            else ([stmt.target] if isinstance(stmt, ast.AugAssign | ast.AnnAssign) else [])
         )
         for t in targets:
             names.extend(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
@@ -316,8 +323,11 @@ def _bound(cell: str) -> list[str]:
 
 
 def _merge_records(guard: JoinGuard, cell_of: list[int], cell: int) -> list[Any]:
-    return [r for r, c in zip(guard.records, cell_of, strict=True)
-            if c == cell and r.operation in ("merge", "join")]
+    return [
+        r
+        for r, c in zip(guard.records, cell_of, strict=True)
+        if c == cell and r.operation in ("merge", "join")
+    ]
 
 
 def evaluate(
@@ -329,19 +339,28 @@ def evaluate(
     for name, cells in sessions.items():
         wd = (workdirs or {}).get(name)
         guard, cell_of, clean_ns = _run_cells(cells, wd)
-        merge_cells = sorted({c for r, c in zip(guard.records, cell_of, strict=True)
-                              if r.operation in ("merge", "join") and r.check_error is None})
+        merge_cells = sorted(
+            {
+                c
+                for r, c in zip(guard.records, cell_of, strict=True)
+                if r.operation in ("merge", "join") and r.check_error is None
+            }
+        )
         for i in merge_cells:
             clean_kinds: set[str] = set()
             clean_alarms: set[str] = set()
             for rec in _merge_records(guard, cell_of, i):
                 clean_kinds.update(d.kind for d in rec.diagnostics)
                 clean_alarms.update(d.kind for d in alarms(rec))
-                outcomes.append(CallOutcome(
-                    session=name, cell=i,
-                    kinds=tuple(d.kind for d in rec.diagnostics),
-                    severities=tuple(d.severity for d in rec.diagnostics),
-                    alarms=tuple(d.kind for d in alarms(rec))))
+                outcomes.append(
+                    CallOutcome(
+                        session=name,
+                        cell=i,
+                        kinds=tuple(d.kind for d in rec.diagnostics),
+                        severities=tuple(d.severity for d in rec.diagnostics),
+                        alarms=tuple(d.kind for d in alarms(rec)),
+                    )
+                )
             for kind in FAULT_KINDS:
                 faulted = plant(cells[i], kind)
                 if faulted is None:
@@ -356,16 +375,23 @@ def evaluate(
                     continue
                 found = [d for r in recs if r.check_error is None for d in r.diagnostics]
                 alarmed = [d.kind for r in recs if r.check_error is None for d in alarms(r)]
-                outcomes.append(CallOutcome(
-                    session=name, cell=i, fault=kind,
-                    kinds=tuple(d.kind for d in found),
-                    severities=tuple(d.severity for d in found),
-                    alarms=tuple(alarmed),
-                    new_kinds=tuple(dict.fromkeys(
-                        d.kind for d in found if d.kind not in clean_kinds)),
-                    new_alarms=tuple(dict.fromkeys(
-                        k for k in alarmed if k not in clean_alarms)),
-                    raised=raised))
+                outcomes.append(
+                    CallOutcome(
+                        session=name,
+                        cell=i,
+                        fault=kind,
+                        kinds=tuple(d.kind for d in found),
+                        severities=tuple(d.severity for d in found),
+                        alarms=tuple(alarmed),
+                        new_kinds=tuple(
+                            dict.fromkeys(d.kind for d in found if d.kind not in clean_kinds)
+                        ),
+                        new_alarms=tuple(
+                            dict.fromkeys(k for k in alarmed if k not in clean_alarms)
+                        ),
+                        raised=raised,
+                    )
+                )
     clean = [o for o in outcomes if o.fault is None]
     faults = [o for o in outcomes if o.fault is not None]
 
@@ -383,13 +409,18 @@ def evaluate(
         fault_recall=rate(faults, lambda o: o.flagged),
         recall_by_kind={
             k: rate([o for o in faults if o.fault == k], lambda o: o.flagged)
-            for k in FAULT_KINDS if any(o.fault == k for o in faults)
+            for k in FAULT_KINDS
+            if any(o.fault == k for o in faults)
         },
         errors_only_fault_recall=rate(
             faults,
-            lambda o: o.raised is not None
-            or any(s == "error" and k in o.new_kinds for k, s in zip(o.kinds, o.severities,
-                                                                     strict=True)),
+            lambda o: (
+                o.raised is not None
+                or any(
+                    s == "error" and k in o.new_kinds
+                    for k, s in zip(o.kinds, o.severities, strict=True)
+                )
+            ),
         ),
         errors_only_false_alarm_rate=rate(clean, lambda o: "error" in o.severities),
         without_effect=len(no_effect),

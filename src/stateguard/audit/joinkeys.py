@@ -197,9 +197,10 @@ def facts_from_indexers(
         rows = np.unique(li[(lmult[li] > 1) & (rmult[ri] == 1)])
         repeat_rows = int(lmult[rows].sum())
         keys = left.at(rows[:SAMPLE])
-        repeats = sorted(((_hashable(k), int(lmult[p])) for k, p in zip(keys, rows[:SAMPLE],
-                                                                         strict=True)),
-                         key=lambda t: -t[1])
+        repeats = sorted(
+            ((_hashable(k), int(lmult[p])) for k, p in zip(keys, rows[:SAMPLE], strict=True)),
+            key=lambda t: -t[1],
+        )
     return MatchFacts(
         left=_missing(left, lseen),
         right=_missing(right, rseen),
@@ -213,9 +214,7 @@ def facts_from_indexers(
     )
 
 
-def _preserved_once(
-    kept: Key, kept_idx: np.ndarray | None, other_idx: np.ndarray
-) -> MatchFacts:
+def _preserved_once(kept: Key, kept_idx: np.ndarray | None, other_idx: np.ndarray) -> MatchFacts:
     """`kept` is the preserved side of a left join, each of its rows once (in the order
     `kept_idx` gives, None: in order); `other_idx` the other side's positions."""
     if not len(other_idx) or other_idx.min() >= 0:  # one pass, no mask: all matched

@@ -103,7 +103,5 @@ def operators_prompt() -> str:
 def operator_calls(private: Iterable[dict[str, Any]]) -> tuple[OperatorCall, ...]:
     """The operator calls among an execution's private payloads, in call order."""
     return tuple(
-        OperatorCall.model_validate(p.get("data"))
-        for p in private
-        if p.get("mime") == OPS_MIME
+        OperatorCall.model_validate(p.get("data")) for p in private if p.get("mime") == OPS_MIME
     )

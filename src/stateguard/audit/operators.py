@@ -96,25 +96,42 @@ class AuditRuntime:
             except duckdb.Error:
                 ctx.sql = None  # DuckDB will report the syntax error when it runs
         before = run_rules(ctx, "before")
-        base = {"seq": self.ledger.next_seq, "kind": kind, "inputs": tuple(inputs),
-                "args": json.loads(json.dumps(args, default=str))}
+        base = {
+            "seq": self.ledger.next_seq,
+            "kind": kind,
+            "inputs": tuple(inputs),
+            "args": json.loads(json.dumps(args, default=str)),
+        }
         if self.mode == "reject" and any(f.severity == "reject" for f in before):
-            call = OperatorCall(**base, status="rejected", findings=tuple(before),
-                                seconds=time.perf_counter() - started)
+            call = OperatorCall(
+                **base,
+                status="rejected",
+                findings=tuple(before),
+                seconds=time.perf_counter() - started,
+            )
             self._record(call)
             raise OperatorRejected(call)
         try:
             observation, value = run()
         except (AuditError, duckdb.Error, OSError, ValueError, KeyError) as exc:
-            call = OperatorCall(**base, status="error", findings=tuple(before),
-                                error=f"{type(exc).__name__}: {exc}",
-                                seconds=time.perf_counter() - started)
+            call = OperatorCall(
+                **base,
+                status="error",
+                findings=tuple(before),
+                error=f"{type(exc).__name__}: {exc}",
+                seconds=time.perf_counter() - started,
+            )
             self._record(call)
             raise
         ctx.observation = observation
         after = run_rules(ctx, "after")
-        call = OperatorCall(**base, status="ok", observation=observation,
-                            findings=(*before, *after), seconds=time.perf_counter() - started)
+        call = OperatorCall(
+            **base,
+            status="ok",
+            observation=observation,
+            findings=(*before, *after),
+            seconds=time.perf_counter() - started,
+        )
         self._record(call)
         return value
 
@@ -137,8 +154,9 @@ class AuditRuntime:
         def run() -> tuple[Observation, Any]:
             hits = self.index.discover(query, excluded=excluded, k=k)
             paths = [h.path for h in hits]
-            return DiscoverObservation(paths=tuple(paths),
-                                       scores=tuple(h.score for h in hits)), paths
+            return DiscoverObservation(
+                paths=tuple(paths), scores=tuple(h.score for h in hits)
+            ), paths
 
         return self._call("discover", (), {"query": query, "excluded": excluded, "k": k}, run)
 
@@ -151,8 +169,9 @@ class AuditRuntime:
 
         return self._call("bash", (), {"command": command}, run)
 
-    def scan(self, file: str, *, sheet: str | None = None, table: str | None = None
-             ) -> pd.DataFrame:
+    def scan(
+        self, file: str, *, sheet: str | None = None, table: str | None = None
+    ) -> pd.DataFrame:
         """Load one source as a table (registered as `table`, default: the file's stem)."""
         source_id = self._source_id(file, sheet)
         name = table or _table_name(source_id)
@@ -166,18 +185,20 @@ class AuditRuntime:
                 source=source_id,
                 location=src.location,
                 signature=table_signature(frame),
-                columns=tuple(ColumnInfo(name=str(c), dtype=str(t), nulls=int(frame[c].isna()
-                              .sum())) for c, t in frame.dtypes.items()),
+                columns=tuple(
+                    ColumnInfo(name=str(c), dtype=str(t), nulls=int(frame[c].isna().sum()))
+                    for c, t in frame.dtypes.items()
+                ),
                 rows=len(frame),
                 preview=frame.head(PREVIEW_ROWS).to_string(max_colwidth=40),
                 preview_rows=min(PREVIEW_ROWS, len(frame)),
             ), frame
 
-        return self._call("scan", (source_id,), {"file": file, "sheet": sheet, "table": name},
-                          run)
+        return self._call("scan", (source_id,), {"file": file, "sheet": sheet, "table": name}, run)
 
-    def union_scan(self, files: Iterable[str], source_column: str = "source",
-                   table: str | None = None) -> pd.DataFrame:
+    def union_scan(
+        self, files: Iterable[str], source_column: str = "source", table: str | None = None
+    ) -> pd.DataFrame:
         """Stack sources by column name, labelling each row with its source."""
         ids = [self._source_id(f, None) for f in files]
         name = table or "union_" + "_".join(_table_name(i) for i in ids[:3])
@@ -186,8 +207,7 @@ class AuditRuntime:
             frames = {i: self._load(i) for i in ids}
             all_cols = list(dict.fromkeys(c for f in frames.values() for c in f.columns))
             missing = {
-                str(c): tuple(i for i, f in frames.items() if c not in f.columns)
-                for c in all_cols
+                str(c): tuple(i for i, f in frames.items() if c not in f.columns) for c in all_cols
             }
             union = pd.concat(
                 [f.assign(**{source_column: i}) for i, f in frames.items()], ignore_index=True
@@ -202,9 +222,12 @@ class AuditRuntime:
                 missing_columns={c: s for c, s in missing.items() if s},
             ), union
 
-        return self._call("union_scan", tuple(ids),
-                          {"files": tuple(ids), "source_column": source_column, "table": name},
-                          run)
+        return self._call(
+            "union_scan",
+            tuple(ids),
+            {"files": tuple(ids), "source_column": source_column, "table": name},
+            run,
+        )
 
     def probe(self, table: str, columns: Iterable[str] | None = None) -> ProbeObservation:
         """Value frequencies, ranges, null rates and distinct counts of columns of a table."""
@@ -219,14 +242,16 @@ class AuditRuntime:
                     f"probe: table {table!r} has no column(s) {unknown}; it has "
                     f"{[str(c) for c in frame.columns]}"
                 )
-            obs = ProbeObservation(table=table, profiles=tuple(_profile(frame[c], c)
-                                                               for c in names))
+            obs = ProbeObservation(
+                table=table, profiles=tuple(_profile(frame[c], c) for c in names)
+            )
             return obs, obs
 
         return self._call("probe", (table,), {"table": table, "columns": cols}, run)
 
-    def query(self, sql: str, inputs: Iterable[str] | None = None, output: str | None = None
-              ) -> pd.DataFrame:
+    def query(
+        self, sql: str, inputs: Iterable[str] | None = None, output: str | None = None
+    ) -> pd.DataFrame:
         """Run DuckDB SQL over registered tables; register the result as `output`."""
         declared = tuple(inputs) if inputs is not None else tuple(self.tables)
 
@@ -249,8 +274,10 @@ class AuditRuntime:
             visible = frame.head(VISIBLE_RECORDS)
             return QueryObservation(
                 output=output,
-                columns=tuple(ColumnInfo(name=str(c), dtype=str(t), nulls=int(frame[c].isna()
-                              .sum())) for c, t in frame.dtypes.items()),
+                columns=tuple(
+                    ColumnInfo(name=str(c), dtype=str(t), nulls=int(frame[c].isna().sum()))
+                    for c, t in frame.dtypes.items()
+                ),
                 rows=len(frame),
                 records=tuple(_jsonable(r) for r in visible.to_dict(orient="records")),
             ), frame
@@ -264,8 +291,12 @@ class AuditRuntime:
         recorded in the ledger either way.
         """
         ops: dict[str, Callable[..., Any]] = {
-            "discover": self.discover, "bash": self.bash, "scan": self.scan,
-            "union_scan": self.union_scan, "probe": self.probe, "query": self.query,
+            "discover": self.discover,
+            "bash": self.bash,
+            "scan": self.scan,
+            "union_scan": self.union_scan,
+            "probe": self.probe,
+            "query": self.query,
         }
         results = []
         for kind, kwargs in calls:
@@ -288,8 +319,11 @@ class AuditRuntime:
         if len(candidates) == 1:
             return candidates[0].id
         if not candidates:
-            raise SourceMapError(f"no source {file!r}" + (f" sheet {sheet!r}" if sheet else "")
-                                 + f" in the lake {self.lake}")
+            raise SourceMapError(
+                f"no source {file!r}"
+                + (f" sheet {sheet!r}" if sheet else "")
+                + f" in the lake {self.lake}"
+            )
         raise SourceMapError(
             f"{file!r} holds several sources, name one: {[s.id for s in candidates]}"
         )
@@ -306,8 +340,9 @@ class AuditRuntime:
 
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self.tables:
-            raise OperatorRefused(f"no registered table {name!r}; registered: "
-                                  f"{sorted(self.tables)}")
+            raise OperatorRefused(
+                f"no registered table {name!r}; registered: {sorted(self.tables)}"
+            )
         return self.tables[name]
 
 

@@ -110,20 +110,38 @@ def _sql_join_records(ctx: Context) -> list[tuple[JoinFact, JoinRecord]]:
             continue
         lf, rf = ctx.tables[lt], ctx.tables[rt]
         if join.how == "cross":
-            out.append((join, check_merge(Named(lf, (lt,)), Named(rf, (rt,)),
-                                          range(len(lf) * len(rf)), how="cross")))
+            out.append(
+                (
+                    join,
+                    check_merge(
+                        Named(lf, (lt,)), Named(rf, (rt,)), range(len(lf) * len(rf)), how="cross"
+                    ),
+                )
+            )
             continue
-        if not lcols or any(c not in lf.columns for c in lcols) or any(
-            c not in rf.columns for c in rcols
+        if (
+            not lcols
+            or any(c not in lf.columns for c in lcols)
+            or any(c not in rf.columns for c in rcols)
         ):
             continue
         try:
-            result = pd.merge(lf[lcols], rf[rcols], left_on=lcols, right_on=rcols,
-                              how=join.how)  # type: ignore[arg-type]
+            result = pd.merge(lf[lcols], rf[rcols], left_on=lcols, right_on=rcols, how=join.how)  # type: ignore[arg-type]
         except (ValueError, TypeError):
             continue  # pandas refuses the pairing (e.g. int vs str): DuckDB will say why
-        out.append((join, check_merge(Named(lf, (lt,)), Named(rf, (rt,)), result,
-                                      how=join.how, left_on=lcols, right_on=rcols)))
+        out.append(
+            (
+                join,
+                check_merge(
+                    Named(lf, (lt,)),
+                    Named(rf, (rt,)),
+                    result,
+                    how=join.how,
+                    left_on=lcols,
+                    right_on=rcols,
+                ),
+            )
+        )
     return out
 
 
@@ -269,9 +287,7 @@ def union_fills_nulls(ctx: Context) -> list[Finding]:
     obs = ctx.observation
     if not isinstance(obs, UnionScanObservation) or not obs.missing_columns:
         return []
-    parts = [
-        f"`{c}` is missing from {', '.join(srcs)}" for c, srcs in obs.missing_columns.items()
-    ]
+    parts = [f"`{c}` is missing from {', '.join(srcs)}" for c, srcs in obs.missing_columns.items()]
     return [
         Finding(
             rule="union_fills_nulls",

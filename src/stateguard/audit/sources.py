@@ -137,8 +137,15 @@ def index_lake(
         size = path.stat().st_size
         if path.suffix.lower() not in READERS:
             signature = file_signature(path) if size <= sample_bytes else ""
-            sources.append(Source(id=rel, kind="other", location=SourceLocation(path=rel),
-                                  signature=signature, bytes=size))
+            sources.append(
+                Source(
+                    id=rel,
+                    kind="other",
+                    location=SourceLocation(path=rel),
+                    signature=signature,
+                    bytes=size,
+                )
+            )
             continue
         sampled = size > sample_bytes and path.suffix.lower() in SAMPLED
         if sampled:
@@ -201,8 +208,9 @@ def _column(frame: pd.DataFrame, name: object) -> ColumnInfo:
         values = col.dropna().astype(str)
         short = values[values.str.len() <= 40].unique()[:VALUE_SAMPLE]
         sample = tuple(str(v) for v in short)
-    return ColumnInfo(name=str(name), dtype=str(col.dtype), nulls=int(col.isna().sum()),
-                      sample=sample)
+    return ColumnInfo(
+        name=str(name), dtype=str(col.dtype), nulls=int(col.isna().sum()), sample=sample
+    )
 
 
 def file_signature(path: Path) -> str:

@@ -91,8 +91,10 @@ def install_source_watch(lake: str, shell: Any | None = None) -> SourceWatch:
 
         shell = get_ipython()
     if _WATCH is not None:
-        for event, cb in (("pre_run_cell", _WATCH.pre_run_cell),
-                          ("post_run_cell", _WATCH.post_run_cell)):
+        for event, cb in (
+            ("pre_run_cell", _WATCH.pre_run_cell),
+            ("post_run_cell", _WATCH.post_run_cell),
+        ):
             if cb in shell.events.callbacks[event]:
                 shell.events.unregister(event, cb)
     _WATCH = SourceWatch(shell, lake)

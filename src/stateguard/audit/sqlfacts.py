@@ -14,8 +14,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-AGGREGATES = frozenset({"sum", "avg", "mean", "median", "min", "max", "stddev", "var_samp",
-                        "variance", "stddev_samp", "quantile", "quantile_cont"})
+AGGREGATES = frozenset(
+    {
+        "sum",
+        "avg",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "stddev",
+        "var_samp",
+        "variance",
+        "stddev_samp",
+        "quantile",
+        "quantile_cont",
+    }
+)
 """Aggregates whose result silently skips nulls (count is not one: it counts them away)."""
 
 
@@ -117,16 +131,21 @@ def _ref(n: dict[str, Any]) -> ColumnRef:
 
 
 def _tables_under(n: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(x.get("alias") or x.get("table_name", "") for x in _walk(n)
-                 if x.get("type") == "BASE_TABLE")
+    return tuple(
+        x.get("alias") or x.get("table_name", "") for x in _walk(n) if x.get("type") == "BASE_TABLE"
+    )
 
 
 def _join(n: dict[str, Any]) -> JoinFact:
     left, right = _tables_under(n["left"]), _tables_under(n["right"])
     pairs: list[tuple[ColumnRef, ColumnRef]] = []
     for col in n.get("using_columns", []):
-        pairs.append((ColumnRef(left[-1] if left else None, col),
-                      ColumnRef(right[0] if right else None, col)))
+        pairs.append(
+            (
+                ColumnRef(left[-1] if left else None, col),
+                ColumnRef(right[0] if right else None, col),
+            )
+        )
     cond = n.get("condition")
     if cond:
         for c in _conjuncts(cond):
@@ -134,8 +153,13 @@ def _join(n: dict[str, Any]) -> JoinFact:
             if pair:
                 pairs.append(pair)
     jt = n.get("join_type", "INNER").lower()
-    how = {"inner": "inner", "left": "left", "right": "right", "outer": "outer",
-           "full": "outer"}.get(jt, jt)
+    how = {
+        "inner": "inner",
+        "left": "left",
+        "right": "right",
+        "outer": "outer",
+        "full": "outer",
+    }.get(jt, jt)
     if n.get("ref_type") == "CROSS" and not pairs:
         how = "cross"
     return JoinFact(left=left, right=right, how=how, pairs=tuple(pairs))

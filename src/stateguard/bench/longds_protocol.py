@@ -244,4 +244,3 @@ def run_longds_protocol_task(
     finally:
         guard.close()
         shutil.rmtree(work, ignore_errors=True)
-

@@ -34,8 +34,13 @@ def discover_eval_command(
     out = Console(highlight=False)
     table = Table("task", "gold", "r@5", "r@10", "missed at 10")
     for t in result.per_task:
-        table.add_row(t.id, ", ".join(t.gold), f"{t.recall_at_5:.2f}", f"{t.recall_at_10:.2f}",
-                      ", ".join(t.missed_at_10))
+        table.add_row(
+            t.id,
+            ", ".join(t.gold),
+            f"{t.recall_at_5:.2f}",
+            f"{t.recall_at_10:.2f}",
+            ", ".join(t.missed_at_10),
+        )
     out.print(table)
     out.print(
         f"{result.tasks} tasks, {result.files_indexed} files ({result.sources_indexed} sources): "

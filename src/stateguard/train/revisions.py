@@ -272,9 +272,7 @@ def revision_effect(
     return tuple(changed)
 
 
-def revision_info(
-    site: RevisionSite, effect: tuple[int, ...], revised: BenchTask
-) -> RevisionInfo:
+def revision_info(site: RevisionSite, effect: tuple[int, ...], revised: BenchTask) -> RevisionInfo:
     """The record of an applied revision."""
     return RevisionInfo(
         revised_task_id=revised.task_id,

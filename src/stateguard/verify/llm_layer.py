@@ -116,14 +116,16 @@ class LLMLayer:
             if parsed.kind == "conclusion":
                 assert parsed.score is not None
                 return StepVerdict(
-                    score=parsed.score, rationale=parsed.summary or "(no summary)",
-                    evidence=tuple(evidence), layer="llm", rounds=round_no + 1,
+                    score=parsed.score,
+                    rationale=parsed.summary or "(no summary)",
+                    evidence=tuple(evidence),
+                    layer="llm",
+                    rounds=round_no + 1,
                     probe_seconds=probe_s,
                 )
             if parsed.kind == "invalid":
                 assert parsed.invalid is not None
-                return self._invalid(parsed.invalid, parsed.detail, evidence, round_no + 1,
-                                     probe_s)
+                return self._invalid(parsed.invalid, parsed.detail, evidence, round_no + 1, probe_s)
             if round_no == self.max_rounds:
                 break
             assert parsed.code is not None
@@ -133,24 +135,51 @@ class LLMLayer:
                 started = time.perf_counter()
                 res = env.probe(parsed.code, timeout=self.probe_timeout)
                 probe_s += time.perf_counter() - started
-                observation = "\n".join(
-                    x for x in (res.stdout, res.result or "",
-                                f"{res.error.ename}: {res.error.evalue}" if res.error else "")
-                    if x
-                ) or "(no output)"
-                evidence.append(Evidence(rule="probe", message=_clip(
-                    f"{parsed.code.strip()} -> {observation}", 400), decisive=False))
+                observation = (
+                    "\n".join(
+                        x
+                        for x in (
+                            res.stdout,
+                            res.result or "",
+                            f"{res.error.ename}: {res.error.evalue}" if res.error else "",
+                        )
+                        if x
+                    )
+                    or "(no output)"
+                )
+                evidence.append(
+                    Evidence(
+                        rule="probe",
+                        message=_clip(f"{parsed.code.strip()} -> {observation}", 400),
+                        decisive=False,
+                    )
+                )
             messages += [
                 ChatMessage(role="assistant", content=reply.content),
                 ChatMessage(role="user", content=f"Output:\n{_clip(observation)}"),
             ]
-        return self._invalid("rounds_exhausted", f"no score after {self.max_rounds} checks",
-                             evidence, self.max_rounds + 1, probe_s)
+        return self._invalid(
+            "rounds_exhausted",
+            f"no score after {self.max_rounds} checks",
+            evidence,
+            self.max_rounds + 1,
+            probe_s,
+        )
 
     @staticmethod
-    def _invalid(reason: InvalidReason, detail: str, evidence: Sequence[Evidence], rounds: int,
-                 probe_s: float) -> StepVerdict:
+    def _invalid(
+        reason: InvalidReason,
+        detail: str,
+        evidence: Sequence[Evidence],
+        rounds: int,
+        probe_s: float,
+    ) -> StepVerdict:
         return StepVerdict(
-            invalid=reason, invalid_detail=detail, rationale=f"no valid score: {reason}",
-            evidence=tuple(evidence), layer="llm", rounds=rounds, probe_seconds=probe_s,
+            invalid=reason,
+            invalid_detail=detail,
+            rationale=f"no valid score: {reason}",
+            evidence=tuple(evidence),
+            layer="llm",
+            rounds=rounds,
+            probe_seconds=probe_s,
         )

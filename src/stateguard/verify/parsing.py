@@ -39,8 +39,9 @@ def parse_verifier_reply(text: str) -> VerifierReply:
     summary = summary_m.group(1).strip() if summary_m else ""
     if scores:
         if len(scores) > 1:
-            return VerifierReply(kind="invalid", invalid="unparseable_score",
-                                 detail=f"{len(scores)} <score> tags")
+            return VerifierReply(
+                kind="invalid", invalid="unparseable_score", detail=f"{len(scores)} <score> tags"
+            )
         raw = scores[0].strip()
         if raw in _VALUES:
             return VerifierReply(kind="conclusion", score=_VALUES[raw], summary=summary)

@@ -45,8 +45,16 @@ class ModelPolicy:
     ``pass`` that the verifier will not reward.
     """
 
-    def __init__(self, model: ChatModel, *, temperature: float = 0.8, max_tokens: int = 768,
-                 retries: int = 2, data_files: str = "", max_steps: int = 20) -> None:
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        temperature: float = 0.8,
+        max_tokens: int = 768,
+        retries: int = 2,
+        data_files: str = "",
+        max_steps: int = 20,
+    ) -> None:
         """``temperature`` > 0 so that candidates differ."""
         self.model = model
         self.temperature = temperature
@@ -56,8 +64,9 @@ class ModelPolicy:
 
     def messages(self, task: VerifyTask, steps: Sequence[Step]) -> list[ChatMessage]:
         """The conversation so far, as the worker would have had it."""
-        opener = (f"Context:\n{task.context}\n\n" if task.context else "") + \
-            f"Question (turn 1):\n{task.question}"
+        opener = (
+            f"Context:\n{task.context}\n\n" if task.context else ""
+        ) + f"Question (turn 1):\n{task.question}"
         msgs = [ChatMessage.system(self.system), ChatMessage(role="user", content=opener)]
         for step in steps:
             msgs.append(ChatMessage(role="assistant", content=_as_reply(step)))
@@ -72,12 +81,18 @@ class ModelPolicy:
         out = []
         for _ in range(n):
             for _ in range(self.retries + 1):
-                reply = self.model.complete(msgs, max_tokens=self.max_tokens,
-                                            temperature=self.temperature)
+                reply = self.model.complete(
+                    msgs, max_tokens=self.max_tokens, temperature=self.temperature
+                )
                 parsed = parse_reply(reply.content, code_ran=code_ran)
                 if parsed.problem is None:
-                    out.append(Proposal(thought=parsed.thought, code=parsed.code,
-                                        answer=None if parsed.code else parsed.answer))
+                    out.append(
+                        Proposal(
+                            thought=parsed.thought,
+                            code=parsed.code,
+                            answer=None if parsed.code else parsed.answer,
+                        )
+                    )
                     break
             else:
                 out.append(Proposal(thought="(no valid step)", code="pass"))

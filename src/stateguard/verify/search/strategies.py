@@ -62,8 +62,9 @@ class SearchResult(BaseModel):
 class _Node:
     """A branch with the verdicts of its steps."""
 
-    def __init__(self, branch: Branch, verdicts: list[StepVerdict], base: int | None = None
-                 ) -> None:
+    def __init__(
+        self, branch: Branch, verdicts: list[StepVerdict], base: int | None = None
+    ) -> None:
         self.branch = branch
         self.verdicts = verdicts
         self.base = len(branch.steps) if base is None else base
@@ -81,7 +82,8 @@ class _Node:
 
     def trajectory(self, how: Aggregate) -> Trajectory:
         return Trajectory(
-            steps=tuple(self.steps), verdicts=tuple(self.verdicts),
+            steps=tuple(self.steps),
+            verdicts=tuple(self.verdicts),
             score=aggregate(self.verdicts, how),
             invalid_steps=sum(1 for v in self.verdicts if not v.valid),
         )
@@ -90,8 +92,15 @@ class _Node:
 class _Search:
     """What every strategy shares: the task, policy, verifier, branches and limits."""
 
-    def __init__(self, task: VerifyTask, policy: Policy, verifier: StepVerifier,
-                 branches: BranchFactory, max_steps: int, how: Aggregate) -> None:
+    def __init__(
+        self,
+        task: VerifyTask,
+        policy: Policy,
+        verifier: StepVerifier,
+        branches: BranchFactory,
+        max_steps: int,
+        how: Aggregate,
+    ) -> None:
         if max_steps < 1:
             raise SearchError(f"max_steps must be >= 1, got {max_steps}")
         self.task, self.policy, self.verifier = task, policy, verifier
@@ -103,8 +112,9 @@ class _Search:
         branch = self.branches.child(node.branch) if fork else node.branch
         final = len(node.steps) + 1 >= self.max_steps
         branch.run(proposal, final=final)
-        verdict = self.verifier.verify(self.task, branch.steps[node.base :],
-                                       env=branch.environment(), verdicts=node.verdicts)
+        verdict = self.verifier.verify(
+            self.task, branch.steps[node.base :], env=branch.environment(), verdicts=node.verdicts
+        )
         self.calls += 1
         return _Node(branch, [*node.verdicts, verdict], node.base)
 
@@ -118,13 +128,24 @@ class _Search:
         for i, n in enumerate(nodes):
             if i != best:
                 n.branch.close()
-        return SearchResult(best=trajectories[best], candidates=tuple(trajectories),
-                            branch=nodes[best].branch, verifier_calls=self.calls)
+        return SearchResult(
+            best=trajectories[best],
+            candidates=tuple(trajectories),
+            branch=nodes[best].branch,
+            verifier_calls=self.calls,
+        )
 
 
-def best_of_n(task: VerifyTask, policy: Policy, verifier: StepVerifier, branches: BranchFactory,
-              *, n: int = 4, max_steps: int = 10,
-              how: Aggregate = DEFAULT_AGGREGATE) -> SearchResult:
+def best_of_n(
+    task: VerifyTask,
+    policy: Policy,
+    verifier: StepVerifier,
+    branches: BranchFactory,
+    *,
+    n: int = 4,
+    max_steps: int = 10,
+    how: Aggregate = DEFAULT_AGGREGATE,
+) -> SearchResult:
     """N independent greedy rollouts; the best aggregate wins."""
     if n < 1:
         raise SearchError(f"best_of_n needs n >= 1, got {n}")
@@ -144,9 +165,17 @@ def _expand(s: _Search, node: _Node, k: int) -> list[_Node]:
     return [s.advance(node, p, fork=True) for p in proposals]
 
 
-def beam_search(task: VerifyTask, policy: Policy, verifier: StepVerifier,
-                branches: BranchFactory, *, beam_width: int = 2, candidates: int = 4,
-                max_steps: int = 10, how: Aggregate = DEFAULT_AGGREGATE) -> SearchResult:
+def beam_search(
+    task: VerifyTask,
+    policy: Policy,
+    verifier: StepVerifier,
+    branches: BranchFactory,
+    *,
+    beam_width: int = 2,
+    candidates: int = 4,
+    max_steps: int = 10,
+    how: Aggregate = DEFAULT_AGGREGATE,
+) -> SearchResult:
     """Keep the ``beam_width`` best paths; expand each by ``candidates`` verified steps."""
     if not 1 <= beam_width <= candidates:
         raise SearchError(f"need 1 <= beam_width <= candidates, got {beam_width}, {candidates}")
@@ -167,9 +196,17 @@ def beam_search(task: VerifyTask, policy: Policy, verifier: StepVerifier,
     return s.finish(beams)
 
 
-def dvts(task: VerifyTask, policy: Policy, verifier: StepVerifier, branches: BranchFactory,
-         *, n: int = 8, candidates: int = 2, max_steps: int = 10,
-         how: Aggregate = DEFAULT_AGGREGATE) -> SearchResult:
+def dvts(
+    task: VerifyTask,
+    policy: Policy,
+    verifier: StepVerifier,
+    branches: BranchFactory,
+    *,
+    n: int = 8,
+    candidates: int = 2,
+    max_steps: int = 10,
+    how: Aggregate = DEFAULT_AGGREGATE,
+) -> SearchResult:
     """``n // candidates`` independent subtrees, each greedy over ``candidates`` per step."""
     if candidates < 1 or n < candidates:
         raise SearchError(f"dvts needs 1 <= candidates <= n, got candidates={candidates}, n={n}")
@@ -180,8 +217,7 @@ def dvts(task: VerifyTask, policy: Policy, verifier: StepVerifier, branches: Bra
         while not node.done:
             children = _expand(s, node, candidates)
             node.branch.close()
-            best = max(range(len(children)),
-                       key=lambda i: rank_key(children[i].verdicts[-1].score))
+            best = max(range(len(children)), key=lambda i: rank_key(children[i].verdicts[-1].score))
             for i, c in enumerate(children):
                 if i != best:
                     c.branch.close()

@@ -45,18 +45,35 @@ class _Continue:
         return self.inner.child(parent)
 
 
-def run_strategy(strategy: Strategy, task: VerifyTask, policy: Policy, verifier: StepVerifier,
-                 branches: BranchFactory, *, n: int, max_steps: int,
-                 how: Aggregate = DEFAULT_AGGREGATE) -> SearchResult:
+def run_strategy(
+    strategy: Strategy,
+    task: VerifyTask,
+    policy: Policy,
+    verifier: StepVerifier,
+    branches: BranchFactory,
+    *,
+    n: int,
+    max_steps: int,
+    how: Aggregate = DEFAULT_AGGREGATE,
+) -> SearchResult:
     """One search: Best-of-N with N rollouts, beam of width 2 over N candidates, or DVTS with
     N split into subtrees of 2 candidates."""
     if strategy == "best-of-n":
         return best_of_n(task, policy, verifier, branches, n=n, max_steps=max_steps, how=how)
     if strategy == "beam":
-        return beam_search(task, policy, verifier, branches, beam_width=min(2, n), candidates=n,
-                           max_steps=max_steps, how=how)
-    return dvts(task, policy, verifier, branches, n=max(n, 2), candidates=2,
-                max_steps=max_steps, how=how)
+        return beam_search(
+            task,
+            policy,
+            verifier,
+            branches,
+            beam_width=min(2, n),
+            candidates=n,
+            max_steps=max_steps,
+            how=how,
+        )
+    return dvts(
+        task, policy, verifier, branches, n=max(n, 2), candidates=2, max_steps=max_steps, how=how
+    )
 
 
 def search_turns(
@@ -77,15 +94,20 @@ def search_turns(
         for i, task in enumerate(turns, 1):
             began = time.monotonic()
             factory = _Continue(branches, start)
-            result = run_strategy(strategy, task, policy, verifier, factory, n=n,
-                                  max_steps=max_steps)
+            result = run_strategy(
+                strategy, task, policy, verifier, factory, n=n, max_steps=max_steps
+            )
             if start is not None:
                 start.close()
             start = result.branch
-            item = TurnSearch(turn=i, answer=result.best.answer, score=result.best.score,
-                              candidates=len(result.candidates),
-                              verifier_calls=result.verifier_calls,
-                              wall_time=time.monotonic() - began)
+            item = TurnSearch(
+                turn=i,
+                answer=result.best.answer,
+                score=result.best.score,
+                candidates=len(result.candidates),
+                verifier_calls=result.verifier_calls,
+                wall_time=time.monotonic() - began,
+            )
             out.append(item)
             if on_turn is not None:
                 on_turn(item)
