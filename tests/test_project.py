@@ -35,6 +35,17 @@ def test_ruff_clean() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_ruff_formatted() -> None:
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    proc = subprocess.run(
+        [ruff, "format", "--check", "src", "tests", "benchmarks", "examples"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_import_layers() -> None:
     tool = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     if not Path(tool).exists() and shutil.which("lint-imports") is None:
