@@ -12,37 +12,21 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from stateguard.errors import IllegalActionError
 from stateguard.llm import ChatMessage, ChatModel
 from stateguard.manager import HarnessConfig
 from stateguard.manager import actions as A
-from stateguard.manager.drafts import Draft
-from stateguard.manager.lifecycle import check_legal
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.policies.deterministic import DeterministicPolicy
 from stateguard.manager.policies.llm import LLMPolicy, result_message
 from stateguard.manager.tools import run_tool
 from stateguard.train.export import prompt_messages
 from stateguard.train.records import Activation
+from stateguard.train.validity_checks import illegal_reason
 
 
 def legal(action: Any, obs: Observation, max_repairs: int) -> bool:
-    if not A.is_control(action):
-        return False
-    draft = None
-    if obs.draft is not None:
-        draft = Draft(
-            state=obs.draft,
-            updated=obs.draft_updated,
-            relations_final=obs.relations_final,
-            repairs=obs.repair_attempts,
-            step_start=0,
-        )
-    try:
-        check_legal(action.kind, obs.event, draft, max_repairs)
-    except IllegalActionError:
-        return False
-    return True
+    """``action`` is a control action legal in the view ``obs``."""
+    return A.is_control(action) and illegal_reason(action.kind, obs, max_repairs) is None
 
 
 Asker = Callable[[Activation, Sequence[Activation], Observation, PolicyContext], tuple[str, bool]]

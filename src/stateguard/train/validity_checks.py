@@ -17,6 +17,7 @@ from stateguard.errors import IllegalActionError
 from stateguard.manager import actions as A
 from stateguard.manager.drafts import Draft
 from stateguard.manager.lifecycle import check_legal
+from stateguard.manager.policies.base import Observation
 from stateguard.train.records import Activation, FaultInfo
 from stateguard.types import VarKey
 from stateguard.worker.grounding import unseen_numbers
@@ -88,7 +89,13 @@ def protocol_violations(
 
 
 def _illegal(activation: Activation, kind: str, max_repairs: int) -> list[str]:
-    obs = activation.observation
+    reason = illegal_reason(kind, activation.observation, max_repairs)
+    return [] if reason is None else [reason]
+
+
+def illegal_reason(kind: str, obs: Observation, max_repairs: int) -> str | None:
+    """Why the control action ``kind`` is illegal in the view ``obs`` (None: it is legal),
+    by the manager's own lifecycle table."""
     draft = None
     if obs.draft is not None:
         draft = Draft(
@@ -101,8 +108,8 @@ def _illegal(activation: Activation, kind: str, max_repairs: int) -> list[str]:
     try:
         check_legal(kind, obs.event, draft, max_repairs)
     except IllegalActionError as exc:
-        return [str(exc)]
-    return []
+        return str(exc)
+    return None
 
 
 def control_of(actions: Sequence[RawAction]) -> A.ControlAction | None:
