@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from test_bench_runner_support import read_turns, tiny_dseval_suite
 
+from process_tree import descendants
 from stateguard.bench.records import RunConfig, RunStore
 from stateguard.bench.runner import Event, run_benchmark
 from stateguard.errors import StateguardError
@@ -65,24 +66,6 @@ def test_resume_after_simulated_crash(tmp_path) -> None:
     assert sum(t["correct"] is True for t in turns) == 10
 
 
-def _descendants(pid: int) -> list[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    out, frontier = [], [pid]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, pp in parents.items() if pp == p]
-        out += kids
-        frontier += kids
-    return out
-
-
 @pytest.mark.kernel
 def test_resume_after_kill(tmp_path) -> None:
     suite = tiny_dseval_suite(tmp_path / "suite", copies=2)
@@ -110,7 +93,7 @@ def test_resume_after_kill(tmp_path) -> None:
             if path.exists() and path.read_text().count("\n") >= 3:
                 break
             time.sleep(0.05)
-        victims = _descendants(proc.pid)
+        victims = descendants(proc.pid)
         proc.kill()
         for pid in victims:  # the kernels it started
             with contextlib.suppress(ProcessLookupError):
@@ -236,7 +219,7 @@ def test_llm_worker_kill_9_then_rerun_keeps_trajectories_whole(longds_toy, tmp_p
                 time.sleep(0.05)
             assert proc.poll() is None, "the run ended before the kill"
             time.sleep(0.5)
-            victims = _descendants(proc.pid)
+            victims = descendants(proc.pid)
             proc.kill()
             for pid in victims:
                 with contextlib.suppress(ProcessLookupError):

@@ -26,6 +26,8 @@ from fake_openai_server import FakeOpenAIServer, FakeReply
 from resume_helpers import assert_same_run, turn_keys
 from worker_helpers import MINI_CSV
 
+from process_tree import alive, descendants
+
 pytestmark = pytest.mark.kernel
 
 F = "```"
@@ -97,32 +99,6 @@ def _task(root: Path) -> Path:
     return root
 
 
-def _descendants(pid: int) -> list[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    out, frontier = [], [pid]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, pp in parents.items() if pp == p]
-        out += kids
-        frontier += kids
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def _sleeping_cell_started(trajectory: Path) -> bool:
     if not trajectory.exists():
         return False
@@ -165,7 +141,7 @@ def test_kill_9_mid_run_then_resume_gives_the_uninterrupted_run(tmp_path: Path) 
                 time.sleep(0.05)
             assert proc.poll() is None, "the run ended before the kill"
             time.sleep(0.5)  # the cell is running in the kernel now
-            victims = _descendants(proc.pid)
+            victims = descendants(proc.pid)
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
         finally:
@@ -174,7 +150,7 @@ def test_kill_9_mid_run_then_resume_gives_the_uninterrupted_run(tmp_path: Path) 
                 proc.wait()
         assert proc.returncode == -signal.SIGKILL
         time.sleep(1.0)
-        survivors = [p for p in victims if _alive(p)]
+        survivors = [p for p in victims if alive(p)]
         for pid in survivors:  # an unconfined kernel may outlive its parent: not our test
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
