@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from stateguard.llm import ChatMessage, ScriptedModel
+from stateguard.worker.preload import SETUP_THOUGHT
 from stateguard.worker.run import run_task
 from stateguard.worker.tasks import Task, load_task
 
@@ -89,6 +90,8 @@ def shown_results(run_dir: Path) -> list[str]:
     """The result each code step showed, whitespace removed (as the kernel printed it)."""
     events = [json.loads(line) for line in (run_dir / "trajectory.jsonl").open()]
     steps = [e for e in events if e["type"] == "step" and e.get("execution")]
+    assert steps[0]["setup"] and steps[0]["thought"] == SETUP_THOUGHT  # the data, loaded first
+    steps = steps[1:]
     return ["".join((s["execution"].get("result") or "").split()) for s in steps]
 
 
@@ -107,7 +110,8 @@ def test_example_end_to_end_with_the_reference_player(tmp_path: Path) -> None:
     assert len(answers["turns"]) == len(task.turns)
     nb = nbformat.read(tmp_path / "run" / "analysis.ipynb", as_version=4)
     nbformat.validate(nb)
-    assert sum(c.cell_type == "code" for c in nb.cells) == len(task.turns)
+    # the worker's setup cell (loading the data), then one cell per turn
+    assert sum(c.cell_type == "code" for c in nb.cells) == len(task.turns) + 1
 
 
 SLOPPY = 'COGS_RATE = 0.47\nround(float(orders["contribution"].sum()), 2)\n'

@@ -173,9 +173,10 @@ def test_kill_9_mid_run_then_resume_gives_the_uninterrupted_run(tmp_path: Path) 
     assert keys == turn_keys(full), "a turn or step was lost"
     assert_same_run(killed, full)
     record = json.loads((killed / "resumes.jsonl").read_text())
-    assert record["replayed_turns"] == 2 and record["replayed_cells"] == 2
+    # the worker's setup cell and the two turns' cells
+    assert record["replayed_turns"] == 2 and record["replayed_cells"] == 3
     assert record["divergences"] == []
-    print(f"replay of 2 turns (2 cells) into a fresh kernel: {record['replay_seconds']:.3f}s")
+    print(f"replay of 2 turns (3 cells) into a fresh kernel: {record['replay_seconds']:.3f}s")
     if survivors:
         pytest.skip(f"kernel processes outlived the kill (unconfined kernel): {survivors}")
 

@@ -68,7 +68,8 @@ def test_run_directory(tmp_path: Path) -> None:
     # analysis.ipynb: valid, with every executed cell and its outputs
     nb = nbformat.read(run_dir / "analysis.ipynb", as_version=4)
     nbformat.validate(nb)
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    setup, *code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    assert "pd.read_csv('data/" in setup.source  # the worker loaded the table first
     assert [c.source.splitlines()[-1] for c in code_cells] == [
         "print('loaded', len(df))",
         "df.nope",

@@ -65,6 +65,8 @@ class StepRecord(_Event):
     answer: str | None = None
     problem: str | None = None
     """Why the model output was not a valid step (no code, two blocks, …), if so."""
+    setup: bool = False
+    """The worker's setup cell (`stateguard.worker.preload`), not a model step."""
 
 
 class HintDelivered(_Event):

@@ -36,8 +36,11 @@ counter); one worker (and one kernel) serves all turns of a task.
 from __future__ import annotations
 
 import inspect
+import keyword
+import re
 import time
 from collections.abc import Callable, Generator, Iterator
+from pathlib import PurePosixPath
 
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
@@ -66,7 +69,10 @@ from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observat
 from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
+from stateguard.worker.preload import SETUP_THOUGHT, Preload
 from stateguard.worker.prompts import corrective_messages, render, system_template
+from stateguard.worker.shape import describe as describe_labelled_series
+from stateguard.worker.shape import labelled_series
 
 NO_DATA_TEXT = "There are no input files for this session."
 SILENT_CELL = "(no output)"
@@ -80,9 +86,31 @@ CODE_STOP = "\n```\n\n"
 step's code. Generation stops there (the fence is closed again by the loop)."""
 
 
-def system_prompt(data_files: str, max_steps: int) -> str:
-    """The worker's system prompt with the data listing and step budget filled in."""
-    return render(system_template(), data_files=data_files or NO_DATA_TEXT, max_steps=max_steps)
+_LISTED_TABLE = re.compile(r"^- (data/.+?\.(?:csv|tsv)) \(", re.M | re.I)
+
+
+def load_example(data_files: str) -> str:
+    """The code of the prompt's example step: load the first listed CSV/TSV file into a
+    variable named after it (a small model copies the example, so it names real data)."""
+    match = _LISTED_TABLE.search(data_files)
+    path = match.group(1) if match else "data/table.csv"
+    name = re.sub(r"\W+", "_", PurePosixPath(path).stem.lower()).strip("_") or "df"
+    if not name.isidentifier() or keyword.iskeyword(name):
+        name = f"df_{name}" if f"df_{name}".isidentifier() else "df"
+    sep = ', sep="\\t"' if path.lower().endswith(".tsv") else ""
+    lines = ["import pandas as pd", "", f'{name} = pd.read_csv("{path}"{sep})', f"{name}.head()"]
+    return "\n".join(f"  {line}" if line else "" for line in lines)
+
+
+def system_prompt(data_files: str, max_steps: int, example: str | None = None) -> str:
+    """The worker's system prompt with the data listing, example and step budget filled in
+    (``example``: the example step's code; default: load the first listed table)."""
+    return render(
+        system_template(),
+        data_files=data_files or NO_DATA_TEXT,
+        max_steps=max_steps,
+        load_example=example if example is not None else load_example(data_files),
+    )
 
 
 def _takes_grammar(model: ChatModel) -> bool:
@@ -128,13 +156,16 @@ class Worker:
         constrain_replies: bool = True,
         data_files: str = "",
         system: str | None = None,
+        setup: Preload | None = None,
     ) -> None:
         """``context_chars`` bounds the prompt sent per call (see `Conversation`).
 
         ``data_files`` describes the input files for the system prompt; ``system``
-        replaces the whole system prompt. ``turn_seconds`` (None: no limit) and
-        ``no_progress_limit`` end a turn without an answer; ``retry_samples`` extra
-        candidates are drawn when a reply repeats a failed cell (0: none).
+        replaces the whole system prompt. ``setup`` (`stateguard.worker.preload`) is run
+        as the session's first cell, before the first model call. ``turn_seconds``
+        (None: no limit) and ``no_progress_limit`` end a turn without an answer;
+        ``retry_samples`` extra candidates are drawn when a reply repeats a failed cell
+        (0: none).
         ``constrain_replies`` passes `STEP_GRAMMAR` to a model that takes a grammar
         (``supports_grammar``, the embedded backend): each reply is then one thought and
         one python block, or one answer.
@@ -166,7 +197,13 @@ class Worker:
         self._formatted: set[str] = set()
         """Answers of the current turn written by the formatting step (each tried once)."""
         self._spec: AnswerSpec | None = None
-        prompt = system if system is not None else system_prompt(data_files, max_steps_per_turn)
+        self.setup = setup
+        example = setup.example if setup is not None else None
+        prompt = (
+            system
+            if system is not None
+            else system_prompt(data_files, max_steps_per_turn, example=example)
+        )
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self._system_sent = False
         self._corrective = corrective_messages()
@@ -240,7 +277,9 @@ class Worker:
             probe = self.guard.executor.run_probe(code, timeout=self.cell_timeout)
         except Exception:  # no fork on this backend, or the probe itself failed
             return False, False
-        return probe.ok, bool(probe.stdout.strip() or probe.result)
+        # a Series printed after a label is a column where one value was meant: not a result
+        shows = bool(probe.stdout.strip() or probe.result) and not labelled_series(probe.stdout)
+        return probe.ok, shows
 
     def _resample(
         self, turn: int, step: int, attempts: AttemptLog, code_ran: bool, deadline: float | None
@@ -273,8 +312,11 @@ class Worker:
 
     def _code_step(
         self, turn: int, step: int, parsed: ParsedReply, exchange: Exchange, attempts: AttemptLog
-    ) -> Iterator[TrajectoryEvent]:
-        """Execute the cell, show the observation, then the supervisor's hints."""
+    ) -> Generator[TrajectoryEvent, None, bool]:
+        """Execute the cell, show the observation, then the supervisor's hints.
+
+        Returns whether the cell printed a Series after a label (`stateguard.worker.shape`):
+        it then counts as a failed attempt, and its output is not used for answers."""
         assert parsed.code is not None
         code, answer_lines = strip_answer_lines(parsed.code)
         outcome = self.guard.run_cell(code, thought=parsed.thought, timeout=self.cell_timeout)
@@ -301,6 +343,9 @@ class Worker:
                 observation += "\n" + render(
                     self._corrective["bare_annotation"], lines="; ".join(annotations[:3])
                 )
+        misprinted = labelled_series(execution.stdout) if execution.ok else []
+        if misprinted:
+            observation = f"{observation}\n\n{describe_labelled_series(misprinted)}"
         audit = outcome.audit.describe() if outcome.audit is not None else ""
         if audit:  # what the join guard saw: "audit alarm: inner merge ... dropped 12 of 200 ..."
             observation = f"{observation}\n{audit}"
@@ -312,10 +357,16 @@ class Worker:
         attempts.record_cell(
             step,
             parsed.code,
-            ok=execution.ok,
+            ok=execution.ok and not misprinted,
             observation=observation,
             changed_state=bool(outcome.cell is not None and outcome.cell.created),
-            failure="" if error is None else f"{error.ename}: {error.evalue}"[:300],
+            failure=(
+                f"{error.ename}: {error.evalue}"[:300]
+                if error is not None
+                else "a Series printed where one value was meant"
+                if misprinted
+                else ""
+            ),
             context=context,
         )
         yield StepRecord(
@@ -331,7 +382,7 @@ class Worker:
         shown = [execution.stdout, execution.result or ""]
         shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
         self._shown += shown
-        if execution.ok:
+        if execution.ok and not misprinted:
             self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
         feedback = [observation]
         if outcome.restarted:  # say whether (and how) the session's state was rebuilt
@@ -340,6 +391,34 @@ class Worker:
         if parsed.answer is not None:
             feedback.append(self._note("answer_deferred"))
         yield self._user(turn, step, "\n\n".join(feedback))
+        yield from self._drain(turn)
+        yield from self._deliver(turn, step, list(outcome.notes))
+        return bool(misprinted)
+
+    def _setup_step(self, turn: int, setup: Preload) -> Iterator[TrajectoryEvent]:
+        """Run the setup cell; its observation goes after the question (no model reply)."""
+        step = self.steps_taken
+        outcome = self.guard.run_cell(setup.code, thought=SETUP_THOUGHT, timeout=self.cell_timeout)
+        execution = outcome.execution
+        observation = format_observation(execution, self.observation_chars)
+        yield StepRecord(
+            turn=turn,
+            step=step,
+            thought=SETUP_THOUGHT,
+            code=setup.code,
+            observation=observation,
+            execution=execution,
+            cell=outcome.cell,
+            setup=True,
+        )
+        self._shown.append(execution.stdout)
+        loaded = ", ".join(f"`{n}`" for n in setup.frames)
+        note = (
+            f"The session has loaded the data files: {loaded}.\n{observation}"
+            if execution.ok
+            else f"Loading the data files failed; load them yourself.\n{observation}"
+        )
+        yield self._user(turn, step, note)
         yield from self._drain(turn)
         yield from self._deliver(turn, step, list(outcome.notes))
 
@@ -440,6 +519,9 @@ class Worker:
         hints = self.guard.begin_turn(question, turn=turn_index)
         yield from self._drain(turn_index)
         yield from self._deliver(turn_index, None, hints)
+        if self.setup is not None:
+            setup, self.setup = self.setup, None
+            yield from self._setup_step(turn_index, setup)
 
         answer: str | None = None
         ended: TurnEnd = "steps"
@@ -471,6 +553,9 @@ class Worker:
         deadline = None if self.turn_seconds is None else started + self.turn_seconds
         attempts = AttemptLog()
         code_ran = False
+        misprinted = False
+        """The last cell printed a Series after a label: the next reply must be code, and
+        is checked in a probe (and resampled) before it runs."""
         steps = 0
         temperature = self.temperature
         while steps < self.max_steps_per_turn:
@@ -481,16 +566,23 @@ class Worker:
             if steps > 0 and steps == self.max_steps_per_turn - 1:
                 yield self._user(turn, self.steps_taken, self._note("last_step"))
             step = self.steps_taken
-            event, reply = self._call(turn, step, temperature, code_ran=code_ran)
+            answerable = code_ran and not misprinted
+            event, reply = self._call(turn, step, temperature, code_ran=answerable)
             temperature = self.temperature
             yield event
             steps += 1
             parsed = parse_reply(reply, code_ran=code_ran)
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
-            if repeated and self.retry_samples:
-                chosen = yield from self._resample(turn, step, attempts, code_ran, deadline)
+            doubtful = (
+                misprinted
+                and not repeated
+                and (parsed.code is None or self._probe_ok(parsed.code) != (True, True))
+            )
+            if (repeated or doubtful) and self.retry_samples:
+                chosen = yield from self._resample(turn, step, attempts, answerable, deadline)
                 if chosen is not None:
                     (reply, parsed), repeated = chosen, False
+            misprinted = False
             exchange = self.conversation.add_reply(step, reply, parsed.code)
 
             if parsed.problem is not None:
@@ -510,7 +602,9 @@ class Worker:
                 temperature = max(self.temperature, self.retry_temperature)
             elif parsed.code is not None:
                 code_ran = True
-                yield from self._code_step(turn, step, parsed, exchange, attempts)
+                misprinted = yield from self._code_step(turn, step, parsed, exchange, attempts)
+                if misprinted:
+                    continue
                 # the model meant to answer (an answer beside the code, the format written
                 # as code), or the newest output holds every field of the format by label
                 meant = parsed.answer is not None or bool(

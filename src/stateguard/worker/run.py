@@ -38,6 +38,7 @@ from stateguard.worker.events import AnswerRecorded, StepRecord, TrajectoryEvent
 from stateguard.worker.grading import grade
 from stateguard.worker.loop import Worker
 from stateguard.worker.notebook import write_notebook
+from stateguard.worker.preload import Preload, plan_preload
 from stateguard.worker.resume import (
     TAPE,
     ModelTape,
@@ -110,7 +111,7 @@ def _table_preview(path: Path) -> str:
     )
 
 
-def describe_data(data_dir: Path | None) -> str:
+def describe_data(data_dir: Path | None, preload: Preload | None = None) -> str:
     """The data listing shown in the system prompt.
 
     Every file with its size; the first `_PREVIEWED_FILES` CSV/TSV files also with
@@ -127,6 +128,8 @@ def describe_data(data_dir: Path | None) -> str:
     for p in files[:_LISTED_FILES]:
         rel = p.relative_to(data_dir).as_posix()
         line = f"- data/{rel} ({p.stat().st_size / 1024:.1f} KB)"
+        if preload is not None and (loaded := preload.listing_note(f"data/{rel}")):
+            line += "\n" + loaded
         if p.suffix.lower() in (".csv", ".tsv"):
             preview = _table_preview(p) if previewed < _PREVIEWED_FILES else ""
             if preview:
@@ -304,8 +307,13 @@ class RunSession:
         )
         self._trajectory = open(self.trajectory_path, "a", encoding="utf-8")  # noqa: SIM115
         self._guard.start()
+        setup = plan_preload(data_dir)
         self._worker = Worker(
-            model, self._guard, data_files=describe_data(data_dir), **self.worker_options
+            model,
+            self._guard,
+            data_files=describe_data(data_dir, setup),
+            setup=setup,
+            **self.worker_options,
         )
         self._started = time.monotonic()
         if plan is not None:

@@ -188,7 +188,7 @@ class TurnTally:
     def add(self, event: TrajectoryEvent) -> None:
         """Account for one event of the turn."""
         if isinstance(event, StepRecord):
-            self.cells += event.execution is not None
+            self.cells += event.execution is not None and not event.setup
             # a repeated failure is not a malformed reply: it is counted as not run
             self.invalid += event.problem is not None and event.problem not in REPEATS
             self.repeated += event.problem in REPEATS

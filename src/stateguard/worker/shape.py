@@ -1,0 +1,82 @@
+"""A printed column where one number was meant: a pandas Series after a label.
+
+``print(f"net_revenue: {total}")`` with ``total`` a Series prints the label, then the
+Series' first row (``net_revenue: 0    33137.10``), more rows and a ``dtype`` footer. The
+cell runs, and a small model then reads the first index (``0``) as the value. This is
+a silent error execution can show: `labelled_series` finds such blocks in what a cell
+printed, so the worker can say so and sample another cell instead of taking an
+answer from it.
+
+A block is the run of non-blank lines that ends with a pandas footer
+(``Length: 1200, dtype: float64``, ``Name: x, dtype: int64`` or ``dtype: object``) and
+whose first line is text, then ``:`` or ``=``, then an index and a value separated by
+two or more spaces. A Series printed on its own (no label before its first row) is
+not reported: that is a table the model asked to see.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+_FOOTER = re.compile(r"^(?:Length: (?P<length>\d+), )?(?:Name: .*, )?dtype: \w+$")
+_LABELLED_ROW = re.compile(r"^(?P<label>.*?\S)\s*[:=]\s*(?P<index>[^\s:=]+)\s{2,}\S+$")
+
+
+class LabelledSeries(BaseModel):
+    """A Series printed where a label announced one value."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    """The text before ``:``/``=`` on the block's first line, after its last comma, e.g.
+    ``net_revenue`` in ``orders: 1200, net_revenue: 0    33137.10``."""
+    first_index: str
+    """The index printed first after the label (``0``): not a value."""
+    length: int
+    """The Series' length (from the ``Length:`` footer, else the rows printed)."""
+
+
+def labelled_series(stdout: str) -> list[LabelledSeries]:
+    """Every Series printed after a label in ``stdout``, in order."""
+    lines = stdout.splitlines()
+    found: list[LabelledSeries] = []
+    for end, line in enumerate(lines):
+        footer = _FOOTER.match(line.strip())
+        if footer is None:
+            continue
+        start = end
+        while start > 0 and lines[start - 1].strip():
+            start -= 1
+        row = _LABELLED_ROW.match(lines[start].strip())
+        if row is None or start == end:
+            continue
+        rows = sum(1 for x in lines[start:end] if x.strip() and x.strip() != "...")
+        length = int(footer.group("length")) if footer.group("length") else rows
+        if length < 2:
+            continue
+        found.append(
+            LabelledSeries(
+                label=re.split(r"[,;]\s*", row.group("label"))[-1].strip(),
+                first_index=row.group("index"),
+                length=length,
+            )
+        )
+    return found
+
+
+def describe(found: list[LabelledSeries]) -> str:
+    """The note for the model, naming each label and what was printed instead of a value."""
+    parts = [
+        f"`{s.label}` is followed by a whole Series of {s.length} values (its first row "
+        f"index, {s.first_index}, is not a value)"
+        for s in found[:3]
+    ]
+    return (
+        "Note: the output printed a column where one value was meant: "
+        + "; ".join(parts)
+        + ". An expression like `a * b * (1 - c).sum()` sums only the last factor: store the"
+        " per-row values as a column first, then aggregate that column (for example"
+        " `.sum()`), and print the single number."
+    )

@@ -1,0 +1,98 @@
+"""A Series printed after a label: detected, told, and replaced by a sampled cell."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from stateguard.guard import GuardedSession
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
+from stateguard.worker.events import StepRecord
+from stateguard.worker.loop import Worker
+from stateguard.worker.shape import labelled_series
+
+F = "```"
+
+
+def code(src: str) -> str:
+    return f"Next step.\n{F}python\n{src}\n{F}"
+
+
+def printed(value: object, label: str = "net_revenue") -> str:
+    return f"orders: 1200, {label}: {value}\n"
+
+
+def test_a_long_series_after_a_label_is_found_with_its_length() -> None:
+    s = pd.Series(range(1200), dtype="float64") * 1.5
+    found = labelled_series(printed(s))
+    assert [(f.label, f.first_index, f.length) for f in found] == [("net_revenue", "0", 1200)]
+
+
+def test_a_short_named_series_after_an_equals_sign_is_found() -> None:
+    s = pd.Series([1.0, 2.0, 3.0], index=["a", "b", "c"], name="x")
+    found = labelled_series(f"total = {s}\n")
+    assert [(f.label, f.first_index, f.length) for f in found] == [("total", "a", 3)]
+
+
+@pytest.mark.parametrize(
+    "stdout",
+    [
+        printed(209637.41),  # one number: what was meant
+        str(pd.Series([1.0, 2.0], name="x")) + "\n",  # a Series shown on its own line
+        "by region:\n" + str(pd.Series([1.0, 2.0], index=["N", "S"])) + "\n",  # label, then a table
+        printed(pd.Series([5.0])),  # one value in a Series still reads as one value
+        "dtype: float64\n",  # a footer without rows
+    ],
+)
+def test_near_misses_are_not_reported(stdout: str) -> None:
+    assert labelled_series(stdout) == []
+
+
+@pytest.mark.kernel
+def test_a_misprinted_total_is_told_and_a_sampled_cell_that_prints_one_value_replaces_it(
+    tracked: TrackedSession,
+) -> None:
+    setup = "import pandas as pd\ndf = pd.DataFrame({'a': [1.0, 2.0, 3.0], 'b': [2.0, 2.0, 2.0]})"
+    wrong = "t = df['a'] * df['b'].sum()\nprint(f'total: {t}')"
+    replies = [
+        code(setup),
+        code(wrong),
+        code("t = df['a'] * df['b'].sum()\nprint('total:', t)"),  # greedy: the same mistake
+        code("side = 1\nt = df['a'] * 2\nprint(f'total: {t}')"),  # candidate 1: still a Series
+        code("df['ab'] = df['a'] * df['b']\nt = df['ab'].sum()\nprint(f'total: {t}')"),
+        "<answer>12.0</answer>",
+    ]
+    model = ScriptedModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=2)
+    events = list(worker.run_turn(1, "What is the total of a times b?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert "printed a column where one value was meant" in steps[1].observation
+    assert "`total` is followed by a whole Series of 3 values" in steps[1].observation
+    # the greedy repeat of the mistake and candidate 1 ran only in probes
+    assert steps[2].code is not None and "df['ab'].sum()" in steps[2].code
+    assert steps[2].execution is not None and steps[2].execution.stdout.strip() == "total: 12.0"
+    assert tracked.kernel.execute("print('side' in globals())").stdout.strip() == "False"
+    assert events[-1].answer == "12.0"
+    # after the misprint, the next reply is sampled as code: no answer is taken from it
+    assert [r.temperature for r in model.requests[2:5]] == [0.0, 0.7, 0.7]
+
+
+@pytest.mark.kernel
+def test_an_answer_read_off_a_misprinted_series_is_not_formatted_from_it(
+    tracked: TrackedSession,
+) -> None:
+    """The formatting step never takes the Series' first index as the value."""
+    replies = [
+        code("import pandas as pd\ns = pd.Series([3.0, 4.0])\nprint(f'total: {s}')"),
+        code("print(f'total: {s.sum()}')"),
+        "<answer>total: 7.0</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "What is the total? Answer as `total: <total>`."))
+    assert events[-1].answer == "total: 7.0"
+    answers = [e.answer for e in events if isinstance(e, StepRecord) and e.answer]
+    assert "total: 0" not in answers
