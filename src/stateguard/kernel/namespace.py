@@ -11,6 +11,9 @@ the kernel imports this module on first use.
   lineage records the new bindings.
 * `describe` — type and shape of names (what the error-context note shows); run it
   in a probe so the namespace is untouched.
+* `absent_values` — which (frame, column, value) equality filters match no row, with
+  the column's values and the other frames' columns that hold the value; run it in a
+  probe.
 """
 
 from __future__ import annotations
@@ -83,3 +86,62 @@ def describe(names: Sequence[str]) -> None:
     """Print ``{name: "type shape/len/repr"}`` for each of ``names`` that exists."""
     ns = _user_ns()
     print(json.dumps({n: _describe(ns[n]) for n in names if n in ns}))
+
+
+_MAX_SHOWN_VALUES = 8
+_MAX_FRAMES = 20
+
+
+def _frames(ns: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for name, value in ns.items():
+        if name.startswith("_") or type(value).__name__ != "DataFrame":
+            continue
+        if type(value).__module__.startswith("pandas"):
+            out[name] = value
+        if len(out) >= _MAX_FRAMES:
+            break
+    return out
+
+
+def absent_values(checks: Sequence[tuple[str, str, Any]]) -> None:
+    """Print, for each ``(frame, column, value)`` whose column exists and holds no cell
+    equal to ``value``: the column's most frequent values, whether the value is there as
+    text, and ``frame['column']`` of other frames that hold it."""
+    ns = _user_ns()
+    frames = _frames(ns)
+    found = []
+    for frame, column, value in checks:
+        table = frames.get(frame)
+        if table is None or column not in getattr(table, "columns", ()):
+            continue
+        series = table[column]
+        try:
+            if bool((series == value).any()):
+                continue
+            as_text = bool((series.astype(str) == str(value)).any())
+            common = [str(v) for v in series.value_counts().index[:_MAX_SHOWN_VALUES]]
+        except Exception:  # an exotic column: say nothing rather than guess
+            continue
+        elsewhere = []
+        for other, data in frames.items() if isinstance(value, str) else ():
+            for col in data.columns:
+                if (other, col) == (frame, column) or data[col].dtype.kind not in "OSUb":
+                    continue
+                try:
+                    if bool((data[col] == value).any()):
+                        elsewhere.append(f"{other}[{str(col)!r}]")
+                except Exception:
+                    continue
+        found.append(
+            {
+                "frame": frame,
+                "column": str(column),
+                "value": repr(value),
+                "distinct": int(series.nunique()),
+                "common": common,
+                "as_text": as_text,
+                "elsewhere": elsewhere[:3],
+            }
+        )
+    print(json.dumps(found))

@@ -65,6 +65,8 @@ from stateguard.worker.events import (
     TurnEnd,
     TurnStarted,
 )
+from stateguard.worker.filters import absent_filters
+from stateguard.worker.filters import describe as describe_absent_filters
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
 from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
@@ -315,7 +317,8 @@ class Worker:
     ) -> Generator[TrajectoryEvent, None, bool]:
         """Execute the cell, show the observation, then the supervisor's hints.
 
-        Returns whether the cell printed a Series after a label (`stateguard.worker.shape`):
+        Returns whether the cell ran with a silent error (a Series printed after a label,
+        `stateguard.worker.shape`; a filter matching no row, `stateguard.worker.filters`):
         it then counts as a failed attempt, and its output is not used for answers."""
         assert parsed.code is not None
         code, answer_lines = strip_answer_lines(parsed.code)
@@ -343,9 +346,17 @@ class Worker:
                 observation += "\n" + render(
                     self._corrective["bare_annotation"], lines="; ".join(annotations[:3])
                 )
+        # silent errors execution shows: a Series printed after a label, a filter on a
+        # value its column never holds (what follows from either is not a result)
+        doubts: list[str] = []
         misprinted = labelled_series(execution.stdout) if execution.ok else []
         if misprinted:
+            doubts.append("a Series printed where one value was meant")
             observation = f"{observation}\n\n{describe_labelled_series(misprinted)}"
+        empty = absent_filters(self.guard.executor, code) if execution.ok else []
+        if empty:
+            doubts.append("a filter on a value its column does not hold")
+            observation = f"{observation}\n\n{describe_absent_filters(empty)}"
         audit = outcome.audit.describe() if outcome.audit is not None else ""
         if audit:  # what the join guard saw: "audit alarm: inner merge ... dropped 12 of 200 ..."
             observation = f"{observation}\n{audit}"
@@ -357,15 +368,11 @@ class Worker:
         attempts.record_cell(
             step,
             parsed.code,
-            ok=execution.ok and not misprinted,
+            ok=execution.ok and not doubts,
             observation=observation,
             changed_state=bool(outcome.cell is not None and outcome.cell.created),
             failure=(
-                f"{error.ename}: {error.evalue}"[:300]
-                if error is not None
-                else "a Series printed where one value was meant"
-                if misprinted
-                else ""
+                f"{error.ename}: {error.evalue}"[:300] if error is not None else "; ".join(doubts)
             ),
             context=context,
         )
@@ -382,7 +389,7 @@ class Worker:
         shown = [execution.stdout, execution.result or ""]
         shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
         self._shown += shown
-        if execution.ok and not misprinted:
+        if execution.ok and not doubts:
             self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
         feedback = [observation]
         if outcome.restarted:  # say whether (and how) the session's state was rebuilt
@@ -393,7 +400,7 @@ class Worker:
         yield self._user(turn, step, "\n\n".join(feedback))
         yield from self._drain(turn)
         yield from self._deliver(turn, step, list(outcome.notes))
-        return bool(misprinted)
+        return bool(doubts)
 
     def _setup_step(self, turn: int, setup: Preload) -> Iterator[TrajectoryEvent]:
         """Run the setup cell; its observation goes after the question (no model reply)."""
@@ -553,9 +560,9 @@ class Worker:
         deadline = None if self.turn_seconds is None else started + self.turn_seconds
         attempts = AttemptLog()
         code_ran = False
-        misprinted = False
-        """The last cell printed a Series after a label: the next reply must be code, and
-        is checked in a probe (and resampled) before it runs."""
+        doubtful_cell = False
+        """The last cell ran with a silent error (see `_code_step`): the next reply must be
+        code, and is checked in a probe (and resampled) before it runs."""
         steps = 0
         temperature = self.temperature
         while steps < self.max_steps_per_turn:
@@ -566,7 +573,7 @@ class Worker:
             if steps > 0 and steps == self.max_steps_per_turn - 1:
                 yield self._user(turn, self.steps_taken, self._note("last_step"))
             step = self.steps_taken
-            answerable = code_ran and not misprinted
+            answerable = code_ran and not doubtful_cell
             event, reply = self._call(turn, step, temperature, code_ran=answerable)
             temperature = self.temperature
             yield event
@@ -574,7 +581,7 @@ class Worker:
             parsed = parse_reply(reply, code_ran=code_ran)
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
             doubtful = (
-                misprinted
+                doubtful_cell
                 and not repeated
                 and (parsed.code is None or self._probe_ok(parsed.code) != (True, True))
             )
@@ -582,7 +589,7 @@ class Worker:
                 chosen = yield from self._resample(turn, step, attempts, answerable, deadline)
                 if chosen is not None:
                     (reply, parsed), repeated = chosen, False
-            misprinted = False
+            doubtful_cell = False
             exchange = self.conversation.add_reply(step, reply, parsed.code)
 
             if parsed.problem is not None:
@@ -602,8 +609,8 @@ class Worker:
                 temperature = max(self.temperature, self.retry_temperature)
             elif parsed.code is not None:
                 code_ran = True
-                misprinted = yield from self._code_step(turn, step, parsed, exchange, attempts)
-                if misprinted:
+                doubtful_cell = yield from self._code_step(turn, step, parsed, exchange, attempts)
+                if doubtful_cell:
                     continue
                 # the model meant to answer (an answer beside the code, the format written
                 # as code), or the newest output holds every field of the format by label

@@ -1,4 +1,5 @@
-"""A Series printed after a label: detected, told, and replaced by a sampled cell."""
+"""Silent errors execution shows: a Series printed after a label, a filter matching no
+row. Each is detected, told to the model, and replaced by a cell sampled in probes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
 from stateguard.manager import NullSupervisor
 from stateguard.worker.events import StepRecord
+from stateguard.worker.filters import absent_filters, describe, equality_filters
 from stateguard.worker.loop import Worker
 from stateguard.worker.shape import labelled_series
 
@@ -96,3 +98,78 @@ def test_an_answer_read_off_a_misprinted_series_is_not_formatted_from_it(
     assert events[-1].answer == "total: 7.0"
     answers = [e.answer for e in events if isinstance(e, StepRecord) and e.answer]
     assert "total: 0" not in answers
+
+
+# ---------------------------------------------------------------- filters matching no row
+
+
+@pytest.mark.parametrize(
+    ("src", "found"),
+    [
+        ("t[t['region'] == 'Online']", [("t", "region", "Online")]),
+        ("t.loc[t.region == 'North', 'x']", [("t", "region", "North")]),
+        ("t[('N' == t['r']) & (t['y'] == -3)]", [("t", "r", "N"), ("t", "y", -3)]),
+        ("t[t['c'].isin(['a', 'b'])]", [("t", "c", "a"), ("t", "c", "b")]),
+        ("t[t['region'] != 'Online']", []),  # not an equality
+        ("t[t['a'] == t['b']]", []),  # column against column
+        ("x == 'a'", []),  # not a column
+        ("t[t['region'] ==", []),  # does not parse
+    ],
+)
+def test_equality_filters_are_read_from_the_code(src: str, found: list) -> None:
+    assert equality_filters(src) == found
+
+
+@pytest.mark.kernel
+def test_a_filter_on_a_value_the_column_lacks_is_found_with_where_the_value_is(
+    tracked: TrackedSession,
+) -> None:
+    tracked.execute(
+        "import pandas as pd\n"
+        "orders = pd.DataFrame({'region': ['N', 'S', 'N'],"
+        " 'channel': ['Online', 'Retail', 'Online'],"
+        " 'year': ['2023', '2024', '2024'], 'x': [1, 2, 3]})\n"
+        "by_region = orders.groupby('region', as_index=False)['x'].sum()"
+    )
+    kernel = tracked.kernel
+    found = absent_filters(kernel, "by_region[by_region['region'] == 'Online']['x'].sum()")
+    assert [(f.frame, f.column, f.value, f.elsewhere) for f in found] == [
+        ("by_region", "region", "'Online'", ["orders['channel']"])
+    ]
+    note = describe(found)
+    assert "`by_region['region'] == 'Online'` matches no row" in note and "'N', 'S'" in note
+    typed = absent_filters(kernel, "orders[orders.year == 2024]")
+    assert [(f.value, f.as_text) for f in typed] == [("2024", True)]
+    assert "as text" in describe(typed)
+    # near misses: a value that is there, a column that does not exist, an unknown frame
+    assert absent_filters(kernel, "orders[orders['region'] == 'N']") == []
+    assert absent_filters(kernel, "orders[orders['nope'] == 'N']") == []
+    assert absent_filters(kernel, "other[other['region'] == 'Online']") == []
+    # the probe left the namespace alone
+    assert kernel.execute("print(sorted(k for k in globals() if not k.startswith('_'))[:9])").ok
+
+
+@pytest.mark.kernel
+def test_a_cell_whose_filter_matches_nothing_is_told_and_not_taken_as_an_answer(
+    tracked: TrackedSession,
+) -> None:
+    setup = (
+        "import pandas as pd\n"
+        "t = pd.DataFrame({'region': ['N', 'S'], 'channel': ['Online', 'Retail'], 'x': [1.0, 2.0]})"
+    )
+    replies = [
+        code(setup),
+        code("print(t[t['region'] == 'Online']['x'].sum())"),
+        code("print(t[t['channel'] == 'Online']['x'].sum())"),  # greedy: passes its probe
+        "<answer>1.0</answer>",
+    ]
+    model = ScriptedModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=2)
+    events = list(worker.run_turn(1, "What is the total x of Online orders?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert "a filter selected nothing" in steps[1].observation
+    assert "`t['channel']`" in steps[1].observation
+    assert steps[2].execution is not None and steps[2].execution.stdout.strip() == "1.0"
+    assert "selected nothing" not in steps[2].observation
+    assert events[-1].answer == "1.0"
+    assert len(model.requests) == 4  # the greedy reply passed its probe: no extra sample

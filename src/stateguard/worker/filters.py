@@ -1,0 +1,127 @@
+"""An equality filter that matches no row: a value the column never holds.
+
+``sales[sales["region"] == "Online"]`` runs, selects nothing, and whatever is
+computed from it (a sum of 0, a mean of NaN) looks like a result. `equality_filters`
+reads from a cell's code every comparison of a DataFrame column with a constant
+(``df["col"] == v``, ``df.col == v``, ``v == df["col"]``, ``df["col"].isin([v, ...])``);
+`absent_filters` asks the kernel, in a copy-on-write probe, which of them match no
+row, and `describe` words the note: the column's values, whether the value is there
+as text, and which other frame's column holds it ("'Online' is a value of
+orders['channel']").
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.kernel import Executor, namespace
+
+_MAX_CHECKS = 12
+
+
+class AbsentFilter(BaseModel):
+    """A filter value the column does not hold (from the kernel's `absent_values`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    frame: str
+    column: str
+    value: str
+    """The value's ``repr``."""
+    distinct: int
+    common: list[str]
+    as_text: bool
+    elsewhere: list[str]
+
+
+def _column(node: ast.expr) -> tuple[str, str] | None:
+    """(frame, column) of ``frame["column"]`` or ``frame.column``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return node.value.id, key.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.value.id, node.attr
+    return None
+
+
+def _constant(node: ast.expr) -> tuple[bool, Any]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float | bool):
+        return True, node.value
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, int | float)
+    ):
+        return True, -node.operand.value
+    return False, None
+
+
+def equality_filters(code: str) -> list[tuple[str, str, Any]]:
+    """Each ``(frame, column, value)`` the code compares for equality (see the module)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    found: list[tuple[str, str, Any]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+            left, right = node.left, node.comparators[0]
+            for side, other in ((left, right), (right, left)):
+                column = _column(side)
+                is_const, value = _constant(other)
+                if column is not None and is_const:
+                    found.append((*column, value))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "isin"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.List | ast.Tuple | ast.Set)
+        ):
+            column = _column(node.func.value)
+            if column is None:
+                continue
+            for element in node.args[0].elts:
+                is_const, value = _constant(element)
+                if is_const:
+                    found.append((*column, value))
+    return list(dict.fromkeys(found))[:_MAX_CHECKS]
+
+
+def absent_filters(kernel: Executor, code: str) -> list[AbsentFilter]:
+    """The equality filters of ``code`` that match no row of the session as it stands."""
+    checks = equality_filters(code)
+    if not checks:
+        return []
+    try:
+        probe = kernel.run_probe(namespace.call("absent_values", checks), timeout=20)
+        if not probe.ok:
+            return []
+        rows = json.loads(probe.stdout.strip().splitlines()[-1])
+        return [AbsentFilter.model_validate(r) for r in rows]
+    except Exception:  # a probe is a courtesy; never fail the step because of it
+        return []
+
+
+def describe(found: list[AbsentFilter]) -> str:
+    """The note for the model."""
+    parts = []
+    for f in found[:3]:
+        shown = ", ".join(repr(v) for v in f.common)
+        more = f", … ({f.distinct} distinct)" if f.distinct > len(f.common) else ""
+        text = (
+            f"`{f.frame}[{f.column!r}] == {f.value}` matches no row: "
+            f"`{f.frame}[{f.column!r}]` holds {shown}{more}"
+        )
+        if f.as_text:
+            text += f"; it holds {f.value} as text (the types differ)"
+        if f.elsewhere:
+            text += f"; {f.value} is a value of " + ", ".join(f"`{e}`" for e in f.elsewhere)
+        parts.append(text)
+    return "Note: a filter selected nothing. " + "; ".join(parts) + "."
