@@ -6,14 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from stateguard.audit.filterchecks import absent_filters, describe, equality_filters
+from stateguard.audit.printchecks import labelled_series
 from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
 from stateguard.manager import NullSupervisor
 from stateguard.worker.events import StepRecord
-from stateguard.worker.filters import absent_filters, describe, equality_filters
 from stateguard.worker.loop import Worker
-from stateguard.worker.shape import labelled_series
 
 F = "```"
 
@@ -132,19 +132,21 @@ def test_a_filter_on_a_value_the_column_lacks_is_found_with_where_the_value_is(
         "by_region = orders.groupby('region', as_index=False)['x'].sum()"
     )
     kernel = tracked.kernel
-    found = absent_filters(kernel, "by_region[by_region['region'] == 'Online']['x'].sum()")
+    found = absent_filters(
+        kernel.run_probe, "by_region[by_region['region'] == 'Online']['x'].sum()"
+    )
     assert [(f.frame, f.column, f.value, f.elsewhere) for f in found] == [
         ("by_region", "region", "'Online'", ["orders['channel']"])
     ]
     note = describe(found)
     assert "`by_region['region'] == 'Online'` matches no row" in note and "'N', 'S'" in note
-    typed = absent_filters(kernel, "orders[orders.year == 2024]")
+    typed = absent_filters(kernel.run_probe, "orders[orders.year == 2024]")
     assert [(f.value, f.as_text) for f in typed] == [("2024", True)]
     assert "as text" in describe(typed)
     # near misses: a value that is there, a column that does not exist, an unknown frame
-    assert absent_filters(kernel, "orders[orders['region'] == 'N']") == []
-    assert absent_filters(kernel, "orders[orders['nope'] == 'N']") == []
-    assert absent_filters(kernel, "other[other['region'] == 'Online']") == []
+    assert absent_filters(kernel.run_probe, "orders[orders['region'] == 'N']") == []
+    assert absent_filters(kernel.run_probe, "orders[orders['nope'] == 'N']") == []
+    assert absent_filters(kernel.run_probe, "other[other['region'] == 'Online']") == []
     # the probe left the namespace alone
     assert kernel.execute("print(sorted(k for k in globals() if not k.startswith('_'))[:9])").ok
 

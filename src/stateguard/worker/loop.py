@@ -42,6 +42,10 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import PurePosixPath
 
+from stateguard.audit.filterchecks import absent_filters
+from stateguard.audit.filterchecks import describe as describe_absent_filters
+from stateguard.audit.printchecks import describe as describe_labelled_series
+from stateguard.audit.printchecks import labelled_series
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
@@ -65,16 +69,12 @@ from stateguard.worker.events import (
     TurnEnd,
     TurnStarted,
 )
-from stateguard.worker.filters import absent_filters
-from stateguard.worker.filters import describe as describe_absent_filters
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
 from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload
 from stateguard.worker.prompts import corrective_messages, render, system_template
-from stateguard.worker.shape import describe as describe_labelled_series
-from stateguard.worker.shape import labelled_series
 
 NO_DATA_TEXT = "There are no input files for this session."
 SILENT_CELL = "(no output)"
@@ -318,7 +318,8 @@ class Worker:
         """Execute the cell, show the observation, then the supervisor's hints.
 
         Returns whether the cell ran with a silent error (a Series printed after a label,
-        `stateguard.worker.shape`; a filter matching no row, `stateguard.worker.filters`):
+        `stateguard.audit.printchecks`; a filter matching no row,
+        `stateguard.audit.filterchecks`):
         it then counts as a failed attempt, and its output is not used for answers."""
         assert parsed.code is not None
         code, answer_lines = strip_answer_lines(parsed.code)
@@ -353,7 +354,7 @@ class Worker:
         if misprinted:
             doubts.append("a Series printed where one value was meant")
             observation = f"{observation}\n\n{describe_labelled_series(misprinted)}"
-        empty = absent_filters(self.guard.executor, code) if execution.ok else []
+        empty = absent_filters(self.guard.executor.run_probe, code) if execution.ok else []
         if empty:
             doubts.append("a filter on a value its column does not hold")
             observation = f"{observation}\n\n{describe_absent_filters(empty)}"

@@ -4,8 +4,9 @@
 computed from it (a sum of 0, a mean of NaN) looks like a result. `equality_filters`
 reads from a cell's code every comparison of a DataFrame column with a constant
 (``df["col"] == v``, ``df.col == v``, ``v == df["col"]``, ``df["col"].isin([v, ...])``);
-`absent_filters` asks the kernel, in a copy-on-write probe, which of them match no
-row, and `describe` words the note: the column's values, whether the value is there
+`absent_filters` asks the kernel, in a copy-on-write probe (any ``probe(code,
+timeout)`` callable: `Executor.run_probe`, the verifier's `Environment.probe`), which of
+them match no row, and `describe` words the note: the column's values, whether the value is there
 as text, and which other frame's column holds it ("'Online' is a value of
 orders['channel']").
 """
@@ -14,11 +15,15 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from stateguard.kernel import Executor, namespace
+from stateguard.kernel import ProbeResult, namespace
+
+Probe = Callable[..., ProbeResult]
+"""``probe(code, timeout=...)``: runs code on a throw-away fork of the session."""
 
 _MAX_CHECKS = 12
 
@@ -94,16 +99,16 @@ def equality_filters(code: str) -> list[tuple[str, str, Any]]:
     return list(dict.fromkeys(found))[:_MAX_CHECKS]
 
 
-def absent_filters(kernel: Executor, code: str) -> list[AbsentFilter]:
+def absent_filters(probe: Probe, code: str, timeout: float = 20.0) -> list[AbsentFilter]:
     """The equality filters of ``code`` that match no row of the session as it stands."""
     checks = equality_filters(code)
     if not checks:
         return []
     try:
-        probe = kernel.run_probe(namespace.call("absent_values", checks), timeout=20)
-        if not probe.ok:
+        result = probe(namespace.call("absent_values", checks), timeout=timeout)
+        if not result.ok:
             return []
-        rows = json.loads(probe.stdout.strip().splitlines()[-1])
+        rows = json.loads(result.stdout.strip().splitlines()[-1])
         return [AbsentFilter.model_validate(r) for r in rows]
     except Exception:  # a probe is a courtesy; never fail the step because of it
         return []
