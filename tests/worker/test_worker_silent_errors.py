@@ -175,3 +175,28 @@ def test_a_cell_whose_filter_matches_nothing_is_told_and_not_taken_as_an_answer(
     assert "selected nothing" not in steps[2].observation
     assert events[-1].answer == "1.0"
     assert len(model.requests) == 4  # the greedy reply passed its probe: no extra sample
+
+
+@pytest.mark.parametrize(
+    ("question", "label", "flagged"),
+    [
+        ("What is the total net revenue?", "net_revenue", True),  # one value asked
+        ("Answer as `orders: <count>, net_revenue: <total>`.", "net_revenue", True),
+        ("Answer as `Online: <total>, Retail: <total>`.", "by channel", False),  # a table
+        ("Which region sells most? Answer as `region: <name>`.", "region", False),  # a name
+        ("Describe the data.", "net_revenue", False),  # nothing specific asked
+    ],
+)
+def test_a_labelled_series_counts_only_where_the_question_asks_for_that_value(
+    question: str, label: str, flagged: bool
+) -> None:
+    from stateguard.worker.answer_format import AnswerSpec
+
+    worker = Worker(ScriptedModel([]), GuardedSession(_NoKernel(), manager=NullSupervisor()))
+    worker._spec = AnswerSpec.from_question(question)
+    stdout = f"{label}: " + str(pd.Series([1.0, 2.0, 3.0])) + "\n"
+    assert bool(worker._misprinted(stdout)) is flagged
+
+
+class _NoKernel:
+    """An executor that is never called (the check reads printed text only)."""

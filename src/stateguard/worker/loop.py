@@ -44,8 +44,8 @@ from pathlib import PurePosixPath
 
 from stateguard.audit.filterchecks import absent_filters
 from stateguard.audit.filterchecks import describe as describe_absent_filters
+from stateguard.audit.printchecks import LabelledSeries, labelled_series
 from stateguard.audit.printchecks import describe as describe_labelled_series
-from stateguard.audit.printchecks import labelled_series
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
@@ -125,6 +125,10 @@ def _takes_grammar(model: ChatModel) -> bool:
     except (TypeError, ValueError):
         return False
     return any(p.name == "grammar" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _label_key(label: str) -> str:
+    return re.sub(r"[\W_]+", " ", label).strip().lower()
 
 
 def _opener(turn: int, question: str, context: str) -> str:
@@ -350,7 +354,7 @@ class Worker:
         # silent errors execution shows: a Series printed after a label, a filter on a
         # value its column never holds (what follows from either is not a result)
         doubts: list[str] = []
-        misprinted = labelled_series(execution.stdout) if execution.ok else []
+        misprinted = self._misprinted(execution.stdout) if execution.ok else []
         if misprinted:
             doubts.append("a Series printed where one value was meant")
             observation = f"{observation}\n\n{describe_labelled_series(misprinted)}"
@@ -402,6 +406,19 @@ class Worker:
         yield from self._drain(turn)
         yield from self._deliver(turn, step, list(outcome.notes))
         return bool(doubts)
+
+    def _misprinted(self, stdout: str) -> list[LabelledSeries]:
+        """Series printed after a label where the question asks for single values: after
+        one of its answer fields' labels, or after any label when it asks for one value (a
+        table asked for, or printed under another label, is what it is)."""
+        spec = self._spec
+        if spec is None or all(f.kind == "text" for f in spec.fields):
+            return []
+        found = labelled_series(stdout)
+        if len(spec.fields) == 1:
+            return found
+        labels = {_label_key(f.label) for f in spec.fields if f.kind != "text"}
+        return [s for s in found if _label_key(s.label) in labels]
 
     def _setup_step(self, turn: int, setup: Preload) -> Iterator[TrajectoryEvent]:
         """Run the setup cell; its observation goes after the question (no model reply)."""
