@@ -156,3 +156,19 @@ def test_a_result_ignoring_a_value_of_the_data_is_found_by_a_real_probe(
         assert v.score == 0.5 and "the column 'region' of the data" in v.rationale
     finally:
         root.close()
+
+
+def test_a_filter_on_a_value_its_column_lacks_scores_zero_and_a_held_value_does_not(
+    branches: KernelBranches,
+) -> None:
+    root = branches.root()
+    try:
+        root.run(Proposal(code="print(sales[sales['region'] == 'Z']['units'].sum())"))
+        v = StepVerifier("deterministic").verify(TASK, root.steps, env=root.environment())
+        assert v.score == 0.0 and v.evidence[0].rule == "absent_filter"
+        assert "'a', 'b', 'c'" in v.rationale
+        root.run(Proposal(code="print(sales[sales['region'] == 'b']['units'].sum())"))
+        near = StepVerifier("deterministic").verify(TASK, root.steps, env=root.environment())
+        assert near.score == 1.0, near.rationale
+    finally:
+        root.close()

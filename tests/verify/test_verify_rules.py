@@ -205,3 +205,13 @@ def test_a_shown_unrounded_value_is_only_a_fact() -> None:
     task = VerifyTask(question="What is the mean price, rounded to 2 decimal places?")
     v = DET.verify(task, [ok("df.price.mean()", result="3.14159")])
     assert v.score == 1.0 and [e.decisive for e in v.evidence] == [False]
+
+
+def test_a_series_printed_after_the_label_of_a_single_value_scores_half() -> None:
+    series = "total: 0    33137.10\n1    32238.12\n2    13760.91\ndtype: float64"
+    s, why = score([ok("print(f'total: {t}')", stdout=series)])
+    assert s == 0.5 and "whole Series of 3 values" in why
+    # near miss: the same print where the question asks for a table
+    table = VerifyTask(question="Show the revenue of each region.")
+    v = DET.verify(table, [ok("print(f'total: {t}')", stdout=series)])
+    assert v.score == 1.0

@@ -13,6 +13,9 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit import audit_cell
+from stateguard.audit.filterchecks import absent_filters
+from stateguard.audit.filterchecks import describe as describe_absent
+from stateguard.audit.printchecks import describe as describe_misprinted
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
@@ -24,6 +27,7 @@ from stateguard.verify.consistency import (
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.environment import Environment
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
+from stateguard.worker.answer_format import AnswerSpec
 
 GROUNDING_ERRORS = frozenset(
     {"NameError", "UnboundLocalError", "KeyError", "AttributeError", "FileNotFoundError"}
@@ -129,6 +133,41 @@ def empty_result(inp: RuleInput) -> list[RuleResult]:
     if _claims_finding(step):
         return [_decide(0.0, "empty_result", f"the step states a finding but {what}")]
     return [_fact("empty_result", what)]
+
+
+def absent_filter(inp: RuleInput) -> list[RuleResult]:
+    """An equality filter on a value its column does not hold (read by a fork probe of the
+    environment after the step): → 0 in a step that shows a result, else a fact."""
+    step, ex = inp.step, inp.step.execution
+    if inp.env is None or step.code is None or ex is None or not ex.ok:
+        return []
+    found = absent_filters(inp.env.probe, step.code, timeout=inp.probe_timeout)
+    if not found:
+        return []
+    message = describe_absent(found)
+    if _claims_finding(step):
+        return [_decide(0.0, "absent_filter", message)]
+    return [_fact("absent_filter", message)]
+
+
+def printed_series(inp: RuleInput) -> list[RuleResult]:
+    """A whole Series printed after a label (``total: 0    33137.10 …``) while the question
+    asks for one number → 0.5: doubtful, since the step may print a table on purpose."""
+    ex = inp.step.execution
+    spec = AnswerSpec.from_question(inp.task.question)
+    if ex is None or not ex.ok or spec is None:
+        return []
+    found = spec.misprinted(ex.stdout)
+    if not found:
+        return []
+    return [
+        RuleResult(
+            score=0.5,
+            evidence=Evidence(
+                rule="printed_series", message=describe_misprinted(found), decisive=False
+            ),
+        )
+    ]
 
 
 def stale_read(inp: RuleInput) -> list[RuleResult]:
@@ -260,9 +299,18 @@ EXECUTION_RULES: tuple[Rule, ...] = (
     answer_rules,
     shown_requirements,
 )
-"""The rules that read execution, lineage and the audit only (not the question's wording)."""
+"""The rules that read execution, lineage and the audit only (not the question's wording),
+as they were before the filter and printing checks."""
 
-RULES: tuple[Rule, ...] = (*EXECUTION_RULES, question_contradiction, question_ignored)
+DATA_RULES: tuple[Rule, ...] = (absent_filter, printed_series)
+"""Rules that check what a step selected or printed against the data (fork probes)."""
+
+RULES: tuple[Rule, ...] = (
+    *EXECUTION_RULES,
+    *DATA_RULES,
+    question_contradiction,
+    question_ignored,
+)
 """Every deterministic rule, cheapest evidence first."""
 
 

@@ -34,6 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.audit.printchecks import LabelledSeries, labelled_series
 from stateguard.numbers import DIGITS, EXPONENT
 
 Kind = Literal["number", "count", "month", "text"]
@@ -114,6 +115,23 @@ class AnswerSpec(BaseModel):
         if overall is not None or _NUMERIC_ASK.search(text):
             return cls(fields=(AnswerField(label="", kind="number", decimals=overall),))
         return None
+
+    def misprinted(self, stdout: str) -> list[LabelledSeries]:
+        """Series printed after a label (`stateguard.audit.printchecks`) where this spec asks
+        for a single value: after one of its number fields' labels, or after any label when
+        it asks for one value. A table asked for, or printed under another label, is what
+        it is."""
+        if all(f.kind == "text" for f in self.fields):
+            return []
+        found = labelled_series(stdout)
+        if len(self.fields) == 1:
+            return found
+        labels = {_label_key(f.label) for f in self.fields if f.kind != "text"}
+        return [s for s in found if _label_key(s.label) in labels]
+
+
+def _label_key(label: str) -> str:
+    return re.sub(r"[\W_]+", " ", label).strip().lower()
 
 
 def _format_number(token: str, field: AnswerField) -> str | None:

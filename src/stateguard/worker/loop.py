@@ -44,7 +44,7 @@ from pathlib import PurePosixPath
 
 from stateguard.audit.filterchecks import absent_filters
 from stateguard.audit.filterchecks import describe as describe_absent_filters
-from stateguard.audit.printchecks import LabelledSeries, labelled_series
+from stateguard.audit.printchecks import LabelledSeries
 from stateguard.audit.printchecks import describe as describe_labelled_series
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
@@ -125,10 +125,6 @@ def _takes_grammar(model: ChatModel) -> bool:
     except (TypeError, ValueError):
         return False
     return any(p.name == "grammar" or p.kind is p.VAR_KEYWORD for p in params)
-
-
-def _label_key(label: str) -> str:
-    return re.sub(r"[\W_]+", " ", label).strip().lower()
 
 
 def _opener(turn: int, question: str, context: str) -> str:
@@ -283,8 +279,8 @@ class Worker:
             probe = self.guard.executor.run_probe(code, timeout=self.cell_timeout)
         except Exception:  # no fork on this backend, or the probe itself failed
             return False, False
-        # a Series printed after a label is a column where one value was meant: not a result
-        shows = bool(probe.stdout.strip() or probe.result) and not labelled_series(probe.stdout)
+        # a Series printed after a label the question asks about is not a result
+        shows = bool(probe.stdout.strip() or probe.result) and not self._misprinted(probe.stdout)
         return probe.ok, shows
 
     def _resample(
@@ -408,17 +404,8 @@ class Worker:
         return bool(doubts)
 
     def _misprinted(self, stdout: str) -> list[LabelledSeries]:
-        """Series printed after a label where the question asks for single values: after
-        one of its answer fields' labels, or after any label when it asks for one value (a
-        table asked for, or printed under another label, is what it is)."""
-        spec = self._spec
-        if spec is None or all(f.kind == "text" for f in spec.fields):
-            return []
-        found = labelled_series(stdout)
-        if len(spec.fields) == 1:
-            return found
-        labels = {_label_key(f.label) for f in spec.fields if f.kind != "text"}
-        return [s for s in found if _label_key(s.label) in labels]
+        """Series printed after a label where this turn's question asks for that value."""
+        return [] if self._spec is None else self._spec.misprinted(stdout)
 
     def _setup_step(self, turn: int, setup: Preload) -> Iterator[TrajectoryEvent]:
         """Run the setup cell; its observation goes after the question (no model reply)."""
