@@ -200,3 +200,58 @@ def test_a_labelled_series_counts_only_where_the_question_asks_for_that_value(
 
 class _NoKernel:
     """An executor that is never called (the check reads printed text only)."""
+
+
+@pytest.mark.kernel
+def test_an_earlier_turns_answer_copied_into_another_question_is_refused(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code("region, total = 'North', 35685.77\nprint(region, total)"),
+        "<answer>region: North, contribution: 35685.77</answer>",
+        code("share = 51.24\nprint(share)"),
+        "<answer>region: North, contribution: 35685.77</answer>",  # copied from turn 1
+        "<answer>51.24</answer>",
+    ]
+    model = ScriptedModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0)
+    first = "Which region? Answer as `region: <name>, contribution: <total>`."
+    assert list(worker.run_turn(1, first))[-1].answer == "region: North, contribution: 35685.77"
+    events = list(worker.run_turn(2, "What share, as a percentage rounded to 2 decimals?"))
+    refused = [e for e in events if isinstance(e, StepRecord) and e.problem == "copied_answer"]
+    assert len(refused) == 1 and "your answer to turn 1" in refused[0].observation
+    assert events[-1].answer == "51.24"
+
+
+@pytest.mark.kernel
+def test_the_same_answer_to_the_same_kind_of_question_is_not_refused(
+    tracked: TrackedSession,
+) -> None:
+    """A revision that leaves a count unchanged gives the same answer again: allowed."""
+    replies = [code("n = 31\nprint(n)"), "<answer>31</answer>"] * 2
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    assert list(worker.run_turn(1, "How many orders lose money?"))[-1].answer == "31"
+    events = list(worker.run_turn(2, "How many orders lose money under the new rate?"))
+    assert events[-1].answer == "31"
+    assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
+
+
+def test_many_values_where_one_is_needed_are_named_after_the_error() -> None:
+    from stateguard.kernel import ErrorInfo, ExecutionResult
+    from stateguard.worker.error_context import many_for_one
+
+    ex = ExecutionResult(
+        status="error",
+        error=ErrorInfo(
+            ename="TypeError", evalue="unsupported format string passed to Series.__format__"
+        ),
+        wall_time=0.0,
+    )
+    described = {"pct": "Series shape=(576,) dtype=float64", "total": "float 3.5"}
+    note = many_for_one(ex, described)
+    assert "`pct` holds 576 values (a Series)" in note and "total" not in note
+    other = ex.model_copy(update={"error": ErrorInfo(ename="KeyError", evalue="'x'")})
+    assert many_for_one(other, described) == ""  # near miss: another error
+    assert many_for_one(ex, {"pct": "Series shape=(1,) dtype=float64"}) == ""  # one value

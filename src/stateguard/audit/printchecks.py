@@ -10,8 +10,9 @@ answer from it.
 A block is the run of non-blank lines that ends with a pandas footer
 (``Length: 1200, dtype: float64``, ``Name: x, dtype: int64`` or ``dtype: object``) and
 whose first line is text, then ``:`` or ``=``, then an index and a value separated by
-two or more spaces. A Series printed on its own (no label before its first row) is
-not reported: that is a table the model asked to see.
+two or more spaces. A numpy array of numbers after a label (``share: [ 0.02  0.09 …]``)
+counts too. A Series printed on its own (no label before its first row) is not
+reported: that is a table the model asked to see.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+_ARRAY_START = re.compile(r"^(?P<label>.*?\S)\s*[:=]\s*\[\s*(?P<first>[-+]?\d[\d.e+-]*)\s+[-+]?\d")
+"""A numpy array printed after a label: ``share: [ 2.0e-02  8.9e-04 ...``."""
 _FOOTER = re.compile(r"^(?:Length: (?P<length>\d+), )?(?:Name: .*, )?dtype: \w+$")
 _LABELLED_ROW = re.compile(r"^(?P<label>.*?\S)\s*[:=]\s*(?P<index>[^\s:=]+)\s{2,}\S+$")
 
@@ -33,15 +36,30 @@ class LabelledSeries(BaseModel):
     """The text before ``:``/``=`` on the block's first line, after its last comma, e.g.
     ``net_revenue`` in ``orders: 1200, net_revenue: 0    33137.10``."""
     first_index: str
-    """The index printed first after the label (``0``): not a value."""
+    """The index printed first after the label (``0``): not a value ("" for an array)."""
     length: int
     """The Series' length (from the ``Length:`` footer, else the rows printed)."""
 
 
+def _arrays(lines: list[str]) -> list[LabelledSeries]:
+    found = []
+    for i, line in enumerate(lines):
+        m = _ARRAY_START.match(line.strip())
+        if m is None:
+            continue
+        end = i
+        while "]" not in lines[end] and end + 1 < len(lines):
+            end += 1
+        body = " ".join(lines[i : end + 1]).split("[", 1)[1].split("]", 1)[0]
+        label = re.split(r"[,;]\s*", m.group("label"))[-1].strip()
+        found.append(LabelledSeries(label=label, first_index="", length=len(body.split())))
+    return found
+
+
 def labelled_series(stdout: str) -> list[LabelledSeries]:
-    """Every Series printed after a label in ``stdout``, in order."""
+    """Every Series (or numpy array of numbers) printed after a label in ``stdout``."""
     lines = stdout.splitlines()
-    found: list[LabelledSeries] = []
+    found: list[LabelledSeries] = _arrays(lines)
     for end, line in enumerate(lines):
         footer = _FOOTER.match(line.strip())
         if footer is None:
@@ -71,6 +89,8 @@ def describe(found: list[LabelledSeries]) -> str:
     parts = [
         f"`{s.label}` is followed by a whole Series of {s.length} values (its first row "
         f"index, {s.first_index}, is not a value)"
+        if s.first_index
+        else f"`{s.label}` is followed by an array of {s.length} values"
         for s in found[:3]
     ]
     return (

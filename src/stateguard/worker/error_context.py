@@ -137,6 +137,37 @@ def created_context(kernel: Executor, created: tuple[str, ...] | list[str]) -> s
     return "The cell created: " + "; ".join(f"{k} is {v}" for k, v in described.items())
 
 
+_MANY_FOR_ONE = re.compile(
+    r"truth value of an? (?:Series|array|DataFrame)[^.]* is ambiguous"
+    r"|unsupported format string passed to (?:Series|DataFrame|numpy\.ndarray)\.__format__"
+    r"|cannot convert the series to"
+    r"|only (?:length-1|size-1) arrays can be converted",
+    re.I,
+)
+"""Errors of many values used where Python needs one (``if s > 0``, ``f"{s:.2f}"``)."""
+_MANY = re.compile(r"^(Series|DataFrame|ndarray) shape=\((\d+)")
+
+
+def many_for_one(execution: ExecutionResult, described: dict[str, str]) -> str:
+    """For an error of many values used where one is needed: which names on the failing
+    line hold many values, and what to do; "" otherwise."""
+    error = execution.error
+    if error is None or not _MANY_FOR_ONE.search(f"{error.ename}: {error.evalue}"):
+        return ""
+    many = [
+        f"`{name}` holds {m.group(2)} values (a {m.group(1)})"
+        for name, text in described.items()
+        if (m := _MANY.match(text)) and int(m.group(2)) > 1
+    ]
+    if not many:
+        return ""
+    return (
+        "; ".join(many)
+        + ", where this line needs one value. Aggregate first (for example `.sum()` or"
+        " `.mean()` of the column you mean), or select one element."
+    )
+
+
 def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> str:
     """A short note on the failing line and its variables, or "" when there is nothing."""
     where = failing_line(code, execution)
@@ -150,4 +181,7 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
     described = describe_names(kernel, names)
     if described:
         note += "\nOn that line: " + "; ".join(f"{k} is {v}" for k, v in described.items())
+    advice = many_for_one(execution, described)
+    if advice:
+        note += "\n" + advice
     return note

@@ -127,6 +127,10 @@ def _takes_grammar(model: ChatModel) -> bool:
     return any(p.name == "grammar" or p.kind is p.VAR_KEYWORD for p in params)
 
 
+def _answer_key(answer: str) -> str:
+    return " ".join(answer.lower().split())
+
+
 def _opener(turn: int, question: str, context: str) -> str:
     parts = []
     if context.strip():
@@ -199,6 +203,8 @@ class Worker:
         self._formatted: set[str] = set()
         """Answers of the current turn written by the formatting step (each tried once)."""
         self._spec: AnswerSpec | None = None
+        self._answered: list[tuple[int, str, AnswerSpec | None]] = []
+        """Earlier turns' accepted answers (turn, normalised text, what the question asked)."""
         self.setup = setup
         example = setup.example if setup is not None else None
         prompt = (
@@ -407,6 +413,16 @@ class Worker:
         """Series printed after a label where this turn's question asks for that value."""
         return [] if self._spec is None else self._spec.misprinted(stdout)
 
+    def _copied_from(self, answer: str) -> int | None:
+        """The earlier turn whose accepted answer this is, word for word, when that turn's
+        question asked for something else (another format or kind of value); else None.
+        A small model copies its last answer into the next question."""
+        key = _answer_key(answer)
+        for turn, earlier, spec in reversed(self._answered):
+            if earlier == key and spec != self._spec:
+                return turn
+        return None
+
     def _setup_step(self, turn: int, setup: Preload) -> Iterator[TrajectoryEvent]:
         """Run the setup cell; its observation goes after the question (no model reply)."""
         step = self.steps_taken
@@ -545,6 +561,8 @@ class Worker:
             interrupted, ended = exc, "interrupt"
             steps = sum(1 for e in self.conversation.current.exchanges)
         self.conversation.finish_turn(answer, ended)
+        if answer is not None:
+            self._answered.append((turn_index, _answer_key(answer), self._spec))
         self.guard.end_turn(answer)
         yield from self._drain(turn_index)
         yield AnswerRecorded(
@@ -628,6 +646,11 @@ class Worker:
                     steps += 1  # an answer step, without a model call
                     if (yield from self._formatted_step(turn, formatted)):
                         return formatted, "answer", steps
+            elif (earlier := self._copied_from(parsed.answer or "")) is not None:
+                exchange.outcome = "invalid: copied_answer"
+                attempts.no_progress()
+                note = render(self._corrective["copied_answer"], turn=earlier)
+                yield from self._invalid_step(turn, step, parsed, "copied_answer", note)
             elif self.check_answer_numbers and (
                 unseen := unseen_numbers(parsed.answer or "", self._shown)
             ):

@@ -25,6 +25,9 @@ from stateguard.worker.grading import Grade
 
 REPEATS = frozenset({"repeated_failure", "repeated_cell"})
 """Problems of steps whose cell was not run because it repeats an earlier one."""
+REFUSED = frozenset({"ungrounded_answer", "copied_answer"})
+"""Problems of well-formed answers the worker refused before review (numbers no output
+showed, another turn's answer copied): rejected answers, not malformed replies."""
 
 
 class TurnOutcome(BaseModel):
@@ -190,10 +193,12 @@ class TurnTally:
         if isinstance(event, StepRecord):
             self.cells += event.execution is not None and not event.setup
             # a repeated failure is not a malformed reply: it is counted as not run
-            self.invalid += event.problem is not None and event.problem not in REPEATS
+            self.invalid += event.problem is not None and event.problem not in REPEATS | REFUSED
             self.repeated += event.problem in REPEATS
-            # A valid answer proposal (code steps never carry one).
-            self.proposed += event.answer is not None and event.problem is None
+            # A well-formed answer proposal (code steps never carry one).
+            self.proposed += event.answer is not None and (
+                event.problem is None or event.problem in REFUSED
+            )
         elif isinstance(event, HintDelivered):
             if event.hint.kind == "repair":
                 self.repairs += 1
