@@ -255,3 +255,55 @@ def test_many_values_where_one_is_needed_are_named_after_the_error() -> None:
     other = ex.model_copy(update={"error": ErrorInfo(ename="KeyError", evalue="'x'")})
     assert many_for_one(other, described) == ""  # near miss: another error
     assert many_for_one(ex, {"pct": "Series shape=(1,) dtype=float64"}) == ""  # one value
+
+
+@pytest.mark.kernel
+def test_a_grouped_result_assigned_as_a_column_is_told_to_be_all_nan(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.audit.nanchecks import nan_columns, written_columns
+
+    assert written_columns(["t['m']@v2", "t@v3", "x@v1", 't["a b"]@v1']) == [
+        ("t", "m"),
+        ("t", "a b"),
+    ]
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "t = pd.DataFrame({'month': ['01', '01', '02'], 'x': [1.0, 2.0, 3.0]})\n"
+            "t['by_month'] = t.groupby('month')['x'].sum()\n"
+            "t['double'] = t['x'] * 2"
+        ),
+        code("by_month = t.groupby('month')['x'].sum()\nprint(by_month.idxmax())"),
+        "<answer>01</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "Which month has the highest total x? Answer as YYYY-MM."))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert "`t['by_month']` holds only missing values (NaN) in all 3 rows" in steps[0].observation
+    assert "double" not in steps[0].observation  # near miss: a column with values
+    assert "missing values" not in steps[1].observation
+    probe = tracked.kernel.run_probe
+    assert nan_columns(probe, ["t['double']@v1", "nope['x']@v1"]) == []
+
+
+@pytest.mark.kernel
+def test_a_missing_column_error_lists_the_frames_columns_and_the_closest(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\nt = pd.DataFrame({'revenue': [1.0], 'units': [2]})\n"
+            "print(t['net_revenue'].sum())"
+        ),
+        code("print(t['revenue'].sum())"),
+        "<answer>1.0</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "Total revenue?") if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    assert "`t` has the columns revenue, units (closest to 'net_revenue': 'revenue')" in note

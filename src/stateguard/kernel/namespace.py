@@ -11,6 +11,10 @@ the kernel imports this module on first use.
   lineage records the new bindings.
 * `describe` — type and shape of names (what the error-context note shows); run it
   in a probe so the namespace is untouched.
+* `columns` — the columns of the DataFrames among names (for a KeyError's note); run it
+  in a probe.
+* `nan_columns` — which (frame, column) pairs are entirely missing values; run it in a
+  probe.
 * `absent_values` — which (frame, column, value) equality filters match no row, with
   the column's values and the other frames' columns that hold the value; run it in a
   probe.
@@ -145,3 +149,31 @@ def absent_values(checks: Sequence[tuple[str, str, Any]]) -> None:
             }
         )
     print(json.dumps(found))
+
+
+_MAX_COLUMNS = 40
+
+
+def columns(names: Sequence[str]) -> None:
+    """Print ``{name: [column, ...]}`` for each of ``names`` bound to a pandas DataFrame."""
+    ns = _user_ns()
+    frames = _frames({n: ns[n] for n in names if n in ns})
+    print(json.dumps({n: [str(c) for c in f.columns[:_MAX_COLUMNS]] for n, f in frames.items()}))
+
+
+def nan_columns(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[frame, column, rows], ...]`` for each pair whose column exists, has rows,
+    and holds only missing values."""
+    ns = _user_ns()
+    frames = _frames({f: ns[f] for f, _ in pairs if f in ns})
+    out = []
+    for frame, column in pairs:
+        table = frames.get(frame)
+        if table is None or column not in table.columns or len(table) == 0:
+            continue
+        try:
+            if bool(table[column].isna().all()):
+                out.append([frame, column, len(table)])
+        except Exception:
+            continue
+    print(json.dumps(out))

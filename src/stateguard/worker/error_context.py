@@ -9,6 +9,7 @@ through a copy-on-write probe so the worker's namespace is never touched.
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import re
 
@@ -184,4 +185,25 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
     advice = many_for_one(execution, described)
     if advice:
         note += "\n" + advice
+    if execution.error is not None and execution.error.ename == "KeyError":
+        note += missing_key(kernel, execution.error.evalue, names)
     return note
+
+
+def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
+    """For a KeyError: the columns of the DataFrames on the failing line, and the closest
+    to the missing key ("" when no DataFrame is on it)."""
+    try:
+        probe = kernel.run_probe(namespace.call("columns", names), timeout=10)
+        frames = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
+    except Exception:  # a probe is a courtesy
+        return ""
+    if not frames:
+        return ""
+    key = re.sub(r"^.*?['\"](.+?)['\"].*$", r"\1", evalue.strip())
+    parts = []
+    for name, cols in frames.items():
+        close = difflib.get_close_matches(key, cols, n=2, cutoff=0.5)
+        hint = f" (closest to {key!r}: {', '.join(repr(c) for c in close)})" if close else ""
+        parts.append(f"`{name}` has the columns {', '.join(cols)}{hint}")
+    return "\n" + "; ".join(parts)

@@ -44,6 +44,8 @@ from pathlib import PurePosixPath
 
 from stateguard.audit.filterchecks import absent_filters
 from stateguard.audit.filterchecks import describe as describe_absent_filters
+from stateguard.audit.nanchecks import describe as describe_nan_columns
+from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import LabelledSeries
 from stateguard.audit.printchecks import describe as describe_labelled_series
 from stateguard.guard import GuardedSession
@@ -325,7 +327,7 @@ class Worker:
 
         Returns whether the cell ran with a silent error (a Series printed after a label,
         `stateguard.audit.printchecks`; a filter matching no row,
-        `stateguard.audit.filterchecks`):
+        `stateguard.audit.filterchecks`; a column written all NaN, `stateguard.audit.nanchecks`):
         it then counts as a failed attempt, and its output is not used for answers."""
         assert parsed.code is not None
         code, answer_lines = strip_answer_lines(parsed.code)
@@ -364,6 +366,11 @@ class Worker:
         if empty:
             doubts.append("a filter on a value its column does not hold")
             observation = f"{observation}\n\n{describe_absent_filters(empty)}"
+        created = outcome.cell.created if outcome.cell is not None and execution.ok else ()
+        blank = nan_columns(self.guard.executor.run_probe, created) if created else []
+        if blank:
+            doubts.append("a column written with only missing values")
+            observation = f"{observation}\n\n{describe_nan_columns(blank)}"
         audit = outcome.audit.describe() if outcome.audit is not None else ""
         if audit:  # what the join guard saw: "audit alarm: inner merge ... dropped 12 of 200 ..."
             observation = f"{observation}\n{audit}"

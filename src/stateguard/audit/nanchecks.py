@@ -1,0 +1,68 @@
+"""A column that is missing values in every row, just written by a cell.
+
+``df["by_month"] = df.groupby("month")["x"].sum()`` runs: pandas aligns the grouped
+result (indexed by month) on the frame's index, matches no row, and fills the column
+with NaN. Whatever is computed from it is empty. `nan_columns` asks the kernel, in a
+copy-on-write probe, which of the columns a cell wrote (lineage's created versions,
+``df['by_month']@v1``) hold only missing values; `describe` words the note.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.kernel import ProbeResult, namespace
+
+_COLUMN_VERSION = re.compile(r"^([A-Za-z_]\w*)\[(['\"])(.+?)\2\]@v\d+$")
+
+
+class NanColumn(BaseModel):
+    """A column of ``frame`` whose ``rows`` values are all missing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    frame: str
+    column: str
+    rows: int
+
+
+def written_columns(created: Sequence[str]) -> list[tuple[str, str]]:
+    """``(frame, column)`` of each created column version (``df['c']@v2``)."""
+    out = []
+    for version in created:
+        m = _COLUMN_VERSION.match(version)
+        if m is not None:
+            out.append((m.group(1), m.group(3)))
+    return list(dict.fromkeys(out))
+
+
+def nan_columns(
+    probe: Callable[..., ProbeResult], created: Sequence[str], timeout: float = 20.0
+) -> list[NanColumn]:
+    """The columns among ``created`` that hold only missing values now."""
+    pairs = written_columns(created)
+    if not pairs:
+        return []
+    try:
+        result = probe(namespace.call("nan_columns", pairs), timeout=timeout)
+        if not result.ok:
+            return []
+        rows = json.loads(result.stdout.strip().splitlines()[-1])
+        return [NanColumn(frame=f, column=c, rows=int(n)) for f, c, n in rows]
+    except Exception:  # a probe is a courtesy; never fail the step because of it
+        return []
+
+
+def describe(found: list[NanColumn]) -> str:
+    """The note for the model."""
+    cols = ", ".join(f"`{f.frame}[{f.column!r}]`" for f in found[:3])
+    return (
+        f"Note: {cols} holds only missing values (NaN) in all {found[0].rows} rows. A Series "
+        "assigned as a column is matched on the index: a grouped result (indexed by the "
+        "groups) matches no row. Keep a grouped result as its own variable, or use "
+        "`.transform(...)` to get one value per row."
+    )
