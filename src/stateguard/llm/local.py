@@ -42,6 +42,16 @@ CODE_STEP_GRAMMAR = STEP_GRAMMAR.replace("root    ::= step | answer", "root    :
 any code ran, when an answer would be refused)."""
 
 
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the common prefix: the prompt tokens llama.cpp could reuse from its cache."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def import_llama_cpp() -> Any:
     """Import ``llama_cpp`` or raise ModelError saying exactly what to install."""
     try:
@@ -123,6 +133,14 @@ class LlamaCppModel:
         except Exception as exc:  # llama.cpp raises ValueError/RuntimeError on bad files
             raise ModelError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
 
+    def _evaluated(self) -> list[int]:
+        """The tokens in the context's KV cache now (the last prompt and its reply)."""
+        llm = self._llm
+        try:
+            return [int(t) for t in llm.input_ids[: llm.n_tokens]]
+        except (AttributeError, TypeError):  # another llama-cpp-python layout: unknown
+            return []
+
     def _compiled(self, grammar: str) -> Any:
         """``grammar`` as a LlamaGrammar (cached); a bad grammar raises ModelError."""
         if grammar not in self._grammars:
@@ -163,6 +181,7 @@ class LlamaCppModel:
             if temperature > 0:
                 self._samples += 1
             self._load_locked()
+            before = self._evaluated()
             try:
                 result = self._llm.create_chat_completion(**kwargs)
             except Exception as exc:  # e.g. prompt longer than n_ctx, bad grammar
@@ -170,6 +189,8 @@ class LlamaCppModel:
                     f"llama.cpp generation with {self.model_path} failed: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
+            prompt = int(result.get("usage", {}).get("prompt_tokens", 0))
+            cached = _common_prefix(before, self._evaluated()[:prompt])
         choice = result["choices"][0]
         raw_usage = result.get("usage") or {}
         response = ChatResponse(
@@ -177,6 +198,7 @@ class LlamaCppModel:
             usage=Usage(
                 prompt_tokens=raw_usage.get("prompt_tokens", 0),
                 completion_tokens=raw_usage.get("completion_tokens", 0),
+                cached_prompt_tokens=cached,
                 estimated=not raw_usage,
             ),
             model=self.name,

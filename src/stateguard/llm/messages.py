@@ -44,6 +44,9 @@ class Usage(BaseModel):
 
     prompt_tokens: int = Field(default=0, ge=0)
     completion_tokens: int = Field(default=0, ge=0)
+    cached_prompt_tokens: int = Field(default=0, ge=0)
+    """Prompt tokens the backend reused from its cache (a shared prefix) rather than
+    evaluating them; 0 when unknown."""
     estimated: bool = False
 
     @model_validator(mode="before")
@@ -71,6 +74,7 @@ class Usage(BaseModel):
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
             estimated=self.estimated or other.estimated,
         )
 

@@ -176,9 +176,12 @@ class OpenAIChatModel:
         if raw_usage is None:
             usage = Usage(estimated=True)  # server sent no usage; counted as 0, flagged
         else:
+            details = getattr(raw_usage, "prompt_tokens_details", None)
+            cached = getattr(details, "cached_tokens", None) or 0
             usage = Usage(
                 prompt_tokens=raw_usage.prompt_tokens or 0,
                 completion_tokens=raw_usage.completion_tokens or 0,
+                cached_prompt_tokens=min(int(cached), raw_usage.prompt_tokens or 0),
             )
         return ChatResponse(
             content=content or "",

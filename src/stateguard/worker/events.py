@@ -44,6 +44,9 @@ class ModelMessage(_Event):
     content: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    """Prompt tokens the backend reused from its cache; ``prompt_tokens`` minus this is
+    what the call evaluated (0 when the backend does not say)."""
     seconds: float = 0.0
     """Wall time of the model call (assistant messages)."""
     candidate: bool = False

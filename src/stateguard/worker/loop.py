@@ -275,6 +275,7 @@ class Worker:
             role="assistant",
             content=reply,
             prompt_tokens=response.usage.prompt_tokens,
+            cached_prompt_tokens=response.usage.cached_prompt_tokens,
             completion_tokens=response.usage.completion_tokens,
             seconds=round(response.wall_time, 3),
             candidate=candidate,
