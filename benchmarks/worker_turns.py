@@ -2,10 +2,12 @@
 
 Runs the first ``--turns`` turns of a task through `RunSession` (the same path as
 `stateguard run`) and prints, per turn: wall time, steps, answered, correct, malformed
-replies (a corrective message for form), repeated cells (not re-run), answers held
-back because their numbers were never shown (ungr), answers the formatting step wrote
+replies (a corrective message for form), repeated cells (not re-run), well-formed
+answers refused before review (refu: numbers never shown, or an earlier turn's answer
+copied), answers the formatting step wrote
 from printed output without a model call (fmt), why a turn has
-no answer, and prompt/completion tokens. Writes the same as JSON to
+no answer, and prompt tokens (p_tok), the prompt tokens the backend evaluated rather
+than reused from its cache (p_eval), and completion tokens. Writes the same as JSON to
 ``RUN_DIR/turns.json``. ``--option key=value`` passes a worker option through
 (e.g. ``turn_seconds=120``); an option the installed worker does not know fails.
 
@@ -36,9 +38,8 @@ from stateguard.worker.events import (
 )
 from stateguard.worker.loop import FORMATTED_THOUGHT
 from stateguard.worker.run import RunSession
+from stateguard.worker.summary import REFUSED, REPEATS
 from stateguard.worker.tasks import load_task
-
-_REPEAT_PROBLEMS = {"repeated_failure", "repeated_cell"}
 
 
 def _value(text: str) -> Any:
@@ -55,19 +56,20 @@ def _rows(events: list[Any]) -> list[dict[str, Any]]:
         if isinstance(event, TurnStarted):
             row = {"turn": event.turn, "malformed": 0, "repeated": 0, "cells": 0, "ungrounded": 0}
             row["formatted"] = 0
-            row |= {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
+            row |= {"prompt_tokens": 0, "evaluated_tokens": 0, "completion_tokens": 0, "calls": 0}
         elif isinstance(event, ModelMessage) and event.role == "assistant":
             row["calls"] += 1
             row["prompt_tokens"] += event.prompt_tokens
+            row["evaluated_tokens"] += event.prompt_tokens - event.cached_prompt_tokens
             row["completion_tokens"] += event.completion_tokens
         elif isinstance(event, StepRecord):
-            if event.problem in _REPEAT_PROBLEMS:
+            if event.problem in REPEATS:
                 row["repeated"] += 1
-            elif event.problem == "ungrounded_answer":
+            elif event.problem in REFUSED:  # well-formed answers refused (unseen numbers, copied)
                 row["ungrounded"] += 1
             elif event.problem is not None:
                 row["malformed"] += 1
-            row["cells"] += event.execution is not None
+            row["cells"] += event.execution is not None and not event.setup
             row["formatted"] += event.thought == FORMATTED_THOUGHT
         elif isinstance(event, AnswerRecorded):
             row |= {
@@ -88,7 +90,10 @@ def _rows(events: list[Any]) -> list[dict[str, Any]]:
 
 def _print(rows: list[dict[str, Any]], label: str) -> None:
     print(f"== {label}")
-    head = "turn  time_s steps calls cells malf rep ungr fmt  p_tok  c_tok mgr ok    ended   answer"
+    head = (
+        "turn  time_s steps calls cells malf rep refu fmt  p_tok  p_eval  c_tok mgr ok    "
+        "ended   answer"
+    )
     print(head)
     for r in rows:
         ok = {True: "yes", False: "no", None: "-"}[r["correct"]]
@@ -96,7 +101,7 @@ def _print(rows: list[dict[str, Any]], label: str) -> None:
             f"{r['turn']:>4} {r['wall_time']:>7} {r['steps']:>5} {r['calls']:>5} "
             f"{r['cells']:>5} {r['malformed']:>4} {r['repeated']:>3} {r.get('ungrounded', 0):>4} "
             f"{r.get('formatted', 0):>3} "
-            f"{r['prompt_tokens']:>6} "
+            f"{r['prompt_tokens']:>6} {r.get('evaluated_tokens', r['prompt_tokens']):>7} "
             f"{r['completion_tokens']:>6} {r['manager_llm_calls']:>3} {ok:<5} "
             f"{r.get('ended') or '':<7} {str(r['answer'])[:60]}"
         )
