@@ -12,6 +12,7 @@ its error is shown like any other, and the model loads the files itself.
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 from pathlib import Path, PurePosixPath
@@ -44,10 +45,20 @@ class Preload(BaseModel):
         return f"  {next(iter(self.frames))}.head()"
 
 
+_RESERVED = frozenset(
+    {"pd", "np", "plt", "sns", "os", "sys", "re", "json", "math", "time", "datetime", "data"}
+    | set(dir(builtins))
+)
+"""Names a table must not shadow: common module aliases, builtins, and ``data`` (the
+directory's name in the prompt)."""
+
+
 def variable_name(path: str, taken: set[str] = frozenset()) -> str:  # type: ignore[assignment]
-    """A Python name for a file's table: its stem, lower-case, non-word runs as ``_``."""
+    """A Python name for a file's table: its stem, lower-case, non-word runs as ``_``
+    (``df_`` in front when the stem is not a name, or would shadow `_RESERVED`)."""
     stem = re.sub(r"\W+", "_", PurePosixPath(path).stem.lower()).strip("_") or "table"
-    name = stem if stem.isidentifier() and not keyword.iskeyword(stem) else f"df_{stem}"
+    usable = stem.isidentifier() and not keyword.iskeyword(stem) and stem not in _RESERVED
+    name = stem if usable else f"df_{stem}"
     if not name.isidentifier():
         name = "table"
     base, n = name, 2
