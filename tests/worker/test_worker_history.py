@@ -133,3 +133,22 @@ def test_failed_steps_of_earlier_turns_are_not_resent() -> None:
     assert "rows: 74" not in text and "North Partner" not in text  # never shown again
     # the unanswered turn is a summary: no cell of it ran
     assert "[Earlier question, turn 2] q2\nno cell ran\nanswer given: none" in text
+
+
+def test_the_prefix_before_the_current_turn_is_the_same_at_every_step() -> None:
+    """Earlier turns are rendered once per turn, so a backend's prompt cache stays valid."""
+    conv = Conversation("S" * 1000, budget_chars=6000)
+    for t in range(1, 5):
+        _play_turn(conv, t, 2, 300)
+    conv.start_turn(5, "q5", "Question (turn 5):\nq5")
+    prefixes = set()
+    for s in range(14):
+        text = "\n".join(m.content for m in conv.messages())
+        prefixes.add(text[: text.index("Question (turn 5)")])
+        assert len(text) <= 6000 + 100  # within budget (merge separators aside)
+        conv.add_reply(500 + s, f"step {s}\n```python\nw{s} = {s}\n```", code=f"w{s} = {s}")
+        conv.add_user(f"obs 5.{s} " + "z" * 300)
+    assert len(prefixes) == 1
+    assert "a4" in next(iter(prefixes))  # the newest earlier turn is there
+    # the current turn collapsed its own oldest steps to stay within budget
+    assert "- step 500: w0 = 0" in "\n".join(m.content for m in conv.messages())

@@ -16,6 +16,11 @@ an 8k-token context):
   only the cells that ran: a small model imitates the replies it sees, and copying a
   failed cell into the next question is what it does with them.
 
+While a turn is in progress, the earlier turns are rendered once, at its first call,
+within half of what the system prompt leaves, and sent the same way at every step of
+the turn: the prompt's prefix stays identical, so a local backend reuses its cache
+and evaluates only the new step. The current turn gets the rest of the budget.
+
 Rendered messages alternate user/assistant after the system message:
 consecutive messages of one role are merged with a blank line.
 """
@@ -101,6 +106,8 @@ class Conversation:
         self.system = system
         self.budget_chars = budget_chars
         self.turns: list[TurnLog] = []
+        self._frozen: tuple[int, list[ChatMessage]] | None = None
+        """(turn index, rendered earlier turns) for the turn in progress."""
 
     @property
     def current(self) -> TurnLog:
@@ -198,13 +205,20 @@ class Conversation:
         if not self.turns:
             return [system]
         current = self.current
-        earlier = self.turns[:-1] if not current.finished else self.turns
-        in_progress: list[ChatMessage] = []
-        if not current.finished:
-            # Reserve room for earlier turns' summaries (at most a quarter of the budget).
-            reserve = min(sum(_size(self._summary(t)) for t in earlier), self.budget_chars // 4)
-            in_progress = self._current(current, self.budget_chars - len(self.system) - reserve)
-        remaining = self.budget_chars - len(self.system) - _size(in_progress)
+        if current.finished:
+            history = self._history(self.turns, self.budget_chars - len(self.system))
+            return merge_roles([system, *history])
+        if self._frozen is None or self._frozen[0] != current.index:
+            share = max(0, (self.budget_chars - len(self.system)) // 2)
+            self._frozen = (current.index, self._history(self.turns[:-1], share))
+        history = self._frozen[1]
+        cap = self.budget_chars - len(self.system) - _size(history)
+        return merge_roles([system, *history, *self._current(current, cap)])
+
+    def _history(self, earlier: list[TurnLog], room: int) -> list[ChatMessage]:
+        """Earlier turns within ``room`` characters: the newest in full while they fit,
+        then summaries, then a note on how many were omitted."""
+        remaining = room
         rendered: list[list[ChatMessage]] = []
         full_mode = True
         omitted = 0
@@ -227,4 +241,4 @@ class Conversation:
         if omitted:
             note = ChatMessage.user(f"({omitted} earlier questions of this session are omitted.)")
             history = [note, *history]
-        return merge_roles([system, *history, *in_progress])
+        return history
