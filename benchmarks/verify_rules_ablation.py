@@ -1,12 +1,14 @@
-"""The deterministic verifier before and after the question-consistency rules, on one set.
+"""The deterministic verifier, rule group by rule group, on one labelled set.
 
 Labels the DSEval suite once (reference steps 1, planted silent errors 0, corrected
 exploration errors 0.5; see `stateguard.verify.labelling`) and scores every step with
-three verifiers side by side: ``execution`` (a cell that ran is correct),
+four verifiers side by side: ``execution`` (a cell that ran is correct),
 ``deterministic-execution-rules`` (the rules reading execution, lineage and the audit:
-`EXECUTION_RULES`) and ``deterministic`` (all rules, the question-consistency ones
-included). Prints silent-error recall, false-zero rate and accuracy, recall per
-mutation kind, and Best-of-N selection at N = 4, 8 and 16 for each.
+`EXECUTION_RULES`), ``deterministic-no-data-rules`` (those and the question-consistency
+rules, without `DATA_RULES`: filters on values a column lacks, Series printed after a
+value's label) and ``deterministic`` (all rules). Prints silent-error recall,
+false-zero rate and accuracy, recall per mutation kind, and Best-of-N selection at
+N = 4, 8 and 16 for each.
 
     python benchmarks/verify_rules_ablation.py --path ../shared/benchmarks/dseval/exercise \
         [--limit N] [--out steps.jsonl] [--json]
@@ -23,7 +25,7 @@ from rich.console import Console
 from stateguard.cli.verify import label_suite
 from stateguard.verify import StepVerifier
 from stateguard.verify.evaluation import metrics, recall_by_kind, selection
-from stateguard.verify.rules import EXECUTION_RULES
+from stateguard.verify.rules import DATA_RULES, EXECUTION_RULES, RULES
 
 
 def main() -> None:
@@ -36,6 +38,9 @@ def main() -> None:
     verifiers = {
         "execution": StepVerifier("execution"),
         "deterministic-execution-rules": StepVerifier("deterministic", rules=EXECUTION_RULES),
+        "deterministic-no-data-rules": StepVerifier(
+            "deterministic", rules=tuple(r for r in RULES if r not in DATA_RULES)
+        ),
         "deterministic": StepVerifier("deterministic"),
     }
     err = Console(stderr=True)
