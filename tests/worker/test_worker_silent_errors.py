@@ -307,3 +307,51 @@ def test_a_missing_column_error_lists_the_frames_columns_and_the_closest(
     steps = [e for e in worker.run_turn(1, "Total revenue?") if isinstance(e, StepRecord)]
     note = steps[0].observation
     assert "`t` has the columns revenue, units (closest to 'net_revenue': 'revenue')" in note
+
+
+def test_a_subset_made_for_an_earlier_question_is_found_when_reused() -> None:
+    from stateguard.worker.scope import ScopeLog
+
+    log = ScopeLog()
+    log.record(4, "online = orders[orders['channel'] == 'Online']\nx = online['m'].sum()")
+    found = log.carried(5, "t = online['m'].sum()", "What is the total margin of 2024?")
+    assert [(c.name, c.turn, c.selections) for c in found] == [
+        ("online", 4, ["orders['channel'] == 'Online'"])
+    ]
+    # near misses: the question asks for that subset; the same turn; a recomputed name
+    assert log.carried(5, "online['m'].sum()", "And the Online margin per unit?") == []
+    assert log.carried(4, "online['m'].sum()", "What is the total?") == []
+    log.record(5, "online = orders.copy()")
+    assert log.carried(6, "online['m'].sum()", "What is the total?") == []
+
+
+@pytest.mark.kernel
+def test_a_subset_carried_into_another_question_is_told_and_resampled(
+    tracked: TrackedSession,
+) -> None:
+    setup = (
+        "import pandas as pd\n"
+        "t = pd.DataFrame({'channel': ['Online', 'Retail'], 'm': [1.0, 2.0]})\n"
+        "online = t[t['channel'] == 'Online']\nprint(online['m'].sum())"
+    )
+    worker = Worker(
+        ScriptedModel(
+            [
+                code(setup),
+                "<answer>1.0</answer>",
+                code("print(online['m'].sum() * 2)"),
+                code("print(t['m'].sum() * 2)"),  # greedy after the note: passes its probe
+                "<answer>6.0</answer>",
+            ]
+        ),
+        GuardedSession(tracked, manager=NullSupervisor()),
+        retry_samples=1,
+    )
+    assert list(worker.run_turn(1, "What is the Online margin?"))[-1].answer == "1.0"
+    events = list(worker.run_turn(2, "What is twice the total margin?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert (
+        "`online` was made in turn 1 by selecting t['channel'] == 'Online'" in steps[0].observation
+    )
+    assert "whole data (t)" in steps[0].observation
+    assert events[-1].answer == "6.0"

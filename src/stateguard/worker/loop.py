@@ -77,6 +77,7 @@ from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload
 from stateguard.worker.prompts import corrective_messages, render, system_template
+from stateguard.worker.scope import ScopeLog
 
 NO_DATA_TEXT = "There are no input files for this session."
 SILENT_CELL = "(no output)"
@@ -206,6 +207,8 @@ class Worker:
         """Answers of the current turn written by the formatting step (each tried once)."""
         self._spec: AnswerSpec | None = None
         self._answered: list[tuple[int, str, AnswerSpec | None]] = []
+        self._scopes = ScopeLog()
+        """Variables made by selecting rows on values (`stateguard.worker.scope`)."""
         """Earlier turns' accepted answers (turn, normalised text, what the question asked)."""
         self.setup = setup
         example = setup.example if setup is not None else None
@@ -367,6 +370,22 @@ class Worker:
         if empty:
             doubts.append("a filter on a value its column does not hold")
             observation = f"{observation}\n\n{describe_absent_filters(empty)}"
+        carried = (
+            self._scopes.carried(turn, code, self.conversation.current.opener)
+            if execution.ok
+            else []
+        )
+        if carried:
+            doubts.append("a subset made for an earlier question")
+            frames = sorted({c.selections[0].split("[", 1)[0] for c in carried})
+            observation += (
+                "\n\nNote: "
+                + "; ".join(c.describe() for c in carried)
+                + f". Compute this question's result from the whole data ({', '.join(frames)}),"
+                " unless the question asks for that subset."
+            )
+        if execution.ok:
+            self._scopes.record(turn, code)
         created = outcome.cell.created if outcome.cell is not None and execution.ok else ()
         blank = nan_columns(self.guard.executor.run_probe, created) if created else []
         if blank:

@@ -1,0 +1,112 @@
+"""A subset carried over from an earlier question into one that does not ask for it.
+
+Turn 4 asks about the Online channel and the agent writes ``online = orders[
+orders["channel"] == "Online"]``; turn 5 asks for the total of the whole year, and a
+small model computes it from ``online``. The cell runs, the number looks right, and it
+is the Online total. `ScopeLog` remembers which variables an assignment made by
+selecting rows on a value (``frame[col] == value``, ``.isin([...])``, see
+`stateguard.audit.filterchecks.equality_filters`), and in which turn; `carried` names the
+ones a later turn's cell reads although its question mentions none of their values.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.audit.filterchecks import equality_filters
+
+
+class CarriedSubset(BaseModel):
+    """A variable made in ``turn`` by selecting rows on ``values``, read in a later turn."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    turn: int
+    selections: list[str]
+    """``frame['col'] == value`` as written, one per value."""
+
+    def describe(self) -> str:
+        """One sentence for the observation."""
+        return (
+            f"`{self.name}` was made in turn {self.turn} by selecting "
+            + " and ".join(self.selections)
+            + ", which this question does not ask for"
+        )
+
+
+def _assignments(code: str) -> dict[str, list[tuple[str, str, Any]]]:
+    """Plain names assigned from an expression that selects rows on values."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return {}
+    found: dict[str, list[tuple[str, str, Any]]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        filters = equality_filters(ast.unparse(node.value))
+        if not filters:
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                found[target.id] = filters
+    return found
+
+
+def _reads(code: str) -> set[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _mentioned(value: Any, text: str) -> bool:
+    return str(value).strip().lower() in text.lower()
+
+
+class ScopeLog:
+    """Which variables were made by selecting rows on values, and in which turn."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, tuple[int, list[tuple[str, str, Any]]]] = {}
+
+    def record(self, turn: int, code: str) -> None:
+        """Account for a cell that ran in ``turn``: its assignments replace earlier ones
+        (a name assigned without a selection is no longer a subset)."""
+        subsets = _assignments(code)
+        try:
+            assigned = {
+                t.id
+                for n in ast.walk(ast.parse(code))
+                if isinstance(n, ast.Assign)
+                for t in n.targets
+                if isinstance(t, ast.Name)
+            }
+        except SyntaxError:
+            return
+        for name in assigned:
+            if name in subsets:
+                self._made[name] = (turn, subsets[name])
+            else:
+                self._made.pop(name, None)
+
+    def carried(self, turn: int, code: str, question: str) -> list[CarriedSubset]:
+        """Subsets made in an earlier turn that ``code`` reads while ``question`` (with its
+        context) mentions none of the values they were selected on."""
+        reads = _reads(code) - set(_assignments(code))
+        out = []
+        for name in sorted(reads):
+            made = self._made.get(name)
+            if made is None or made[0] >= turn:
+                continue
+            made_in, filters = made
+            if any(_mentioned(value, question) for _, _, value in filters):
+                continue
+            selections = [f"{frame}[{col!r}] == {value!r}" for frame, col, value in filters]
+            out.append(CarriedSubset(name=name, turn=made_in, selections=selections))
+        return out
