@@ -269,15 +269,22 @@ class GuardedSession:
         self._next_step += 1
         return step
 
-    def begin_turn(self, question: str, turn: int | None = None) -> list[Hint]:
-        """Start a user turn (numbered from 1 unless ``turn`` is given); the manager's notes."""
+    def begin_turn(self, question: str, turn: int | None = None, context: str = "") -> list[Hint]:
+        """Start a user turn (numbered from 1 unless ``turn`` is given); the manager's notes.
+
+        ``context`` is what the user said before the question (a revised assumption, a
+        definition); a manager that does not take it gets the question alone."""
         sup = self._sup()
         if self._in_turn:
             self.end_turn()
         self._turn = self._turn + 1 if turn is None else turn
         self._in_turn = True
         self._answer = None
-        notes = sup.begin_turn(self._turn, question)
+        notes = (
+            sup.begin_turn(self._turn, question, context=context)
+            if context
+            else sup.begin_turn(self._turn, question)
+        )
         self._drain()
         return self._words(notes)
 

@@ -27,6 +27,7 @@ from stateguard.manager.notices import turn_state_hint
 from stateguard.manager.policies.base import Observation, Policy, PolicyContext
 from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent, StepView
 from stateguard.manager.repair_effects import carry_out_repair
+from stateguard.manager.revisions import Revision, revisions_in
 from stateguard.manager.snapshot import observation, policy_context
 from stateguard.manager.spans import StepSpans
 from stateguard.manager.workspace import Workspace
@@ -51,6 +52,7 @@ class StateHarness:
         self.phase: Phase = "idle"
         self.turn = -1
         self.question = ""
+        self.revisions: list[Revision] = []
         self.spans = StepSpans()
         self._draft: Draft | None = None
         self._events = EventLog()
@@ -76,9 +78,14 @@ class StateHarness:
         """The open draft state, if any."""
         return self._draft.state if self._draft else None
 
-    def begin_turn(self, turn: int, question: str) -> list[Hint]:
-        """Activation at turn start (turn lifecycle: OPEN_STATE with proposed relations)."""
+    def begin_turn(self, turn: int, question: str, context: str = "") -> list[Hint]:
+        """Activation at turn start (turn lifecycle: OPEN_STATE with proposed relations).
+
+        Revisions stated in the turn's context or question ("revised the rate from 42% to
+        47%") are remembered for `stateguard.manager.revisions`."""
         self.turn, self.question = turn, question
+        first_cell = len(self.workspace.graph.cells)
+        self.revisions += revisions_in(f"{context}\n{question}", turn, first_cell)
         self.spans.new_turn()
         self._pending_hints = []
         if self.config.lifecycle == "turn":
@@ -142,7 +149,13 @@ class StateHarness:
 
     def _context(self) -> PolicyContext:
         return policy_context(
-            self.workspace, self.store, self.spans, self.question, self._answer, self._draft
+            self.workspace,
+            self.store,
+            self.spans,
+            self.question,
+            self._answer,
+            self._draft,
+            revisions=tuple(self.revisions),
         )
 
     def _observe(self, event: str, last_result: str | None) -> Observation:

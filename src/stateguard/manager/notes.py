@@ -29,7 +29,7 @@ class Evidence(BaseModel):
 
     check: str
     """stale_use | unsupported_claim | constraint_failed | output_requirement | silent_join |
-    policy."""
+    revised_constant | policy."""
     message: str
     variables: tuple[str, ...] = ()
     """Suspected variable versions (``margin@v1``)."""

@@ -110,8 +110,9 @@ class ManagerEvent(BaseModel):
 class Supervisor(Protocol):
     """Called by the worker at fixed points of its loop."""
 
-    def begin_turn(self, turn: int, question: str) -> list[Hint]:
-        """A new user turn starts; returns state hints to show before the first step."""
+    def begin_turn(self, turn: int, question: str, context: str = "") -> list[Hint]:
+        """A new user turn starts (``context``: what the user said before the question);
+        returns state hints to show before the first step."""
         ...
 
     def after_step(self, view: StepView) -> list[Hint]:
@@ -141,7 +142,7 @@ class NullSupervisor:
 
     llm_calls = 0
 
-    def begin_turn(self, turn: int, question: str) -> list[Hint]:
+    def begin_turn(self, turn: int, question: str, context: str = "") -> list[Hint]:
         """No hints."""
         return []
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from stateguard.manager.drafts import Draft
 from stateguard.manager.policies.base import Observation, PolicyContext, compact_step
+from stateguard.manager.revisions import Revision
 from stateguard.manager.spans import StepSpans
 from stateguard.manager.workspace import Workspace
 from stateguard.state import StateStore
@@ -19,6 +20,7 @@ def policy_context(
     question: str,
     answer: str | None,
     draft: Draft | None,
+    revisions: tuple[Revision, ...] = (),
 ) -> PolicyContext:
     """A snapshot of everything a policy may read (no handle that can write)."""
     return PolicyContext(
@@ -32,6 +34,7 @@ def policy_context(
         question=question,
         answer=answer,
         draft=draft.state if draft else None,
+        revisions=revisions,
     )
 
 

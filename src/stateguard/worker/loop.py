@@ -571,7 +571,7 @@ class Worker:
             role="user",
             content=self.conversation.current.opener,
         )
-        hints = self.guard.begin_turn(question, turn=turn_index)
+        hints = self.guard.begin_turn(question, turn=turn_index, context=context)
         yield from self._drain(turn_index)
         yield from self._deliver(turn_index, None, hints)
         if self.setup is not None:

@@ -29,7 +29,7 @@ class WindowObserver:
         """Model calls made so far."""
         return self._calls
 
-    def begin_turn(self, turn: int, question: str) -> list[Hint]:
+    def begin_turn(self, turn: int, question: str, context: str = "") -> list[Hint]:
         """No memory across turns: nothing to say."""
         self._turn, self._question, self._hinted, self._steps = turn, question, False, []
         return []

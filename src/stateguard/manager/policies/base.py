@@ -12,6 +12,7 @@ from stateguard.kernel import ProbeResult
 from stateguard.lineage import LineageGraph
 from stateguard.manager import actions as A
 from stateguard.manager.protocol import StepView
+from stateguard.manager.revisions import Revision
 from stateguard.state import AnalyticalState
 
 
@@ -53,6 +54,8 @@ class PolicyContext:
     question: str
     answer: str | None
     draft: AnalyticalState | None
+    revisions: tuple[Revision, ...] = ()
+    """Parameters revised in this or an earlier turn (`stateguard.manager.revisions`)."""
 
 
 class Policy(Protocol):

@@ -3,9 +3,10 @@
 No LLM call, ever. At a review point it repairs on concrete evidence only:
 a stale version used (with the superseding write), a claimed number no
 successful execution produced in the turn, an executable constraint that
-fails, a violated machine-checkable output requirement, or a join-guard alarm
+fails, a violated machine-checkable output requirement, a join-guard alarm
 on a result the turn still uses (a merge that silently dropped, multiplied or
-mis-paired rows; `stateguard.audit.joinpolicy`). Otherwise it binds
+mis-paired rows; `stateguard.audit.joinpolicy`), or a result that still carries a
+revised parameter's old value as a literal (`stateguard.manager.revisions`). Otherwise it binds
 the state's variables from lineage, infers relations and commits.
 """
 
@@ -22,6 +23,7 @@ from stateguard.manager.evidence import (
     unsupported_claims,
 )
 from stateguard.manager.policies.base import Observation, PolicyContext
+from stateguard.manager.revisions import revised_constants
 from stateguard.manager.verify import constraint_failures
 from stateguard.state import Constraint
 
@@ -55,6 +57,7 @@ class DeterministicPolicy:
                 s for s in ctx.steps if steps and s.turn == steps[0].turn and s.step < steps[0].step
             ]  # the turn's attempts before a repair
             found += silent_joins(steps, before)
+            found += revised_constants(steps, ctx.graph, ctx.revisions)
             found += unsupported_claims(steps, obs.answer, ctx.question)
         if obs.draft is not None:
             found += constraint_failures(obs.draft.constraints, ctx.probe)

@@ -1,0 +1,202 @@
+"""A revised parameter whose old value a result still carries as a literal.
+
+"Finance revised the COGS rate from 42% to 47%." Lineage sees a revision when the
+rate is a variable that is rebound; a model that writes ``orders["cogs"] =
+orders["revenue"] * 0.42`` has no variable to rebind, and every column computed from
+that cell stays "current". `revisions_in` reads revision statements in a turn's text
+(a verb of change and ``from X to Y``, ``%`` or not); `revised_constants` then reports a
+result of a later turn that reads, directly or through its lineage ancestry, a version
+created *before* the revision by a statement whose code holds the old value as a literal
+(``0.42`` or ``42 / 100`` for 42 %), or that was computed in this turn by code holding it.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.lineage import CellRecord, LineageGraph
+from stateguard.manager.notes import Evidence
+from stateguard.manager.protocol import StepView
+
+_NUMBER = r"(\d+(?:\.\d+)?)\s*(%|percent\b)?"
+_CHANGE = re.compile(
+    r"\b(?:revis\w*|chang\w*|updat\w*|correct\w*|adjust\w*|rais\w*|lower\w*|increas\w*|"
+    r"decreas\w*|cut|mov\w*|reduc\w*)\b[^.;\n]{0,80}?\bfrom\s+" + _NUMBER + r"\s+to\s+" + _NUMBER,
+    re.I,
+)
+
+
+class Revision(BaseModel):
+    """A parameter changed from ``old`` to ``new`` as of ``turn``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    old: float
+    new: float
+    percent: bool
+    text: str
+    first_cell: int
+    """Cells with a lower index ran before the revision was stated."""
+
+    def describe(self) -> str:
+        """``from 42% to 47%``."""
+        unit = "%" if self.percent else ""
+        return f"from {self.old:g}{unit} to {self.new:g}{unit}"
+
+
+def revisions_in(text: str, turn: int, first_cell: int) -> list[Revision]:
+    """The revision statements of one turn's text (context and question)."""
+    out = []
+    for m in _CHANGE.finditer(text or ""):
+        old, old_pct, new, new_pct = m.group(1), m.group(2), m.group(3), m.group(4)
+        out.append(
+            Revision(
+                turn=turn,
+                old=float(old),
+                new=float(new),
+                percent=bool(old_pct or new_pct),
+                text=m.group(0),
+                first_cell=first_cell,
+            )
+        )
+    return out
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _is_number(node: ast.expr, value: float) -> bool:
+    return (
+        isinstance(node, ast.Constant)
+        and type(node.value) in (int, float)
+        and _close(float(node.value), value)
+    )
+
+
+def _factors(node: ast.expr) -> list[ast.expr]:
+    """The operands of a product (``rev * 42`` → rev, 42), or the node itself."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return [*_factors(node.left), *_factors(node.right)]
+    return [node]
+
+
+def old_literals(code: str, revision: Revision) -> list[str]:
+    """The literals of ``code`` that write the revision's old value (as the source shows)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    wanted = revision.old / 100 if revision.percent else revision.old
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            if _close(float(node.value), wanted) and (revision.percent or wanted != 0):
+                found.append(ast.unparse(node))
+        elif (
+            revision.percent
+            and isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Div)
+            and isinstance(node.right, ast.Constant)
+            and node.right.value == 100
+            and any(_is_number(x, revision.old) for x in _factors(node.left))
+        ):
+            found.append(ast.unparse(node))
+    return list(dict.fromkeys(found))
+
+
+def _cells(graph: LineageGraph) -> dict[int, CellRecord]:
+    return {c.cell: c for c in graph.cells}
+
+
+def statement_source(cell: CellRecord, statement: int | None) -> str:
+    """The source of one top-level statement of a cell (lineage numbers them in order),
+    or the whole cell when the statement is unknown."""
+    if statement is None:
+        return cell.source
+    try:
+        body = ast.parse(cell.source).body
+    except SyntaxError:
+        return cell.source
+    return ast.unparse(body[statement]) if 0 <= statement < len(body) else cell.source
+
+
+def revised_constants(
+    steps: Sequence[StepView], graph: LineageGraph, revisions: Sequence[Revision]
+) -> list[Evidence]:
+    """Results of the steps under review that still carry a revised parameter's old value
+    (see the module docstring), one finding per version read."""
+    cells = _cells(graph)
+    out: list[Evidence] = []
+    seen: set[str] = set()
+    for step in steps:
+        cell = step.cell
+        if cell is None or not step.execution or not step.execution.ok:
+            continue
+        live = [r for r in revisions if r.turn <= step.turn]
+        if not live:
+            continue
+        for revision in live:
+            own = old_literals(cell.source, revision) if cell.cell >= revision.first_cell else []
+            if own and f"own:{cell.cell}" not in seen:
+                seen.add(f"own:{cell.cell}")
+                out.append(
+                    Evidence(
+                        check="revised_constant",
+                        message=(
+                            f"step {step.step} computes with {', '.join(own)}, the value "
+                            f"revised {revision.describe()} in turn {revision.turn}"
+                        ),
+                        step=step.step,
+                    )
+                )
+        for read in cell.reads:
+            if read.version in seen:
+                continue
+            try:
+                lineage = {read.version, *graph.ancestors(read.version)}
+            except KeyError:
+                continue
+            for version in sorted(lineage):
+                try:
+                    made = graph.version(version)
+                except KeyError:
+                    continue
+                maker = cells.get(made.cell)
+                if maker is None:
+                    continue
+                hit = next(
+                    (
+                        (r, lits)
+                        for r in live
+                        if made.cell < r.first_cell
+                        and (lits := old_literals(statement_source(maker, made.statement), r))
+                    ),
+                    None,
+                )
+                if hit is None:
+                    continue
+                revision, literals = hit
+                seen.add(read.version)
+                via = "" if version == read.version else f", derived from {version}"
+                out.append(
+                    Evidence(
+                        check="revised_constant",
+                        message=(
+                            f"step {step.step} read {read.version}{via}, computed in cell "
+                            f"{made.cell} with {', '.join(literals)}, before turn "
+                            f"{revision.turn} revised that value {revision.describe()}"
+                        ),
+                        variables=(read.version,),
+                        step=step.step,
+                        outdated=version,
+                    )
+                )
+                break
+    return out

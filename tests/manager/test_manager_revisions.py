@@ -1,0 +1,86 @@
+"""A revised parameter whose old value a later result still carries as a literal."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.guard import GuardedSession
+from stateguard.kernel import KernelSession
+from stateguard.manager.revisions import old_literals, revisions_in
+
+REVISION = "Finance revised the COGS rate from 42% to 47% of net revenue, for the whole year."
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (REVISION, [(42.0, 47.0, True)]),
+        ("The discount was lowered from 0.1 to 0.05.", [(0.1, 0.05, False)]),
+        ("We updated the threshold: it changed from 5 to 8 units.", [(5.0, 8.0, False)]),
+        ("Sales from 2019 to 2021, by region.", []),  # a range, not a revision
+        ("What is the margin?", []),
+    ],
+)
+def test_revision_statements_are_read_from_the_text(text: str, found: list) -> None:
+    assert [(r.old, r.new, r.percent) for r in revisions_in(text, 5, 0)] == found
+
+
+@pytest.mark.parametrize(
+    ("code", "literals"),
+    [
+        ("c = rev * 0.42", ["0.42"]),
+        ("c = rev * 42 / 100", ["rev * 42 / 100"]),
+        ("c = rev * 0.47", []),  # the new value
+        ("c = rev * 0.042", []),
+        ("c = rev * 42", []),  # 42 alone is not 42 %
+    ],
+)
+def test_old_values_are_found_as_literals(code: str, literals: list[str]) -> None:
+    (revision,) = revisions_in(REVISION, 5, 0)
+    assert old_literals(code, revision) == literals
+
+
+SETUP = (
+    "import pandas as pd\norders = pd.DataFrame({'revenue': [100.0, 200.0], 'ship': [10.0, 20.0]})"
+)
+
+
+@pytest.mark.kernel
+def test_a_result_derived_from_the_old_rate_is_refused_after_the_revision() -> None:
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        g.begin_turn("Load.")
+        g.run_cell(SETUP)
+        assert g.propose_answer("loaded").accepted
+        g.begin_turn("What is the total margin, rounded to 2 decimals?")
+        g.run_cell(
+            "orders['cogs'] = orders['revenue'] * 0.42\n"
+            "orders['margin'] = orders['revenue'] - orders['cogs'] - orders['ship']\n"
+            "print(round(orders['margin'].sum(), 2))"
+        )
+        assert g.propose_answer("144.00").accepted
+        g.begin_turn("What is the total revenue?", context=REVISION)
+        g.run_cell("print(orders['revenue'].sum())")
+        assert g.propose_answer("300.0").accepted  # near miss: revenue never used the rate
+        g.begin_turn("What is the margin per order, rounded to 2 decimals?")
+        g.run_cell("print(round(orders['margin'].mean(), 2))")
+        review = g.propose_answer("72.00")
+        assert not review.accepted
+        text = "\n".join(n.text for n in review.notes)
+        assert "orders['margin']" in text and "0.42" in text and "from 42% to 47%" in text
+        # recomputing with the revised rate is accepted
+        g.run_cell(
+            "orders['cogs'] = orders['revenue'] * 0.47\n"
+            "orders['margin'] = orders['revenue'] - orders['cogs'] - orders['ship']\n"
+            "print(round(orders['margin'].mean(), 2))"
+        )
+        assert g.propose_answer("64.50").accepted
+
+
+@pytest.mark.kernel
+def test_the_old_value_typed_again_after_the_revision_is_refused() -> None:
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        g.begin_turn("What is the total cost under the current rate?", context=REVISION)
+        g.run_cell(SETUP + "\nprint(round((orders['revenue'] * 0.42).sum(), 2))")
+        review = g.propose_answer("126.00")
+        assert not review.accepted
+        assert "0.42" in "\n".join(n.text for n in review.notes)
