@@ -248,6 +248,9 @@ def test_run_ends_a_stuck_turn_and_says_why(tmp_path: Path) -> None:
     assert "repeats a failed cell, not run" in result.output
     assert "no answer: no progress" in result.output
     assert "step 1/6" in result.output
+    # the worker's setup cell has its own line and does not take a step of the budget
+    assert "setup ▸ the worker loads the data files … ok" in result.output
+    assert "step 7/6" not in result.output
     answers = json.loads((run_dir / "answers.json").read_text())
     first, second = answers["turns"]
     assert first["answer"] is None and first["ended"] == "no_progress"

@@ -32,6 +32,7 @@ from stateguard.worker.events import (
 from stateguard.worker.formatting import first_code_line
 from stateguard.worker.resume import ResumeError, read_manifest
 from stateguard.worker.run import MANAGER_KINDS, RunSession, RunSummary, manager_kinds
+from stateguard.worker.summary import REFUSED
 from stateguard.worker.tasks import Task, load_task, task_from_data_dir
 
 _MANAGER_HELP = f"Manager policy: {'|'.join(MANAGER_KINDS)}."
@@ -147,6 +148,10 @@ class _Progress:
                 self._status(f"trying another sample ({event.seconds:.1f}s)")
             else:
                 self._status("running")
+        elif isinstance(event, StepRecord) and event.setup:
+            ex = event.execution
+            status = ex.status if ex is not None else "not run"
+            self.console.print(f"  setup ▸ the worker loads the data files … {status}")
         elif isinstance(event, StepRecord):
             self.turn_steps += 1
             self._step(event)
@@ -174,6 +179,8 @@ class _Progress:
             out.print(f"{head} [yellow]↺ repeats a failed cell, not run[/yellow] {model}")
         elif event.problem == "repeated_cell":
             out.print(f"{head} [yellow]↺ repeats a cell that ran, not run[/yellow] {model}")
+        elif event.problem in REFUSED:
+            out.print(f"{head} [yellow]✗ answer refused ({event.problem})[/yellow] {model}")
         elif event.problem is not None:
             out.print(f"{head} [yellow]✗ malformed reply ({event.problem})[/yellow] {model}")
         elif event.execution is not None and event.code is not None:
