@@ -84,3 +84,20 @@ def test_the_old_value_typed_again_after_the_revision_is_refused() -> None:
         review = g.propose_answer("126.00")
         assert not review.accepted
         assert "0.42" in "\n".join(n.text for n in review.notes)
+
+
+@pytest.mark.kernel
+def test_a_subset_of_the_recomputed_frame_is_not_refused() -> None:
+    """After the column is recomputed, a frame derived from the whole table still has the
+    old version among its ancestors; lineage's staleness covers it, this check does not."""
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        g.begin_turn("Margin?")
+        g.run_cell(SETUP + "\norders['cogs'] = orders['revenue'] * 0.42\nprint(1)")
+        assert g.propose_answer("1").accepted
+        g.begin_turn("And now?", context=REVISION)
+        g.run_cell("orders['cogs'] = orders['revenue'] * 0.47\nprint(2)")
+        assert g.propose_answer("2").accepted
+        g.begin_turn("What is the cost of the big orders?")
+        g.run_cell("big = orders[orders['ship'] > 15]\nprint(big['cogs'].sum())")
+        review = g.propose_answer("94.0")
+        assert review.accepted, [n.text for n in review.notes]

@@ -72,3 +72,31 @@ def test_a_model_whose_complete_takes_no_grammar_gets_none() -> None:
     assert _takes_grammar(GrammarModel(REPLIES))
     assert not _takes_grammar(ClaimsGrammar())
     assert not _takes_grammar(ScriptedModel(REPLIES))
+
+
+@pytest.mark.kernel
+def test_after_a_refused_answer_the_next_reply_must_be_code(tracked: TrackedSession) -> None:
+    replies = [
+        f"Count.\n{FENCE}python\nprint(3)\n{FENCE}",
+        "<answer>4711</answer>",  # a number no output showed: refused
+        f"Again.\n{FENCE}python\nprint(3 + 0)\n{FENCE}",
+        "<answer>3</answer>",
+    ]
+    model = GrammarModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=6)
+    events = list(worker.run_turn(1, "Rows?"))
+    assert events[-1].answer == "3"
+    assert model.grammars == [CODE_STEP_GRAMMAR, STEP_GRAMMAR, CODE_STEP_GRAMMAR, STEP_GRAMMAR]
+
+
+@pytest.mark.kernel
+def test_the_last_step_may_answer_even_after_a_refusal(tracked: TrackedSession) -> None:
+    replies = [
+        f"Count.\n{FENCE}python\nprint(3)\n{FENCE}",
+        "<answer>4711</answer>",
+        "<answer>3</answer>",
+    ]
+    model = GrammarModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=3)
+    assert list(worker.run_turn(1, "Rows?"))[-1].answer == "3"
+    assert model.grammars[-1] == STEP_GRAMMAR

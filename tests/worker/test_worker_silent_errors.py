@@ -355,3 +355,13 @@ def test_a_subset_carried_into_another_question_is_told_and_resampled(
     )
     assert "whole data (t)" in steps[0].observation
     assert events[-1].answer == "6.0"
+
+
+def test_a_subset_bound_before_a_cell_failed_is_remembered() -> None:
+    from stateguard.worker.scope import ScopeLog
+
+    log = ScopeLog()
+    code_ = "online = orders[orders['channel'] == 'Online']\nboom = 1 / 0\nlater = online"
+    log.record(4, code_, made={"online"})  # lineage: only `online` was bound
+    assert [c.name for c in log.carried(5, "online.sum()", "Total of 2024?")] == ["online"]
+    assert log.carried(5, "later.sum()", "Total of 2024?") == []

@@ -127,6 +127,12 @@ def statement_source(cell: CellRecord, statement: int | None) -> str:
     return ast.unparse(body[statement]) if 0 <= statement < len(body) else cell.source
 
 
+def _rewritten_since(graph: LineageGraph, name: str, revision: Revision) -> bool:
+    """Whether ``name`` got a version after the revision was stated: then what still
+    derives from the old one is stale by lineage (`stale_use`), not this check's case."""
+    return any(v.cell >= revision.first_cell for v in graph.versions(name))
+
+
 def revised_constants(
     steps: Sequence[StepView], graph: LineageGraph, revisions: Sequence[Revision]
 ) -> list[Evidence]:
@@ -176,6 +182,7 @@ def revised_constants(
                         (r, lits)
                         for r in live
                         if made.cell < r.first_cell
+                        and not _rewritten_since(graph, made.name, r)
                         and (lits := old_literals(statement_source(maker, made.statement), r))
                     ),
                     None,

@@ -52,6 +52,7 @@ from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.manager import Hint
+from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
 from stateguard.worker.error_context import (
@@ -384,8 +385,8 @@ class Worker:
                 + f". Compute this question's result from the whole data ({', '.join(frames)}),"
                 " unless the question asks for that subset."
             )
-        if execution.ok:
-            self._scopes.record(turn, code)
+        if outcome.cell is not None:
+            self._scopes.record(turn, code, {VarKey.name_of(v) for v in outcome.cell.created})
         created = outcome.cell.created if outcome.cell is not None and execution.ok else ()
         blank = nan_columns(self.guard.executor.run_probe, created) if created else []
         if blank:
@@ -613,6 +614,9 @@ class Worker:
         doubtful_cell = False
         """The last cell ran with a silent error (see `_code_step`): the next reply must be
         code, and is checked in a probe (and resampled) before it runs."""
+        refused = False
+        """The last answer was refused or rejected: the next reply must be code (a small
+        model otherwise sends the same answer again), except at the last step."""
         steps = 0
         temperature = self.temperature
         while steps < self.max_steps_per_turn:
@@ -623,7 +627,8 @@ class Worker:
             if steps > 0 and steps == self.max_steps_per_turn - 1:
                 yield self._user(turn, self.steps_taken, self._note("last_step"))
             step = self.steps_taken
-            answerable = code_ran and not doubtful_cell
+            last = steps == self.max_steps_per_turn - 1
+            answerable = code_ran and (last or not (doubtful_cell or refused))
             event, reply = self._call(turn, step, temperature, code_ran=answerable)
             temperature = self.temperature
             yield event
@@ -658,7 +663,7 @@ class Worker:
                 yield from self._invalid_step(turn, step, parsed, problem, note)
                 temperature = max(self.temperature, self.retry_temperature)
             elif parsed.code is not None:
-                code_ran = True
+                code_ran, refused = True, False
                 doubtful_cell = yield from self._code_step(turn, step, parsed, exchange, attempts)
                 if doubtful_cell:
                     continue
@@ -673,11 +678,13 @@ class Worker:
                     steps += 1  # an answer step, without a model call
                     if (yield from self._formatted_step(turn, formatted)):
                         return formatted, "answer", steps
+                    refused = True
             elif (earlier := self._copied_from(parsed.answer or "")) is not None:
                 exchange.outcome = "invalid: copied_answer"
                 attempts.no_progress()
                 note = render(self._corrective["copied_answer"], turn=earlier)
                 yield from self._invalid_step(turn, step, parsed, "copied_answer", note)
+                refused = True
             elif self.check_answer_numbers and (
                 unseen := unseen_numbers(parsed.answer or "", self._shown)
             ):
@@ -687,13 +694,16 @@ class Worker:
                     attempts.progress()
                     if (yield from self._formatted_step(turn, formatted)):
                         return formatted, "answer", steps
+                    refused = True
                     continue
                 exchange.outcome = "invalid: ungrounded_answer"
                 attempts.no_progress()
                 note = render(self._corrective["ungrounded_answer"], numbers=", ".join(unseen))
                 yield from self._invalid_step(turn, step, parsed, "ungrounded_answer", note)
+                refused = True
             else:
                 attempts.progress()
                 if (yield from self._answer_step(turn, step, parsed, exchange)):
                     return parsed.answer, "answer", steps
+                refused = True
         return None, "steps", steps

@@ -75,9 +75,11 @@ class ScopeLog:
     def __init__(self) -> None:
         self._made: dict[str, tuple[int, list[tuple[str, str, Any]]]] = {}
 
-    def record(self, turn: int, code: str) -> None:
+    def record(self, turn: int, code: str, made: set[str] | None = None) -> None:
         """Account for a cell that ran in ``turn``: its assignments replace earlier ones
-        (a name assigned without a selection is no longer a subset)."""
+        (a name assigned without a selection is no longer a subset). ``made``: the names
+        the cell actually bound (lineage's created versions; a failing cell binds those
+        before the error), default every name it assigns."""
         subsets = _assignments(code)
         try:
             assigned = {
@@ -89,7 +91,7 @@ class ScopeLog:
             }
         except SyntaxError:
             return
-        for name in assigned:
+        for name in assigned if made is None else assigned & made:
             if name in subsets:
                 self._made[name] = (turn, subsets[name])
             else:
