@@ -101,3 +101,26 @@ def test_a_subset_of_the_recomputed_frame_is_not_refused() -> None:
         g.run_cell("big = orders[orders['ship'] > 15]\nprint(big['cogs'].sum())")
         review = g.propose_answer("94.0")
         assert review.accepted, [n.text for n in review.notes]
+
+
+@pytest.mark.kernel
+def test_a_grouped_read_of_the_table_is_refused_only_for_a_column_the_old_rate_made() -> None:
+    """Lineage records ``orders.groupby(..)[col]`` as a read of all of ``orders``; the
+    statement's column decides whether the old rate is in the result."""
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        g.begin_turn("Margin?")
+        g.run_cell(
+            SETUP + "\norders['k'] = ['a', 'b']\n"
+            "orders['cogs'] = orders['revenue'] * 0.42\n"
+            "orders['margin'] = orders['revenue'] - orders['cogs'] - orders['ship']\nprint(1)"
+        )
+        assert g.propose_answer("1").accepted
+        g.begin_turn("Revenue by k?", context=REVISION)
+        g.run_cell("print(orders.groupby('k')['revenue'].sum().max())")
+        review = g.propose_answer("200.0")
+        assert review.accepted, [n.text for n in review.notes]  # revenue: no rate in it
+        g.begin_turn("Margin by k, the highest?")
+        g.run_cell("by_k = orders.groupby('k')['margin'].sum()\nprint(by_k.max())")
+        review = g.propose_answer("96.0")
+        assert not review.accepted
+        assert "0.42" in "\n".join(n.text for n in review.notes)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.lineage import CellRecord, LineageGraph
+from stateguard.lineage.graph import VariableVersion
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
 
@@ -133,22 +134,90 @@ def _rewritten_since(graph: LineageGraph, name: str, revision: Revision) -> bool
     return any(v.cell >= revision.first_cell for v in graph.versions(name))
 
 
+def _container(graph: LineageGraph, v: VariableVersion) -> bool:
+    """A whole value whose parts have versions of their own (a DataFrame with columns)."""
+    return not v.parts and bool(graph.parts_of(v.name))
+
+
+def _names_part(source: str, part: str) -> bool:
+    """Whether ``source`` names the part's key (``'cogs'`` of ``orders['cogs']``)."""
+    m = _PART_KEY.match(part)
+    if m is None:
+        return False
+    key = m.group(2)
+    return f"'{key}'" in source or f'"{key}"' in source or f".{key}" in source
+
+
+_PART_KEY = re.compile(r"^[^\[]+\[(['\"])(.+?)\1\]$")
+
+
+def _part_as_of(graph: LineageGraph, part: str, seq: int) -> VariableVersion | None:
+    """The version of ``part`` created last before ``seq``."""
+    earlier = [v for v in graph.versions(part) if v.seq < seq]
+    return earlier[-1] if earlier else None
+
+
+class _Taint:
+    """Versions that carry a revision's old literal, with where it came from.
+
+    Derivations are followed from the version a statement wrote with the literal. A
+    whole table read (``orders.groupby("month")["revenue"]``, which lineage records as a
+    read of all of ``orders``) passes the taint on only when the statement names a
+    tainted column of it: lineage alone would taint every column of the table.
+    """
+
+    def __init__(self, graph: LineageGraph, revision: Revision) -> None:
+        self.graph, self.revision = graph, revision
+        self.origin: dict[str, tuple[str, list[str]]] = {}
+        """version key -> (the version written with the old literal, the literals)."""
+        cells = _cells(graph)
+        keys = {k for c in graph.cells for k in c.created}
+        for v in sorted((graph.version(k) for k in keys), key=lambda v: v.seq):
+            if _container(graph, v):
+                continue  # a table's taint is its columns', decided where it is read
+            maker = cells.get(v.cell)
+            source = statement_source(maker, v.statement) if maker is not None else ""
+            if v.cell < revision.first_cell:
+                literals = old_literals(source, revision)
+                if literals and not _rewritten_since(graph, v.name, revision):
+                    self.origin[v.key] = (v.key, literals)
+                    continue
+            for parent in v.parents:
+                hit = self.through(parent, source, v.seq)
+                if hit is not None:
+                    self.origin[v.key] = hit
+                    break
+
+    def through(self, key: str, source: str, seq: int) -> tuple[str, list[str]] | None:
+        """The taint a read of ``key`` by ``source`` (at ``seq``) carries, if any."""
+        if key in self.origin:
+            return self.origin[key]
+        try:
+            read = self.graph.version(key)
+        except KeyError:
+            return None
+        if not _container(self.graph, read):
+            return None
+        for part in self.graph.parts_of(read.name):
+            then = _part_as_of(self.graph, part, seq)
+            if then is not None and then.key in self.origin and _names_part(source, part):
+                return self.origin[then.key]
+        return None
+
+
 def revised_constants(
     steps: Sequence[StepView], graph: LineageGraph, revisions: Sequence[Revision]
 ) -> list[Evidence]:
     """Results of the steps under review that still carry a revised parameter's old value
     (see the module docstring), one finding per version read."""
-    cells = _cells(graph)
     out: list[Evidence] = []
     seen: set[str] = set()
+    taints: dict[int, _Taint] = {}
     for step in steps:
         cell = step.cell
         if cell is None or not step.execution or not step.execution.ok:
             continue
-        live = [r for r in revisions if r.turn <= step.turn]
-        if not live:
-            continue
-        for revision in live:
+        for revision in (r for r in revisions if r.turn <= step.turn):
             own = old_literals(cell.source, revision) if cell.cell >= revision.first_cell else []
             if own and f"own:{cell.cell}" not in seen:
                 seen.add(f"own:{cell.cell}")
@@ -162,48 +231,32 @@ def revised_constants(
                         step=step.step,
                     )
                 )
-        for read in cell.reads:
-            if read.version in seen:
-                continue
-            try:
-                lineage = {read.version, *graph.ancestors(read.version)}
-            except KeyError:
-                continue
-            for version in sorted(lineage):
+            taint = taints.setdefault(id(revision), _Taint(graph, revision))
+            for read in cell.reads:
+                if read.version in seen:
+                    continue
                 try:
-                    made = graph.version(version)
+                    seq = graph.version(read.version).seq + 1
                 except KeyError:
                     continue
-                maker = cells.get(made.cell)
-                if maker is None:
-                    continue
-                hit = next(
-                    (
-                        (r, lits)
-                        for r in live
-                        if made.cell < r.first_cell
-                        and not _rewritten_since(graph, made.name, r)
-                        and (lits := old_literals(statement_source(maker, made.statement), r))
-                    ),
-                    None,
-                )
+                hit = taint.through(read.version, cell.source, seq)
                 if hit is None:
                     continue
-                revision, literals = hit
+                origin, literals = hit
                 seen.add(read.version)
-                via = "" if version == read.version else f", derived from {version}"
+                via = "" if origin == read.version else f", derived from {origin}"
+                made = graph.version(origin).cell
                 out.append(
                     Evidence(
                         check="revised_constant",
                         message=(
                             f"step {step.step} read {read.version}{via}, computed in cell "
-                            f"{made.cell} with {', '.join(literals)}, before turn "
+                            f"{made} with {', '.join(literals)}, before turn "
                             f"{revision.turn} revised that value {revision.describe()}"
                         ),
                         variables=(read.version,),
                         step=step.step,
-                        outdated=version,
+                        outdated=origin,
                     )
                 )
-                break
     return out
