@@ -124,3 +124,23 @@ def test_a_grouped_read_of_the_table_is_refused_only_for_a_column_the_old_rate_m
         review = g.propose_answer("96.0")
         assert not review.accepted
         assert "0.42" in "\n".join(n.text for n in review.notes)
+
+
+@pytest.mark.kernel
+def test_a_column_of_a_row_subset_carries_the_old_rate_of_its_table() -> None:
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        g.begin_turn("Cost?")
+        g.run_cell(
+            SETUP + "\norders['k'] = ['a', 'b']\norders['cogs'] = orders['revenue'] * 0.42\n"
+            "big = orders[orders['k'] == 'b']\nprint(1)"
+        )
+        assert g.propose_answer("1").accepted
+        g.begin_turn("Cost of the big orders now?", context=REVISION)
+        g.run_cell("print(big['cogs'].sum())")
+        review = g.propose_answer("84.0")
+        assert not review.accepted
+        assert "0.42" in "\n".join(n.text for n in review.notes)
+        g.run_cell("print(big['revenue'].sum())")  # near miss: revenue carries no rate
+        g.begin_turn("Revenue of the big orders?")
+        g.run_cell("print(big['revenue'].sum())")
+        assert g.propose_answer("200.0").accepted

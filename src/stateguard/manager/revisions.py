@@ -182,11 +182,37 @@ class _Taint:
                 if literals and not _rewritten_since(graph, v.name, revision):
                     self.origin[v.key] = (v.key, literals)
                     continue
+            hit = self.inherited(v)
             for parent in v.parents:
-                hit = self.through(parent, source, v.seq)
                 if hit is not None:
-                    self.origin[v.key] = hit
                     break
+                hit = self.through(parent, source, v.seq)
+            if hit is not None:
+                self.origin[v.key] = hit
+
+    def inherited(self, v: VariableVersion) -> tuple[str, list[str]] | None:
+        """A column of a table made from another table as a whole (``sub = orders[mask]``,
+        ``orders.copy()``): lineage first versions it when read ("derived", from its
+        table); it carries what the same column of the source table carried then."""
+        if v.kind != "derived" or not v.parts:
+            return None
+        suffix = "".join(v.parts)
+        for holder_key in v.parents:
+            try:
+                holder = self.graph.version(holder_key)
+            except KeyError:
+                continue
+            for source_key in holder.parents:
+                try:
+                    table = self.graph.version(source_key)
+                except KeyError:
+                    continue
+                if not _container(self.graph, table):
+                    continue
+                then = _part_as_of(self.graph, f"{table.name}{suffix}", holder.seq)
+                if then is not None and then.key in self.origin:
+                    return self.origin[then.key]
+        return None
 
     def through(self, key: str, source: str, seq: int) -> tuple[str, list[str]] | None:
         """The taint a read of ``key`` by ``source`` (at ``seq``) carries, if any."""
@@ -197,7 +223,11 @@ class _Taint:
         except KeyError:
             return None
         if not _container(self.graph, read):
-            return None
+            # a "derived" column version is made where it is first read, not by a cell
+            hit = self.inherited(read)
+            if hit is not None:
+                self.origin[key] = hit
+            return hit
         for part in self.graph.parts_of(read.name):
             then = _part_as_of(self.graph, part, seq)
             if then is not None and then.key in self.origin and _names_part(source, part):
