@@ -7,12 +7,14 @@ reported. `ambiguous` items are for the hybrid policy to hand to an LLM.
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Sequence
 
 from stateguard.audit.auditor import AuditFinding, audit_cell
-from stateguard.lineage import LineageGraph
+from stateguard.lineage import CellRecord, LineageGraph
+from stateguard.lineage.graph import StaleReason
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
 from stateguard.numbers import scan
@@ -48,6 +50,8 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
             root = graph.version(read.version).root or read.name
             if read.name in written_later[i] or root in written_later[i]:
                 continue  # recomputed later in the turn (the part, or its whole value)
+            if through_unnamed_column(graph, read.stale, cell.source):
+                continue  # the stale column only rides along in a table the step read
             seen.add(read.version)
             why = read.stale
             out.append(
@@ -67,6 +71,69 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
                 )
             )
     return out
+
+
+def through_unnamed_column(graph: LineageGraph, why: StaleReason, source: str) -> bool:
+    """Whether a stale derivation reaches the read only as a column riding along in a
+    table read as a whole, by statements that never name that column.
+
+    Lineage records ``orders[orders["k"] == "a"]["d"]`` as a read of all of ``orders``, so
+    a column of ``orders`` derived from an outdated input makes every such read stale.
+    Along the chain, where it enters a table from one of the table's columns, the
+    statement that read the table must name that column, or the column must come out
+    again under its own key further down (``sub["cost"]`` of ``sub = orders[mask]``);
+    otherwise the read does not depend on it.
+    """
+    chain = why.chain
+    cells = {c.cell: c for c in graph.cells}
+    for i in range(len(chain) - 1):
+        try:
+            part, holder = graph.version(chain[i]), graph.version(chain[i + 1])
+        except KeyError:
+            return False
+        if holder.parts or not part.parts or part.root != holder.name:
+            continue  # not a column entering its table
+        key = part.parts[0]
+        if any(graph.version(k).parts[:1] == (key,) for k in chain[i + 2 :] if _known(graph, k)):
+            continue  # the same column comes out again further down
+        if i + 2 < len(chain):
+            reader = graph.version(chain[i + 2])
+            maker = cells.get(reader.cell)
+            text = statement_source(maker, reader.statement) if maker else ""
+        else:
+            text = source
+        if not _names_key(text, key):
+            return True
+    return False
+
+
+def _known(graph: LineageGraph, key: str) -> bool:
+    try:
+        graph.version(key)
+    except KeyError:
+        return False
+    return True
+
+
+def _names_key(source: str, key: str) -> bool:
+    """Whether ``source`` names a part key such as ``['cost']`` (as a string or attribute)."""
+    m = re.match(r"^\[(['\"])(.+?)\1\]$", key)
+    if m is None:
+        return True  # an index or expression we cannot read: assume it is named
+    name = m.group(2)
+    return f"'{name}'" in source or f'"{name}"' in source or f".{name}" in source
+
+
+def statement_source(cell: CellRecord, statement: int | None) -> str:
+    """The source of one top-level statement of a cell (lineage numbers them in order),
+    or the whole cell when the statement is unknown."""
+    if statement is None:
+        return cell.source
+    try:
+        body = ast.parse(cell.source).body
+    except SyntaxError:
+        return cell.source
+    return ast.unparse(body[statement]) if 0 <= statement < len(body) else cell.source
 
 
 def _still_used(steps: Sequence[StepView], i: int, outputs: Sequence[str]) -> bool:

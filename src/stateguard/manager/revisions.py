@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import VariableVersion
+from stateguard.manager.evidence import statement_source
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
 
@@ -114,18 +115,6 @@ def old_literals(code: str, revision: Revision) -> list[str]:
 
 def _cells(graph: LineageGraph) -> dict[int, CellRecord]:
     return {c.cell: c for c in graph.cells}
-
-
-def statement_source(cell: CellRecord, statement: int | None) -> str:
-    """The source of one top-level statement of a cell (lineage numbers them in order),
-    or the whole cell when the statement is unknown."""
-    if statement is None:
-        return cell.source
-    try:
-        body = ast.parse(cell.source).body
-    except SyntaxError:
-        return cell.source
-    return ast.unparse(body[statement]) if 0 <= statement < len(body) else cell.source
 
 
 def _rewritten_since(graph: LineageGraph, name: str, revision: Revision) -> bool:
