@@ -365,3 +365,20 @@ def test_a_subset_bound_before_a_cell_failed_is_remembered() -> None:
     log.record(4, code_, made={"online"})  # lineage: only `online` was bound
     assert [c.name for c in log.carried(5, "online.sum()", "Total of 2024?")] == ["online"]
     assert log.carried(5, "later.sum()", "Total of 2024?") == []
+
+
+@pytest.mark.kernel
+def test_a_grouped_missing_column_gets_the_closest_column_too(tracked: TrackedSession) -> None:
+    replies = [
+        code(
+            "import pandas as pd\nt = pd.DataFrame({'revenue': [1.0], 'm': ['x']})\n"
+            "print(t.groupby('m')['net_revenue'].sum())"
+        ),
+        code("print(t['revenue'].sum())"),
+        "<answer>1.0</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "Total revenue?") if isinstance(e, StepRecord)]
+    assert "(closest to 'net_revenue': 'revenue')" in steps[0].observation

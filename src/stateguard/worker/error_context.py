@@ -201,6 +201,7 @@ def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
     if not frames:
         return ""
     key = re.sub(r"^.*?['\"](.+?)['\"].*$", r"\1", evalue.strip())
+    key = key.rsplit(": ", 1)[-1]  # pandas' groupby: "Column not found: net_revenue"
     parts = []
     for name, cols in frames.items():
         close = difflib.get_close_matches(key, cols, n=2, cutoff=0.5)
