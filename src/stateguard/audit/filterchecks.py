@@ -104,14 +104,21 @@ def absent_filters(probe: Probe, code: str, timeout: float = 20.0) -> list[Absen
     checks = equality_filters(code)
     if not checks:
         return []
+    rows = probe_json(probe, namespace.call("absent_values", checks), timeout)
     try:
-        result = probe(namespace.call("absent_values", checks), timeout=timeout)
-        if not result.ok:
-            return []
-        rows = json.loads(result.stdout.strip().splitlines()[-1])
-        return [AbsentFilter.model_validate(r) for r in rows]
-    except Exception:  # a probe is a courtesy; never fail the step because of it
+        return [AbsentFilter.model_validate(r) for r in rows or []]
+    except ValueError:  # a namespace that forged the probe's output: say nothing
         return []
+
+
+def probe_json(probe: Probe, cell: str, timeout: float) -> Any:
+    """The JSON a kernel-side helper printed last, run in a probe; None if it failed (a
+    probe is a courtesy: it never fails the step)."""
+    try:
+        result = probe(cell, timeout=timeout)
+        return json.loads(result.stdout.strip().splitlines()[-1]) if result.ok else None
+    except Exception:
+        return None
 
 
 def describe(found: list[AbsentFilter]) -> str:

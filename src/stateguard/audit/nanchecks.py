@@ -9,12 +9,12 @@ copy-on-write probe, which of the columns a cell wrote (lineage's created versio
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
 
 _COLUMN_VERSION = re.compile(r"^([A-Za-z_]\w*)\[(['\"])(.+?)\2\]@v\d+$")
@@ -47,13 +47,10 @@ def nan_columns(
     pairs = written_columns(created)
     if not pairs:
         return []
+    rows = probe_json(probe, namespace.call("nan_columns", pairs), timeout)
     try:
-        result = probe(namespace.call("nan_columns", pairs), timeout=timeout)
-        if not result.ok:
-            return []
-        rows = json.loads(result.stdout.strip().splitlines()[-1])
-        return [NanColumn(frame=f, column=c, rows=int(n)) for f, c, n in rows]
-    except Exception:  # a probe is a courtesy; never fail the step because of it
+        return [NanColumn(frame=f, column=c, rows=int(n)) for f, c, n in rows or []]
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
         return []
 
 
