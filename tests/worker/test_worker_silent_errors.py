@@ -22,6 +22,16 @@ def code(src: str) -> str:
     return f"Next step.\n{F}python\n{src}\n{F}"
 
 
+def play(
+    tracked: TrackedSession, replies: list[str], question: str
+) -> tuple[ScriptedModel, list, list[StepRecord]]:
+    """One turn of a worker with two extra samples on a repeat or doubt, no manager."""
+    model = ScriptedModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=2)
+    events = list(worker.run_turn(1, question))
+    return model, events, [e for e in events if isinstance(e, StepRecord)]
+
+
 def printed(value: object, label: str = "net_revenue") -> str:
     return f"orders: 1200, {label}: {value}\n"
 
@@ -66,10 +76,7 @@ def test_a_misprinted_total_is_told_and_a_sampled_cell_that_prints_one_value_rep
         code("df['ab'] = df['a'] * df['b']\nt = df['ab'].sum()\nprint(f'total: {t}')"),
         "<answer>12.0</answer>",
     ]
-    model = ScriptedModel(replies)
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=2)
-    events = list(worker.run_turn(1, "What is the total of a times b?"))
-    steps = [e for e in events if isinstance(e, StepRecord)]
+    model, events, steps = play(tracked, replies, "What is the total of a times b?")
     assert "printed a column where one value was meant" in steps[1].observation
     assert "`total` is followed by a whole Series of 3 values" in steps[1].observation
     # the greedy repeat of the mistake and candidate 1 ran only in probes
@@ -165,10 +172,7 @@ def test_a_cell_whose_filter_matches_nothing_is_told_and_not_taken_as_an_answer(
         code("print(t[t['channel'] == 'Online']['x'].sum())"),  # greedy: passes its probe
         "<answer>1.0</answer>",
     ]
-    model = ScriptedModel(replies)
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=2)
-    events = list(worker.run_turn(1, "What is the total x of Online orders?"))
-    steps = [e for e in events if isinstance(e, StepRecord)]
+    model, events, steps = play(tracked, replies, "What is the total x of Online orders?")
     assert "a filter selected nothing" in steps[1].observation
     assert "`t['channel']`" in steps[1].observation
     assert steps[2].execution is not None and steps[2].execution.stdout.strip() == "1.0"
