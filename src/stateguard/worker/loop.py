@@ -36,11 +36,9 @@ counter); one worker (and one kernel) serves all turns of a task.
 from __future__ import annotations
 
 import inspect
-import keyword
 import re
 import time
 from collections.abc import Callable, Generator, Iterator
-from pathlib import PurePosixPath
 
 from stateguard.audit.filterchecks import absent_filters
 from stateguard.audit.filterchecks import describe as describe_absent_filters
@@ -76,7 +74,7 @@ from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observat
 from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
-from stateguard.worker.preload import SETUP_THOUGHT, Preload
+from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
 from stateguard.worker.prompts import corrective_messages, render, system_template
 from stateguard.worker.scope import ScopeLog
 
@@ -100,9 +98,7 @@ def load_example(data_files: str) -> str:
     variable named after it (a small model copies the example, so it names real data)."""
     match = _LISTED_TABLE.search(data_files)
     path = match.group(1) if match else "data/table.csv"
-    name = re.sub(r"\W+", "_", PurePosixPath(path).stem.lower()).strip("_") or "df"
-    if not name.isidentifier() or keyword.iskeyword(name):
-        name = f"df_{name}" if f"df_{name}".isidentifier() else "df"
+    name = variable_name(path)
     sep = ', sep="\\t"' if path.lower().endswith(".tsv") else ""
     lines = ["import pandas as pd", "", f'{name} = pd.read_csv("{path}"{sep})', f"{name}.head()"]
     return "\n".join(f"  {line}" if line else "" for line in lines)
@@ -208,9 +204,9 @@ class Worker:
         """Answers of the current turn written by the formatting step (each tried once)."""
         self._spec: AnswerSpec | None = None
         self._answered: list[tuple[int, str, AnswerSpec | None]] = []
+        """Earlier turns' accepted answers (turn, normalised text, what the question asked)."""
         self._scopes = ScopeLog()
         """Variables made by selecting rows on values (`stateguard.worker.scope`)."""
-        """Earlier turns' accepted answers (turn, normalised text, what the question asked)."""
         self.setup = setup
         example = setup.example if setup is not None else None
         prompt = (
@@ -360,8 +356,9 @@ class Worker:
                 observation += "\n" + render(
                     self._corrective["bare_annotation"], lines="; ".join(annotations[:3])
                 )
-        # silent errors execution shows: a Series printed after a label, a filter on a
-        # value its column never holds (what follows from either is not a result)
+        # silent errors execution shows (what follows from any of them is not a result): a
+        # Series printed after a label, a filter on a value its column never holds, a
+        # subset made for an earlier question, a column written all NaN
         doubts: list[str] = []
         misprinted = self._misprinted(execution.stdout) if execution.ok else []
         if misprinted:
