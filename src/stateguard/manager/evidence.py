@@ -102,7 +102,7 @@ def through_unnamed_column(graph: LineageGraph, why: StaleReason, source: str) -
             text = statement_source(maker, reader.statement) if maker else ""
         else:
             text = source
-        if not _names_key(text, key):
+        if not names_key(text, key):
             return True
     return False
 
@@ -115,7 +115,7 @@ def _known(graph: LineageGraph, key: str) -> bool:
     return True
 
 
-def _names_key(source: str, key: str) -> bool:
+def names_key(source: str, key: str) -> bool:
     """Whether ``source`` names a part key such as ``['cost']`` (as a string or attribute)."""
     m = re.match(r"^\[(['\"])(.+?)\1\]$", key)
     if m is None:

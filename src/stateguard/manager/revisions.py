@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import VariableVersion
-from stateguard.manager.evidence import statement_source
+from stateguard.manager.evidence import names_key, statement_source
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
 
@@ -128,18 +128,6 @@ def _container(graph: LineageGraph, v: VariableVersion) -> bool:
     return not v.parts and bool(graph.parts_of(v.name))
 
 
-def _names_part(source: str, part: str) -> bool:
-    """Whether ``source`` names the part's key (``'cogs'`` of ``orders['cogs']``)."""
-    m = _PART_KEY.match(part)
-    if m is None:
-        return False
-    key = m.group(2)
-    return f"'{key}'" in source or f'"{key}"' in source or f".{key}" in source
-
-
-_PART_KEY = re.compile(r"^[^\[]+\[(['\"])(.+?)\1\]$")
-
-
 def _part_as_of(graph: LineageGraph, part: str, seq: int) -> VariableVersion | None:
     """The version of ``part`` created last before ``seq``."""
     earlier = [v for v in graph.versions(part) if v.seq < seq]
@@ -219,7 +207,8 @@ class _Taint:
             return hit
         for part in self.graph.parts_of(read.name):
             then = _part_as_of(self.graph, part, seq)
-            if then is not None and then.key in self.origin and _names_part(source, part):
+            named = names_key(source, part[len(read.name) :])
+            if then is not None and then.key in self.origin and named:
                 return self.origin[then.key]
         return None
 
@@ -250,7 +239,9 @@ def revised_constants(
                         step=step.step,
                     )
                 )
-            taint = taints.setdefault(id(revision), _Taint(graph, revision))
+            if id(revision) not in taints:
+                taints[id(revision)] = _Taint(graph, revision)
+            taint = taints[id(revision)]
             for read in cell.reads:
                 if read.version in seen:
                     continue
