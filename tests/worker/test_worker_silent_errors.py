@@ -373,3 +373,17 @@ def test_a_subset_bound_before_a_cell_failed_is_remembered() -> None:
     log.record(4, code_, made={"online"})  # lineage: only `online` was bound
     assert [c.name for c in log.carried(5, "online.sum()", "Total of 2024?")] == ["online"]
     assert log.carried(5, "later.sum()", "Total of 2024?") == []
+
+
+@pytest.mark.kernel
+def test_one_short_value_repeated_for_another_question_is_not_a_copy(
+    tracked: TrackedSession,
+) -> None:
+    replies = [code("print(0)"), "<answer>0</answer>"] * 2
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    assert list(worker.run_turn(1, "How many rows have no price?"))[-1].answer == "0"
+    events = list(worker.run_turn(2, "What is the lowest discount, rounded to 2 decimals?"))
+    assert events[-1].answer == "0"
+    assert not [e for e in events if isinstance(e, StepRecord) and e.problem]

@@ -50,6 +50,7 @@ from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.manager import Hint
+from stateguard.numbers import scan
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
@@ -125,6 +126,9 @@ def _takes_grammar(model: ChatModel) -> bool:
     except (TypeError, ValueError):
         return False
     return any(p.name == "grammar" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+_FIELD_LABEL = re.compile(r"\w\s*[:=]")
 
 
 def _answer_key(answer: str) -> str:
@@ -441,7 +445,11 @@ class Worker:
     def _copied_from(self, answer: str) -> int | None:
         """The earlier turn whose accepted answer this is, word for word, when that turn's
         question asked for something else (another format or kind of value); else None.
-        A small model copies its last answer into the next question."""
+        A small model copies its last answer into the next question. Only an answer of two
+        values or more counts (``region: North, contribution: 35685.77``): one short value
+        (``0``, ``yes``) may well answer two questions."""
+        if len(_FIELD_LABEL.findall(answer)) < 2 and len(scan(answer)) < 2:
+            return None
         key = _answer_key(answer)
         for turn, earlier, spec in reversed(self._answered):
             if earlier == key and spec != self._spec:
