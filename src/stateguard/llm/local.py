@@ -27,13 +27,14 @@ step    ::= thought "```python\n" code "```"
 answer  ::= thought? "<answer>" [^<\n]+ "</answer>"
 thought ::= tline tline? tline?
 tline   ::= [^`<\n] [^<\n]* "\n" "\n"?
-code    ::= blank* cline line*
-line    ::= cline | blank
-cline   ::= [^`\n] [^\n]* "\n"
+code    ::= cline line*
+line    ::= cline | blank cline
+cline   ::= [^`\n] [^`\n]* "\n"
 blank   ::= "\n"
 """
 """GBNF grammar of one worker step: a thought of one to three lines, then one ```python
-block (no line of it starts with a backtick, so the block ends at its closing fence); or
+block (no code line holds a backtick, so the block ends at its closing fence, on a line of
+its own; blank lines come one at a time, so a reply cannot run on as blank lines); or
 an answer on one line in ``<answer>`` tags, after an optional thought. Pass it as
 ``complete(..., grammar=STEP_GRAMMAR)``."""
 
