@@ -49,8 +49,8 @@ CODE_ONLY = _regex(CODE_STEP_GRAMMAR)
         ("<answer>42.5</answer>", True, False),
         ("Done.\n<answer>region: North</answer>", True, False),
         # the block closes only on a line of its own: no fence inside a code line
-        (f"Answer.\n{F}python\n<answer>1</answer>{F}\n\n\n", False, False),
-        (f"Answer.\n{F}python\nprint(1){F}", False, False),
+        (f"Answer.\n{F}python\n<answer>1</answer>{F}\n{F}", False, False),
+        (f"Go.\n{F}python\nprint(1){F}\n\nprint(2)\n{F}", False, False),
         # blank lines come one at a time, and not first
         (f"Go.\n{F}python\nx = 1\n\n\ny = 2\n{F}", False, False),
         (f"Go.\n{F}python\n\nx = 1\n{F}", False, False),
