@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from stateguard.kernel import ErrorInfo, ExecutionResult, ProbeResult
+from stateguard.lineage import CellRecord, ReadRecord, StaleReason
 from stateguard.verify import Step
 
 
@@ -20,6 +21,30 @@ def ok(
 def failed(code: str, ename: str, evalue: str = "", status: str = "error") -> Step:
     ex = ExecutionResult(status=status, error=ErrorInfo(ename=ename, evalue=evalue), wall_time=0.01)
     return Step(code=code, observation=f"{ename}: {evalue}", execution=ex)
+
+
+def stale_cell(
+    source: str,
+    name: str,
+    upstream: str,
+    *,
+    cell: int,
+    superseding_cell: int,
+    refresh: bool = False,
+) -> CellRecord:
+    """A cell that reads ``name@v1``, derived from ``upstream@v1``, which cell
+    ``superseding_cell`` rewrote as ``upstream@v2``."""
+    why = StaleReason(
+        version=f"{name}@v1",
+        outdated=f"{upstream}@v1",
+        used_by=f"{name}@v1",
+        superseded_by=f"{upstream}@v2",
+        superseding_cell=superseding_cell,
+        current=f"{upstream}@v2",
+        chain=(f"{upstream}@v1", f"{name}@v1"),
+    )
+    read = ReadRecord(name=name, version=f"{name}@v1", statement=0, stale=why, refresh=refresh)
+    return CellRecord(cell=cell, source=source, reads=(read,))
 
 
 def answer(text: str, final: bool = True) -> Step:

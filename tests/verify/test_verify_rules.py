@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from steps import FakeEnv, answer, failed, ok
+from steps import FakeEnv, answer, failed, ok, stale_cell
 
 from stateguard.audit import JOIN_MIME, JoinCellReport, JoinDiagnostic, JoinRecord
 from stateguard.audit.diagnostics import FrameRef
 from stateguard.kernel import ProbeResult
-from stateguard.lineage import CellRecord, ReadRecord, StaleReason
+from stateguard.lineage import CellRecord
 from stateguard.verify import Step, StepVerifier, VerifyError, VerifyTask
 
 TASK = VerifyTask(question="What is the total revenue of 2024?")
@@ -79,39 +79,13 @@ def test_an_empty_value_the_step_does_not_report_is_only_a_fact() -> None:
 
 
 def test_a_stale_read_scores_zero_and_names_the_superseding_write() -> None:
-    why = StaleReason(
-        version="cost@v1",
-        outdated="rate@v1",
-        used_by="cost@v1",
-        superseded_by="rate@v2",
-        superseding_cell=3,
-        current="rate@v2",
-        chain=("rate@v1", "cost@v1"),
-    )
-    cell = CellRecord(
-        cell=4,
-        source="print(cost)",
-        reads=(ReadRecord(name="cost", version="cost@v1", statement=0, stale=why),),
-    )
+    cell = stale_cell("print(cost)", "cost", "rate", cell=4, superseding_cell=3)
     s, text = score([ok("print(cost)", stdout="4.0", cell=cell)])
     assert s == 0.0 and "superseded by rate@v2 in cell 3" in text
 
 
 def test_a_stale_read_that_only_recomputes_the_value_is_not_penalized() -> None:
-    why = StaleReason(
-        version="cost@v1",
-        outdated="rate@v1",
-        used_by="cost@v1",
-        superseded_by="rate@v2",
-        superseding_cell=3,
-        current="rate@v2",
-        chain=("rate@v1", "cost@v1"),
-    )
-    cell = CellRecord(
-        cell=4,
-        source="cost = cost * 1",
-        reads=(ReadRecord(name="cost", version="cost@v1", statement=0, stale=why, refresh=True),),
-    )
+    cell = stale_cell("cost = cost * 1", "cost", "rate", cell=4, superseding_cell=3, refresh=True)
     assert score([ok("cost = cost * 1", cell=cell)])[0] == 1.0
 
 
@@ -156,20 +130,7 @@ def test_the_final_step_without_an_answer_scores_zero() -> None:
 
 
 def test_the_lowest_decisive_score_wins() -> None:
-    why = StaleReason(
-        version="c@v1",
-        outdated="r@v1",
-        used_by="c@v1",
-        superseded_by="r@v2",
-        superseding_cell=1,
-        current="r@v2",
-        chain=("r@v1", "c@v1"),
-    )
-    cell = CellRecord(
-        cell=2,
-        source="m = c.merge(b)",
-        reads=(ReadRecord(name="c", version="c@v1", statement=0, stale=why),),
-    )
+    cell = stale_cell("m = c.merge(b)", "c", "r", cell=2, superseding_cell=1)
     step = ok("m = c.merge(b)", private=_join("dropped_rows", "warning"), cell=cell)
     v = DET.verify(TASK, [step])
     assert v.score == 0.0 and {e.rule for e in v.evidence} == {"stale_read", "audit_dropped_rows"}
