@@ -172,3 +172,21 @@ def test_a_filter_on_a_value_its_column_lacks_scores_zero_and_a_held_value_does_
         assert near.score == 1.0, near.rationale
     finally:
         root.close()
+
+
+def test_a_result_from_another_column_than_the_question_names_by_a_real_probe(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="How many different regions are there?")
+    root = branches.root()
+    try:
+        root.run(Proposal(code="sales.units.nunique()"))
+        step = root.steps[-1].model_copy(update={"result": True})
+        v = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        assert v.score == 0.0 and v.evidence[0].rule == "question_column", v.rationale
+        root.run(Proposal(code="sales.region.nunique()"))
+        step = root.steps[-1].model_copy(update={"result": True})
+        near = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        assert near.score == 1.0, near.rationale
+    finally:
+        root.close()

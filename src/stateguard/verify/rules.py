@@ -19,6 +19,7 @@ from stateguard.audit.printchecks import describe as describe_misprinted
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
+from stateguard.verify.columns import column_mismatch, frame_columns
 from stateguard.verify.consistency import (
     aggregate_contradictions,
     contradictions,
@@ -289,6 +290,18 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     ]
 
 
+def question_column(inp: RuleInput) -> list[RuleResult]:
+    """A result step that takes its value from columns of a table while the question names
+    other columns of that table, none of which the step reads or writes → 0
+    (`stateguard.verify.columns`)."""
+    step, ex = inp.step, inp.step.execution
+    if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
+        return []
+    frames = frame_columns(inp.env, inp.probe_timeout)
+    found = column_mismatch(inp.task.question, step.code, frames)
+    return [] if found is None else [_decide(0.0, "question_column", found.describe())]
+
+
 Rule = Callable[[RuleInput], list[RuleResult]]
 
 EXECUTION_RULES: tuple[Rule, ...] = (
@@ -309,6 +322,7 @@ RULES: tuple[Rule, ...] = (
     *EXECUTION_RULES,
     *DATA_RULES,
     question_contradiction,
+    question_column,
     question_ignored,
 )
 """Every deterministic rule, cheapest evidence first."""

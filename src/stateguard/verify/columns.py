@@ -1,0 +1,179 @@
+"""Does a result step read the column the question is about? (no model, no reference)
+
+A question names a column when every word of the column's name is a word of the
+question, up to a plural (``occupation`` in "How many different occupations…",
+``item_price`` in "the mean item price"). A result step that takes its value from
+other columns of the same table and from none that the question names has most likely
+taken the wrong one: "How many different occupations?" answered by
+``users.zip_code.nunique()``.
+
+Names made only of generic words (``id``, ``name``, ``value``…) never count as named:
+the question uses those words for other things. A step that names no column (a whole
+table, positions) is not judged; nor is one that builds a column the question names.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from stateguard.verify.environment import Environment
+
+_GENERIC = frozenset(
+    {
+        "id",
+        "name",
+        "no",
+        "num",
+        "number",
+        "code",
+        "count",
+        "total",
+        "value",
+        "index",
+        "type",
+        "data",
+        "level",
+        "unnamed",
+        "col",
+        "column",
+        "key",
+    }
+)
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+# Runs in a fork: the column names of every data frame of the namespace, by variable.
+_FRAMES_PROBE = """
+{k: [str(c) for c in list(v.columns)[:500]]
+ for k, v in list(globals().items())[:2000]
+ if not k.startswith('_') and type(v).__name__ == 'DataFrame'}
+"""
+
+
+def stem(word: str) -> str:
+    """``word`` lower-cased without an English plural ending (``cities`` → ``city``)."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("sses", "xes", "zes", "ches", "shes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def words(name: str) -> list[str]:
+    """The stemmed words of a name: ``itemPrice``, ``item_price``, ``Item Price`` → item, price."""
+    return [stem(w) for w in _WORD.findall(name)]
+
+
+def named_columns(question: str, columns: Iterable[str]) -> set[str]:
+    """The columns every word of whose name is a word of ``question`` (see the module doc)."""
+    asked = set(words(question))
+    out = set()
+    for c in columns:
+        ws = words(c)
+        if ws and not set(ws) <= _GENERIC and all(w in asked for w in ws):
+            out.add(c)
+    return out
+
+
+def _query_names(node: ast.Call) -> set[str]:
+    arg = node.args[0] if node.args else None
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return set()
+    try:
+        tree = ast.parse(arg.value.replace("`", ""), mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def used_columns(code: str, columns: Iterable[str]) -> set[str] | None:
+    """The columns ``code`` names: string constants and attributes equal to a column name,
+    names in ``.query`` strings. None when the code does not parse."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    known = set(columns)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in known:
+            out.add(node.value)
+        elif isinstance(node, ast.Attribute) and node.attr in known:
+            out.add(node.attr)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "query":
+            out |= _query_names(node) & known
+    return out
+
+
+def _frames_read(code: str, frames: Mapping[str, Sequence[str]]) -> list[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return [f for f in frames if f in names]
+
+
+def written_columns(code: str) -> set[str]:
+    """Columns the code assigns (``df['c'] = …``, ``df.loc[:, 'c'] = …``)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            keys = node.slice.elts if isinstance(node.slice, ast.Tuple | ast.List) else [node.slice]
+            out |= {
+                k.value for k in keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            }
+    return out
+
+
+class Mismatch(NamedTuple):
+    """Named columns a result step does not read, and the other columns it reads instead."""
+
+    missed: tuple[str, ...]
+    instead: tuple[str, ...]
+    partial: bool
+    """The step also reads some named column (weaker evidence than reading none)."""
+
+    def describe(self) -> str:
+        """One line naming both sides."""
+        missed = ", ".join(repr(c) for c in self.missed)
+        instead = ", ".join(repr(c) for c in self.instead)
+        if self.partial:
+            return f"the question names {missed}, which the step does not read; it reads {instead}"
+        return f"the question is about {missed} but the step takes its result from {instead} only"
+
+
+def column_mismatch(
+    question: str, code: str, frames: Mapping[str, Sequence[str]]
+) -> Mismatch | None:
+    """The named columns ``code`` misses while reading others, or None. ``frames``: the
+    columns of each data frame after the step."""
+    read = _frames_read(code, frames)
+    if not read:
+        return None
+    columns = {c for f in read for c in frames[f]}
+    used = used_columns(code, columns)
+    named = named_columns(question, columns)
+    if not used or not named or named & written_columns(code):
+        return None
+    missed, instead = named - used, used - named
+    if not missed or not instead:
+        return None
+    return Mismatch(tuple(sorted(missed)), tuple(sorted(instead)), partial=bool(used & named))
+
+
+def frame_columns(env: Environment, timeout: float = 30.0) -> dict[str, list[str]]:
+    """The columns of each data frame in ``env`` (empty when the probe fails)."""
+    res = env.probe(_FRAMES_PROBE, timeout=timeout)
+    if not res.ok or not isinstance(res.value, dict):
+        return {}
+    return {str(k): [str(c) for c in v] for k, v in res.value.items() if isinstance(v, list)}

@@ -1,0 +1,116 @@
+"""The question-column rule: a result step reading other columns than the question names."""
+
+from __future__ import annotations
+
+import pytest
+from steps import FakeEnv, ok
+
+from stateguard.kernel import ProbeResult
+from stateguard.verify import StepVerifier, VerifyTask
+from stateguard.verify.columns import (
+    column_mismatch,
+    named_columns,
+    stem,
+    used_columns,
+    words,
+    written_columns,
+)
+
+USERS = {"users": ["user_id", "age", "gender", "occupation", "zip_code"]}
+ARMY = {"army": ["regiment", "company", "deaths", "battles", "veterans", "deserters"]}
+CHIPO = {"chipo": ["order_id", "quantity", "item_name", "choice_description", "item_price"]}
+
+
+def test_words_and_plurals() -> None:
+    assert words("item_price") == words("ItemPrice") == words("Item Price") == ["item", "price"]
+    assert words("RPT_value2") == ["rpt", "value", "2"]
+    assert [stem(w) for w in ("cities", "boxes", "orders", "class", "status", "axis")] == [
+        "city",
+        "box",
+        "order",
+        "class",
+        "status",
+        "axis",
+    ]
+
+
+def test_named_columns_need_every_word_and_not_only_generic_ones() -> None:
+    cols = [*CHIPO["chipo"], "name", "id"]
+    assert named_columns("What is the mean item price?", cols) == {"item_price"}
+    # "items" names no column: item_name also needs "name"; "name" alone is generic
+    assert named_columns("How many items were ordered?", cols) == set()
+    assert named_columns("Give the name and the id.", cols) == set()
+    assert named_columns("Give each item's name.", cols) == {"item_name"}
+    assert named_columns("How many different occupations are there?", USERS["users"]) == {
+        "occupation"
+    }
+
+
+def test_used_and_written_columns() -> None:
+    code = "df['a'] = df.b * 2\ndf.groupby(by=['c']).d.sum()\ndf.query('e > 3 and `f` < 1')"
+    assert used_columns(code, "abcdefg") == set("abcdef")
+    assert used_columns("df[", "ab") is None
+    assert written_columns(code) == {"a"}
+
+
+@pytest.mark.parametrize(
+    ("question", "code", "frames", "partial"),
+    [
+        ("How many different occupations are in this dataset?", "users.zip_code.nunique()", USERS,
+         False),
+        ("Extract the occupation column", "users.age", USERS, False),
+        ("Extract the columns 'veterans' and 'deaths'", "army[['veterans', 'deserters']]", ARMY,
+         True),
+        ("Select rows where df.deaths is greater than 500", "army[army['battles'] > 500]", ARMY,
+         False),
+    ],
+)  # fmt: skip
+def test_a_result_from_other_columns_than_the_question_names(
+    question: str, code: str, frames: dict[str, list[str]], partial: bool
+) -> None:
+    found = column_mismatch(question, code, frames)
+    assert found is not None and found.partial is partial
+    assert found.missed[0] in found.describe()
+
+
+@pytest.mark.parametrize(
+    ("question", "code", "frames"),
+    [
+        # the named column is read
+        ("How many different occupations are in this dataset?", "users.occupation.nunique()",
+         USERS),
+        ("Extract the columns 'veterans' and 'deaths'", "army[['veterans', 'deaths']]", ARMY),
+        # nothing named: the question speaks of items, the step reads quantity
+        ("How many items were ordered in total?", "chipo.quantity.sum()", CHIPO),
+        # no column read (whole table, positions)
+        ("How many different occupations are there?", "users.iloc[:, 3].nunique()", USERS),
+        # the step builds the named column itself
+        ("What is the mean item price?", "chipo['item_price'] = chipo.quantity * 2", CHIPO),
+        # the frame holding the named column is not read by the step
+        ("How many different occupations are there?", "other.zip_code.nunique()", USERS),
+    ],
+)  # fmt: skip
+def test_near_misses_are_not_mismatches(
+    question: str, code: str, frames: dict[str, list[str]]
+) -> None:
+    assert column_mismatch(question, code, frames) is None
+
+
+def _env(frames: dict[str, list[str]]) -> FakeEnv:
+    return FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, value=frames))
+
+
+def test_the_rule_scores_a_result_step_zero_and_leaves_others_alone() -> None:
+    det = StepVerifier("deterministic")
+    task = VerifyTask(question="How many different occupations are in this dataset?")
+    step = ok("users.zip_code.nunique()", result="795")
+    result = step.model_copy(update={"result": True})
+    v = det.verify(task, [result], env=_env(USERS))
+    assert v.score == 0.0 and v.evidence[-1].rule == "question_column"
+    assert "'occupation'" in v.rationale and "'zip_code'" in v.rationale
+    assert det.verify(task, [step], env=_env(USERS)).score == 1.0  # an exploration may look
+    right = ok("users.occupation.nunique()", result="21").model_copy(update={"result": True})
+    assert det.verify(task, [right], env=_env(USERS)).score == 1.0
+    # a probe that fails leaves the rule silent
+    failing = FakeEnv(lambda code: ProbeResult(status="error", wall_time=0.0))
+    assert det.verify(task, [result], env=failing).score == 1.0
