@@ -212,3 +212,19 @@ def test_double_plants_two_faults_of_different_kinds() -> None:
     assert "s.min() + df.sort_values('x', ascending=False).y.sum()" in out
     assert all(v.count("min") + v.count("mean") + v.count("ascending") >= 2 for v in out)
     assert double({"agg": wrong_aggregate})("s.max()", []) == []  # one kind: no pair
+
+
+@pytest.mark.parametrize(
+    ("question", "code", "flagged"),
+    [
+        ("Count the number of missing values", "wine.isna().sum().mean()", True),
+        ("How many missing values do we have?", "round(wine.isna().sum().mean())", True),
+        ("How many missing values do we have?", "wine.isna().sum().sum()", False),
+        ("What is the average number of items per order?", "x.groupby('o').size().mean()", False),
+        ("What percentage of the number of rows is missing?", "x.isna().mean()", False),
+        ("How many rows?", "n = x.mean()\nlen(x)", False),  # the last statement counts
+    ],
+)
+def test_a_count_whose_result_is_a_mean(question: str, code: str, flagged: bool) -> None:
+    found = [m for m in aggregate_contradictions(question, code) if "count or total" in m]
+    assert bool(found) is flagged

@@ -168,6 +168,21 @@ def test_a_shown_unrounded_value_is_only_a_fact() -> None:
     assert v.score == 1.0 and [e.decisive for e in v.evidence] == [False]
 
 
+def test_an_unrounded_result_step_scores_zero_and_a_rounded_one_does_not() -> None:
+    task = VerifyTask(question="What is the mean age of users? (rounded to integer)")
+    result = ok("users.age.mean()", result="34.05").model_copy(update={"result": True})
+    v = DET.verify(task, [result])
+    assert v.score == 0.0 and "a whole number" in v.rationale
+    rounded = ok("round(users.age.mean())", result="34").model_copy(update={"result": True})
+    assert DET.verify(task, [rounded]).score == 1.0
+    # printed raw values beside a rounded result are only a fact
+    printed = rounded.model_copy(
+        update={"execution": rounded.execution.model_copy(update={"stdout": "34.05\n"})}
+    )
+    v = DET.verify(task, [printed])
+    assert v.score == 1.0 and [e.decisive for e in v.evidence] == [False]
+
+
 def test_a_series_printed_after_the_label_of_a_single_value_scores_half() -> None:
     series = "total: 0    33137.10\n1    32238.12\n2    13760.91\ndtype: float64"
     s, why = score([ok("print(f'total: {t}')", stdout=series)])

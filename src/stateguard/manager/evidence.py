@@ -26,6 +26,11 @@ _DECIMALS = re.compile(
     re.IGNORECASE,
 )
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_INTEGER = re.compile(
+    r"\bround(?:ed|ing)?\s+(?:it\s+|them\s+|off\s+)?(?:up\s+|down\s+)?to\s+(?:the\s+)?"
+    r"(?:nearest\s+)?(?:an?\s+)?(?:integers?|whole\s+numbers?|int)\b",
+    re.IGNORECASE,
+)
 
 
 def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]:
@@ -243,10 +248,11 @@ def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) ->
 
 
 def decimal_requirement(question: str) -> int | None:
-    """A machine-checkable "N decimal places" requirement in the question, if any."""
+    """A machine-checkable "N decimal places" requirement in the question, if any ("rounded
+    to the nearest integer" is 0 places)."""
     m = _DECIMALS.search(question or "")
     if not m:
-        return None
+        return 0 if _INTEGER.search(question or "") else None
     tok = m.group(1).lower()
     return int(tok) if tok.isdigit() else _WORDS[tok]
 
@@ -263,7 +269,12 @@ def output_requirements(question: str, answer: str) -> list[Evidence]:
         Evidence(
             check="output_requirement",
             message=(
-                f"the question asks for {places} decimal place(s) but the answer gives "
+                (
+                    "the question asks for a whole number"
+                    if places == 0
+                    else f"the question asks for {places} decimal place(s)"
+                )
+                + " but the answer gives "
                 + ", ".join(f"{v:g}" for v in bad[:5])
             ),
             finding="decimals",

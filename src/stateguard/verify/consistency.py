@@ -264,7 +264,37 @@ _ASC = re.compile(
 _MEAN = re.compile(r"\b(?:mean|average|avg)\b", re.I)
 _MEDIAN = re.compile(r"\bmedian\b", re.I)
 _TOTAL = re.compile(r"\b(?:in\s+total|total\s+number|sum\s+of|how\s+many)\b", re.I)
+_COUNT = re.compile(
+    r"\b(?:in\s+total|total\s+number|sum\s+of|how\s+many|count\s+(?:the|all)|number\s+of)\b",
+    re.I,
+)
+_SHARE = re.compile(r"\b(?:percent\w*|proportion|share|ratio|rate|fraction|per\s+cent)\b", re.I)
 _COUNTING = {"sum", "count", "size", "value_counts", "nunique", "len", "shape", "cumsum"}
+_WRAPPERS = {"round", "int", "float", "abs", "print", "display", "str"}
+
+
+def outer_aggregation(tree: ast.Module) -> str | None:
+    """The method a cell's last statement applies last (``x.sum().mean()`` → ``mean``),
+    through ``round(…)``, ``int(…)``, ``print(…)`` and a subscript of the result."""
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr | ast.Assign):
+        return None
+    node: ast.AST = tree.body[-1].value  # type: ignore[attr-defined]
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) in _WRAPPERS
+        ):
+            node = node.args[0]
+        else:
+            break
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    return None
+
+
 _MAXES, _MINS = {"max", "idxmax", "nlargest", "argmax"}, {"min", "idxmin", "nsmallest", "argmin"}
 
 
@@ -308,9 +338,10 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
     ascending sort; for a descending order and the code only sorts ascending (or the
     reverse)."""
     try:
-        facts = _CodeFacts(ast.parse(code))
+        tree = ast.parse(code)
     except SyntaxError:
         return []
+    facts = _CodeFacts(tree)
     calls, out = facts.calls, []
     mean, median = bool(_MEAN.search(question)), bool(_MEDIAN.search(question))
     if mean and not median and "median" in calls and "mean" not in calls:
@@ -325,6 +356,14 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         and not calls & _COUNTING
     ):
         out.append("the question asks for a total but the code only averages")
+    elif (
+        _COUNT.search(question)
+        and not mean
+        and not median
+        and not _SHARE.search(question)
+        and (last := outer_aggregation(tree)) in ("mean", "median")
+    ):
+        out.append(f"the question asks for a count or total but the result is a {last}")
     most, least = bool(_MAX_WORDS.search(question)), bool(_MIN_WORDS.search(question))
     sorts = [a for a in facts.sorts if a is not None]
     for wanted, other, word, own, opposite in (

@@ -25,6 +25,7 @@ from stateguard.verify.consistency import (
     contradictions,
     ignored_names,
 )
+from stateguard.verify.degenerate import degenerate
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.environment import Environment
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
@@ -236,15 +237,18 @@ def answer_rules(inp: RuleInput) -> list[RuleResult]:
 
 def shown_requirements(inp: RuleInput) -> list[RuleResult]:
     """A shown result that breaks a machine-checkable requirement of the question (decimal
-    places): a fact, since a step may show raw values before the answer rounds them."""
+    places). The value of a result step is its answer → 0; anything else shown is a fact,
+    since a step may show raw values before the answer rounds them."""
     ex = inp.step.execution
     if ex is None or not ex.ok or inp.step.answer is not None:
         return []
+    question = inp.task.question
+    if inp.step.result and ex.result:
+        decided = output_requirements(question, ex.result)
+        if decided:
+            return [_decide(0.0, "output_requirement", e.message) for e in decided]
     shown = "\n".join([ex.stdout, ex.result or ""])
-    return [
-        _fact("output_requirement", e.message)
-        for e in output_requirements(inp.task.question, shown)
-    ]
+    return [_fact("output_requirement", e.message) for e in output_requirements(question, shown)]
 
 
 def question_contradiction(inp: RuleInput) -> list[RuleResult]:
@@ -290,6 +294,15 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     ]
 
 
+def fixed_by_form(inp: RuleInput) -> list[RuleResult]:
+    """A cell that ran and computes a value fixed by its form (``x - x``, ``a == a``, a
+    column selected twice) → 0: `stateguard.verify.degenerate`."""
+    step, ex = inp.step, inp.step.execution
+    if step.code is None or ex is None or not ex.ok:
+        return []
+    return [_decide(0.0, "fixed_by_form", m) for m in degenerate(step.code)]
+
+
 def question_column(inp: RuleInput) -> list[RuleResult]:
     """A result step that takes its value from columns of a table while the question names
     other columns of that table, none of which the step reads or writes → 0
@@ -321,6 +334,7 @@ DATA_RULES: tuple[Rule, ...] = (absent_filter, printed_series)
 RULES: tuple[Rule, ...] = (
     *EXECUTION_RULES,
     *DATA_RULES,
+    fixed_by_form,
     question_contradiction,
     question_column,
     question_ignored,

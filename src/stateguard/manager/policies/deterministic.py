@@ -45,6 +45,8 @@ class DeterministicPolicy:
         places = decimal_requirement(question)
         if places is None:
             return ()
+        if places == 0:
+            return (Constraint(text="report whole numbers (rounded to the nearest integer)"),)
         return (Constraint(text=f"report numbers with {places} decimal place(s)"),)
 
     def evidence(self, obs: Observation, ctx: PolicyContext) -> list[Evidence]:

@@ -1,0 +1,47 @@
+"""Expressions fixed by their form: found, and their near misses not."""
+
+from __future__ import annotations
+
+import pytest
+from steps import ok
+
+from stateguard.verify import StepVerifier, VerifyTask
+from stateguard.verify.degenerate import degenerate
+
+
+@pytest.mark.parametrize(
+    ("code", "found"),
+    [
+        ("(apple.index.min() - apple.index.min()).days", "same operand on both sides"),
+        ("df.a / df.a", "same operand on both sides"),
+        ("df[df.price < df.price]", "compares a value with itself"),
+        ("army[['deaths', 'deaths']]", "selects 'deaths' twice"),
+    ],
+)
+def test_an_expression_fixed_by_its_form_is_found(code: str, found: str) -> None:
+    (msg,) = degenerate(code)
+    assert found in msg
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "(apple.index.max() - apple.index.min()).days",
+        "df[df.k != df.k]",  # the NaN test
+        "df[df.k == df.k]",
+        "x = 1 - 1",  # literals
+        "army[['deaths', 'veterans']]",
+        "df.a * df.a",  # a square is not fixed
+        "df[",
+    ],
+)
+def test_near_misses_are_not(code: str) -> None:
+    assert degenerate(code) == []
+
+
+def test_the_rule_scores_a_cell_that_ran_zero() -> None:
+    task = VerifyTask(question="How many days lie between the first and the last day?")
+    v = StepVerifier("deterministic").verify(task, [ok("(d.max() - d.max()).days", result="0")])
+    assert v.score == 0.0 and v.evidence[0].rule == "fixed_by_form"
+    right = ok("(d.max() - d.min()).days", result="6000")
+    assert StepVerifier("deterministic").verify(task, [right]).score == 1.0
