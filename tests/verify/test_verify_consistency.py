@@ -174,12 +174,23 @@ def test_a_statistic_against_the_question_settles_only_a_result_step() -> None:
 
 def test_a_result_step_ignoring_the_question_is_doubtful_not_wrong() -> None:
     task = VerifyTask(question="Filter teams that scored more than 6 goals.")
-    step = ok("euro12", result="Team Goals\n...")
+    step = ok("euro12[['Team', 'Goals']]", result="Team Goals\n...")
     doubtful = step.model_copy(update={"result": True})
     v = DET.verify(task, [doubtful])
     assert v.score == 0.5 and "threshold more than 6" in v.rationale
     assert DET.verify(task, [step]).score == 1.0  # an intermediate step may prepare data
     assert DET.verify(task, [step, answer("All the teams")]).score == 0.5  # the answer too
+
+
+def test_a_result_showing_a_stored_table_whose_condition_nothing_applied_scores_zero() -> None:
+    task = VerifyTask(question="Filter teams that scored more than 6 goals.")
+    bare = ok("(euro12)", result="Team Goals\n...").model_copy(update={"result": True})
+    v = DET.verify(task, [bare])
+    assert v.score == 0.0 and "`(euro12)` as it is" in v.rationale
+    # near misses: an earlier step applied the threshold; a bare name that is not a result
+    earlier = ok("euro12 = euro12[euro12.Goals > 6]")
+    assert DET.verify(task, [earlier, bare]).score == 1.0
+    assert DET.verify(task, [bare.model_copy(update={"result": False})]).score == 1.0
 
 
 def test_wrong_column_replaces_one_column_reference_at_a_time() -> None:

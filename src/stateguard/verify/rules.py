@@ -8,6 +8,7 @@ decisive score; a step no rule decides is left to the next layer.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -264,9 +265,20 @@ def question_contradiction(inp: RuleInput) -> list[RuleResult]:
     return [_decide(0.0, "question_contradiction", m) for m in found]
 
 
+def _shows_stored_value(code: str | None) -> bool:
+    """The cell only shows a name (``army``, ``(army)``): a stored value, unchanged."""
+    try:
+        body = ast.parse(code or "").body
+    except SyntaxError:
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Name)
+
+
 def question_ignored(inp: RuleInput) -> list[RuleResult]:
     """A result or answer step whose code so far never uses a threshold, quoted value, or
-    column or value of the data that the question names → 0.5 (a warning)."""
+    column or value of the data that the question names → 0.5 (a warning); → 0 when the
+    result step shows a stored value unchanged and what is never applied is a threshold
+    or a quoted value (a condition on the rows that nothing applied)."""
     step = inp.step
     if not (
         step.answer is not None
@@ -280,6 +292,17 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     missed = ignored_names(inp.task.question, code, inp.env, inp.probe_timeout, own)
     if not missed:
         return []
+    conditions = [m for m in missed if m.startswith(("the threshold", "the value '"))]
+    if step.result and conditions and _shows_stored_value(step.code):
+        return [
+            _decide(
+                0.0,
+                "question_ignored",
+                f"the step shows `{(step.code or '').strip()}` as it is, and the question's "
+                + ", ".join(conditions[:3])
+                + " is applied by no code so far",
+            )
+        ]
     return [
         RuleResult(
             score=0.5,
