@@ -194,16 +194,26 @@ def test_a_cell_whose_filter_matches_nothing_is_told_and_not_taken_as_an_answer(
 def test_a_labelled_series_counts_only_where_the_question_asks_for_that_value(
     question: str, label: str, flagged: bool
 ) -> None:
+    from stateguard.kernel import ExecutionResult, ProbeResult
     from stateguard.worker.answer_format import AnswerSpec
+    from stateguard.worker.doubts import silent_errors
+    from stateguard.worker.scope import ScopeLog
 
-    worker = Worker(ScriptedModel([]), GuardedSession(_NoKernel(), manager=NullSupervisor()))
-    worker._spec = AnswerSpec.from_question(question)
     stdout = f"{label}: " + str(pd.Series([1.0, 2.0, 3.0])) + "\n"
-    assert bool(worker._misprinted(stdout)) is flagged
-
-
-class _NoKernel:
-    """An executor that is never called (the check reads printed text only)."""
+    found = silent_errors(
+        "print(t)",
+        ExecutionResult(status="ok", stdout=stdout, wall_time=0.0),
+        (),
+        probe=lambda code, timeout=0: ProbeResult(status="error", wall_time=0.0),
+        spec=AnswerSpec.from_question(question),
+        scopes=ScopeLog(),
+        turn=1,
+        question=question,
+    )
+    assert [d.failure for d in found] == (
+        ["a Series printed where one value was meant"] if flagged else []
+    )
+    assert all("Series of 3 values" in d.note for d in found)
 
 
 @pytest.mark.kernel

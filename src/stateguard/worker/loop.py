@@ -40,12 +40,6 @@ import re
 import time
 from collections.abc import Callable, Generator, Iterator
 
-from stateguard.audit.filterchecks import absent_filters
-from stateguard.audit.filterchecks import describe as describe_absent_filters
-from stateguard.audit.nanchecks import describe as describe_nan_columns
-from stateguard.audit.nanchecks import nan_columns
-from stateguard.audit.printchecks import LabelledSeries
-from stateguard.audit.printchecks import describe as describe_labelled_series
 from stateguard.guard import GuardedSession
 from stateguard.llm import ChatModel
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
@@ -54,6 +48,7 @@ from stateguard.numbers import scan
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
+from stateguard.worker.doubts import silent_errors
 from stateguard.worker.error_context import (
     assigned_names,
     bare_annotations,
@@ -293,7 +288,8 @@ class Worker:
         except Exception:  # no fork on this backend, or the probe itself failed
             return False, False
         # a Series printed after a label the question asks about is not a result
-        shows = bool(probe.stdout.strip() or probe.result) and not self._misprinted(probe.stdout)
+        misprinted = self._spec is not None and self._spec.misprinted(probe.stdout)
+        shows = bool(probe.stdout.strip() or probe.result) and not misprinted
         return probe.ok, shows
 
     def _resample(
@@ -360,39 +356,23 @@ class Worker:
                 observation += "\n" + render(
                     self._corrective["bare_annotation"], lines="; ".join(annotations[:3])
                 )
-        # silent errors execution shows (what follows from any of them is not a result): a
-        # Series printed after a label, a filter on a value its column never holds, a
-        # subset made for an earlier question, a column written all NaN
-        doubts: list[str] = []
-        misprinted = self._misprinted(execution.stdout) if execution.ok else []
-        if misprinted:
-            doubts.append("a Series printed where one value was meant")
-            observation = f"{observation}\n\n{describe_labelled_series(misprinted)}"
-        empty = absent_filters(self.guard.executor.run_probe, code) if execution.ok else []
-        if empty:
-            doubts.append("a filter on a value its column does not hold")
-            observation = f"{observation}\n\n{describe_absent_filters(empty)}"
-        carried = (
-            self._scopes.carried(turn, code, self.conversation.current.opener)
-            if execution.ok
-            else []
+        # silent errors execution shows: what follows from any of them is not a result
+        created = outcome.cell.created if outcome.cell is not None and execution.ok else ()
+        found = silent_errors(
+            code,
+            execution,
+            created,
+            probe=self.guard.executor.run_probe,
+            spec=self._spec,
+            scopes=self._scopes,
+            turn=turn,
+            question=self.conversation.current.opener,
         )
-        if carried:
-            doubts.append("a subset made for an earlier question")
-            frames = sorted({c.selections[0].split("[", 1)[0] for c in carried})
-            observation += (
-                "\n\nNote: "
-                + "; ".join(c.describe() for c in carried)
-                + f". Compute this question's result from the whole data ({', '.join(frames)}),"
-                " unless the question asks for that subset."
-            )
+        doubts = [d.failure for d in found]
+        for d in found:
+            observation = f"{observation}\n\n{d.note}"
         if outcome.cell is not None:
             self._scopes.record(turn, code, {VarKey.name_of(v) for v in outcome.cell.created})
-        created = outcome.cell.created if outcome.cell is not None and execution.ok else ()
-        blank = nan_columns(self.guard.executor.run_probe, created) if created else []
-        if blank:
-            doubts.append("a column written with only missing values")
-            observation = f"{observation}\n\n{describe_nan_columns(blank)}"
         audit = outcome.audit.describe() if outcome.audit is not None else ""
         if audit:  # what the join guard saw: "audit alarm: inner merge ... dropped 12 of 200 ..."
             observation = f"{observation}\n{audit}"
@@ -437,10 +417,6 @@ class Worker:
         yield from self._drain(turn)
         yield from self._deliver(turn, step, list(outcome.notes))
         return bool(doubts)
-
-    def _misprinted(self, stdout: str) -> list[LabelledSeries]:
-        """Series printed after a label where this turn's question asks for that value."""
-        return [] if self._spec is None else self._spec.misprinted(stdout)
 
     def _copied_from(self, answer: str) -> int | None:
         """The earlier turn whose accepted answer this is, word for word, when that turn's
