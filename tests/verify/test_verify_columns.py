@@ -114,3 +114,12 @@ def test_the_rule_scores_a_result_step_zero_and_leaves_others_alone() -> None:
     # a probe that fails leaves the rule silent
     failing = FakeEnv(lambda code: ProbeResult(status="error", wall_time=0.0))
     assert det.verify(task, [result], env=failing).score == 1.0
+
+
+def test_a_partial_mismatch_is_a_doubt_not_a_verdict() -> None:
+    det = StepVerifier("deterministic")
+    task = VerifyTask(question="Extract the columns 'veterans' and 'deaths'")
+    step = ok("army[['veterans', 'deserters']]", result="...").model_copy(update={"result": True})
+    v = det.verify(task, [step], env=_env(ARMY))
+    assert v.score == 0.5 and "'deaths', which the step does not read" in v.rationale
+    assert [e.decisive for e in v.evidence if e.rule == "question_column"] == [False]

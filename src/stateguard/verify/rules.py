@@ -328,14 +328,20 @@ def fixed_by_form(inp: RuleInput) -> list[RuleResult]:
 
 def question_column(inp: RuleInput) -> list[RuleResult]:
     """A result step that takes its value from columns of a table while the question names
-    other columns of that table, none of which the step reads or writes → 0
-    (`stateguard.verify.columns`)."""
+    other columns of that table, none of which the step reads or writes → 0; one that
+    reads some named columns and, instead of another named one, an unnamed one → 0.5 (a
+    doubt: it may derive the named one). See `stateguard.verify.columns`."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
         return []
     frames = frame_columns(inp.env, inp.probe_timeout)
     found = column_mismatch(inp.task.question, step.code, frames)
-    return [] if found is None else [_decide(0.0, "question_column", found.describe())]
+    if found is None:
+        return []
+    if found.partial:
+        evidence = Evidence(rule="question_column", message=found.describe(), decisive=False)
+        return [RuleResult(score=0.5, evidence=evidence)]
+    return [_decide(0.0, "question_column", found.describe())]
 
 
 Rule = Callable[[RuleInput], list[RuleResult]]
