@@ -190,3 +190,26 @@ def test_a_result_from_another_column_than_the_question_names_by_a_real_probe(
         assert near.score == 1.0, near.rationale
     finally:
         root.close()
+
+
+def test_a_column_written_all_missing_scores_zero_in_a_result_step(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="What is the share of units per region?")
+    root = branches.root()
+    try:
+        # a grouped result assigned as a column matches no row: all NaN
+        root.run(Proposal(code="sales['share'] = sales.groupby('units')['region'].count()"))
+        step = root.steps[-1].model_copy(update={"result": True})
+        v = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        assert v.score == 0.0 and v.evidence[0].rule == "blank_column", v.rationale
+        assert "`sales['share']`" in v.rationale and "all 3 rows" in v.rationale
+        doubt = StepVerifier("deterministic").verify(task, root.steps, env=root.environment())
+        assert doubt.score == 0.5  # not a result step: it may be filled later
+        # near miss: a column with values
+        root.run(Proposal(code="sales['share'] = sales.units / sales.units.sum()"))
+        step = root.steps[-1].model_copy(update={"result": True})
+        near = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        assert near.score == 1.0, near.rationale
+    finally:
+        root.close()

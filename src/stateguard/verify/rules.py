@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from stateguard.audit import audit_cell
 from stateguard.audit.filterchecks import absent_filters
 from stateguard.audit.filterchecks import describe as describe_absent
+from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import describe as describe_misprinted
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
@@ -151,6 +152,30 @@ def absent_filter(inp: RuleInput) -> list[RuleResult]:
     if _claims_finding(step):
         return [_decide(0.0, "absent_filter", message)]
     return [_fact("absent_filter", message)]
+
+
+def blank_column(inp: RuleInput) -> list[RuleResult]:
+    """A column the step wrote that holds only missing values now (read by a fork probe):
+    → 0 in a result step (its result is built on nothing), else 0.5 (a column may be
+    created empty and filled later)."""
+    step, ex, cell = inp.step, inp.step.execution, inp.step.cell
+    if inp.env is None or cell is None or not cell.created or ex is None or not ex.ok:
+        return []
+    found = nan_columns(inp.env.probe, cell.created, timeout=inp.probe_timeout)
+    if not found:
+        return []
+    message = "; ".join(
+        f"the step wrote `{f.frame}[{f.column!r}]`, which holds only missing values in all "
+        f"{f.rows} rows"
+        for f in found[:3]
+    )
+    if step.result:
+        return [_decide(0.0, "blank_column", message)]
+    return [
+        RuleResult(
+            score=0.5, evidence=Evidence(rule="blank_column", message=message, decisive=False)
+        )
+    ]
 
 
 def printed_series(inp: RuleInput) -> list[RuleResult]:
@@ -357,8 +382,8 @@ EXECUTION_RULES: tuple[Rule, ...] = (
 """The rules that read execution, lineage and the audit only (not the question's wording),
 as they were before the filter and printing checks."""
 
-DATA_RULES: tuple[Rule, ...] = (absent_filter, printed_series)
-"""Rules that check what a step selected or printed against the data (fork probes)."""
+DATA_RULES: tuple[Rule, ...] = (absent_filter, printed_series, blank_column)
+"""Rules that check what a step selected, printed or wrote against the data (fork probes)."""
 
 RULES: tuple[Rule, ...] = (
     *EXECUTION_RULES,
