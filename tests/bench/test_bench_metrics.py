@@ -138,6 +138,19 @@ def test_faults_repairs_calls() -> None:
     assert m["llm_calls_per_turn"] == pytest.approx(6 / 5)
 
 
+def test_false_alarms_on_clean_turns_that_joined() -> None:
+    records = [
+        rec("A", 1, 4, True, joins=2, flagged=True),
+        rec("A", 2, 4, True, joins=1),
+        rec("A", 3, 4, True, joins=1, injected=True, flagged=True),  # a fault: not clean
+        rec("A", 4, 4, True, flagged=True),  # no join
+    ]
+    m = compute_metrics(records)
+    assert m["clean_join_turns"] == 2 and m["join_false_alarm_rate"] == pytest.approx(1 / 2)
+    assert m["false_alarm_rate"] == pytest.approx(2 / 3)
+    assert compute_metrics([rec("A", 1, 1, True)])["join_false_alarm_rate"] is None
+
+
 def test_no_injection_means_no_recall() -> None:
     m = compute_metrics([rec("A", 1, 1, True)])
     assert m["fault_recall"] is None and m["false_alarm_rate"] == 0.0

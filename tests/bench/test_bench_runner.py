@@ -121,3 +121,17 @@ def test_longds_fixture_replays_with_comment_dependencies(longds_toy, tmp_path) 
     assert all(t["correct"] is True for t in turns.values())
     assert turns[5]["depends_on"] == [2, 4]
     assert not any(t["flagged"] for t in turns.values())
+
+
+def test_clean_merge_turns_are_counted_and_their_false_alarms_apart(dseval_root, tmp_path) -> None:
+    suite = real_dseval_suite(tmp_path / "suite", dseval_root, "05-merge-fictitous-names")
+    turns = _run(suite, tmp_path / "run", manager="deterministic")
+    # turns 2-3 concatenate (not a merge); 4-6 merge on subject_id
+    assert [turns[i]["joins"] for i in range(1, 7)] == [0, 0, 0, 1, 1, 1]
+    m = compute_metrics(RunStore(tmp_path / "run").records())
+    assert m["clean_join_turns"] == 3
+    # turn 4, `pd.merge(all_data, data3, on='subject_id')`: no how=, and pandas' default
+    # inner join drops rows on both sides; the policy makes that an alarm
+    assert [i for i, t in turns.items() if t["flagged"]] == [4]
+    assert m["join_false_alarm_rate"] == pytest.approx(1 / 3)
+    assert m["false_alarm_rate"] == pytest.approx(1 / 6)

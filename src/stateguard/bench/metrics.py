@@ -15,7 +15,10 @@ Definitions (``scored`` turns are those not skipped and with ``correct`` not Non
   dependencies right). Turns without dependencies, or whose dependencies were all
   unscored, are left out; None when either group is empty.
 - ``fault_recall``: flagged / injected over non-skipped injected turns (None if none);
-  ``false_alarm_rate``: flagged / clean over non-skipped clean turns (None if none).
+  ``false_alarm_rate``: flagged / clean over non-skipped clean turns (None if none);
+  ``join_false_alarm_rate``: the same over the clean turns that merged or joined tables
+  (``joins`` > 0: calls the join guard recorded in the turn's first attempt; concat is
+  not counted), ``clean_join_turns`` their number.
 - ``repairs_fixed``: turns whose repair fixed them; ``repair_fix_rate`` = that / repaired.
 - ``llm_calls_per_turn``: LLM calls / non-skipped turns.
 
@@ -41,6 +44,8 @@ METRIC_KEYS = (
     "dcr_detail",
     "fault_recall",
     "false_alarm_rate",
+    "join_false_alarm_rate",
+    "clean_join_turns",
     "repairs_fixed",
     "repairs_attempted",
     "repair_fix_rate",
@@ -72,6 +77,9 @@ class TurnRecord(BaseModel):
     fixed_by_repair: bool = False
     llm_calls: int = Field(default=0, ge=0)
     skipped: bool = False
+    joins: int = Field(default=0, ge=0)
+    """Merge/join calls the join guard recorded in the turn's first attempt (0: none, or
+    a run without the guard)."""
 
     @property
     def scored(self) -> bool:
@@ -170,6 +178,7 @@ def compute_metrics(records: Iterable[TurnRecord]) -> dict[str, Any]:
     active = [r for r in records if not r.skipped]
     injected = [r for r in active if r.injected]
     clean = [r for r in active if not r.injected]
+    joined = [r for r in clean if r.joins]
     repaired = [r for r in active if r.repaired]
     dcr = dependency_conditioned_error(records)
     metrics: dict[str, Any] = {
@@ -179,6 +188,8 @@ def compute_metrics(records: Iterable[TurnRecord]) -> dict[str, Any]:
         "dcr_detail": dcr,
         "fault_recall": _rate(sum(r.flagged for r in injected), len(injected)),
         "false_alarm_rate": _rate(sum(r.flagged for r in clean), len(clean)),
+        "join_false_alarm_rate": _rate(sum(r.flagged for r in joined), len(joined)),
+        "clean_join_turns": len(joined),
         "repairs_fixed": sum(1 for r in active if r.fixed_by_repair),
         "repairs_attempted": len(repaired),
         "repair_fix_rate": _rate(sum(r.fixed_by_repair for r in repaired), len(repaired)),

@@ -51,6 +51,7 @@ class _TurnLog:
     accepted: bool = True
     answer: str | None = None
     attempt_cells: list[CellRecord] = field(default_factory=list)
+    joins: int = 0
 
 
 class ReplayWorker:
@@ -72,6 +73,8 @@ class ReplayWorker:
         self.faults = {f.candidate.turn_id: f for f in faults or []}
         self.max_repairs = max_repairs
         self.cell_timeout = cell_timeout
+        self._joins = 0
+        """Merge/join calls the join guard recorded in the last step run."""
 
     # -- one step ----------------------------------------------------------------
 
@@ -87,6 +90,8 @@ class ReplayWorker:
 
     def _run_step(self, code: str) -> tuple[ExecutionResult, CellRecord | None, tuple[Hint, ...]]:
         outcome = self.guard.run_cell(code, timeout=self.cell_timeout)
+        joins = outcome.audit.joins if outcome.audit is not None else None
+        self._joins = sum(r.operation != "concat" for r in joins.records) if joins else 0
         return outcome.execution, outcome.cell, outcome.notes
 
     def _judge(self, turn: BenchTurn, execution, cells: list[CellRecord], tag: str) -> Judgement:
@@ -128,6 +133,8 @@ class ReplayWorker:
         while True:
             execution, cell, hints = self._run_step(code)
             log.attempts += 1
+            if log.attempts == 1:
+                log.joins = self._joins
             log.repair_hints += sum(h.kind == "repair" for h in hints)
             if cell is not None:
                 log.attempt_cells.append(cell)
@@ -191,6 +198,7 @@ class ReplayWorker:
             injection_kind=fault.candidate.kind if fault else None,
             fault_effective=effective,
             wall_time=time.monotonic() - started,
+            joins=log.joins,
         )
         record = None
         if fault is not None:

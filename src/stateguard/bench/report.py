@@ -31,6 +31,7 @@ HEADLINE = (
     "dcr",
     "fault_recall",
     "false_alarm_rate",
+    "join_false_alarm_rate",
     "repairs_fixed",
     "llm_calls_per_turn",
     "turns_total",
