@@ -6,7 +6,7 @@ import pytest
 
 from stateguard.audit import Auditor
 from stateguard.llm import ScriptedModel
-from stateguard.verify import StepVerifier, VerifyTask
+from stateguard.verify import StepVerdict, StepVerifier, VerifyTask
 from stateguard.verify.search import (
     KernelBranches,
     ModelPolicy,
@@ -14,6 +14,7 @@ from stateguard.verify.search import (
     best_of_n,
     search_turns,
 )
+from stateguard.verify.search.branches import KernelBranch
 
 pytestmark = pytest.mark.kernel
 
@@ -174,19 +175,22 @@ def test_a_filter_on_a_value_its_column_lacks_scores_zero_and_a_held_value_does_
         root.close()
 
 
+def _result(root: KernelBranch, task: VerifyTask, code: str) -> StepVerdict:
+    """Run ``code`` on ``root`` as the turn's result step and verify it alone."""
+    root.run(Proposal(code=code))
+    step = root.steps[-1].model_copy(update={"result": True})
+    return StepVerifier("deterministic").verify(task, [step], env=root.environment())
+
+
 def test_a_result_from_another_column_than_the_question_names_by_a_real_probe(
     branches: KernelBranches,
 ) -> None:
     task = VerifyTask(question="How many different regions are there?")
     root = branches.root()
     try:
-        root.run(Proposal(code="sales.units.nunique()"))
-        step = root.steps[-1].model_copy(update={"result": True})
-        v = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        v = _result(root, task, "sales.units.nunique()")
         assert v.score == 0.0 and v.evidence[0].rule == "question_column", v.rationale
-        root.run(Proposal(code="sales.region.nunique()"))
-        step = root.steps[-1].model_copy(update={"result": True})
-        near = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        near = _result(root, task, "sales.region.nunique()")
         assert near.score == 1.0, near.rationale
     finally:
         root.close()
@@ -199,17 +203,13 @@ def test_a_column_written_all_missing_scores_zero_in_a_result_step(
     root = branches.root()
     try:
         # a grouped result assigned as a column matches no row: all NaN
-        root.run(Proposal(code="sales['share'] = sales.groupby('units')['region'].count()"))
-        step = root.steps[-1].model_copy(update={"result": True})
-        v = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        v = _result(root, task, "sales['share'] = sales.groupby('units')['region'].count()")
         assert v.score == 0.0 and v.evidence[0].rule == "blank_column", v.rationale
         assert "`sales['share']`" in v.rationale and "all 3 rows" in v.rationale
         doubt = StepVerifier("deterministic").verify(task, root.steps, env=root.environment())
         assert doubt.score == 0.5  # not a result step: it may be filled later
         # near miss: a column with values
-        root.run(Proposal(code="sales['share'] = sales.units / sales.units.sum()"))
-        step = root.steps[-1].model_copy(update={"result": True})
-        near = StepVerifier("deterministic").verify(task, [step], env=root.environment())
+        near = _result(root, task, "sales['share'] = sales.units / sales.units.sum()")
         assert near.score == 1.0, near.rationale
     finally:
         root.close()
