@@ -215,7 +215,17 @@ def test_join_faults_splice_one_merge_call_at_a_time() -> None:
     assert all(c.kind == "join-fault" for c in found)
 
 
-def test_join_faults_need_a_merge_and_a_rerunnable_turn() -> None:
+def test_join_faults_need_a_merge_and_a_rerunnable_or_restorable_turn() -> None:
     assert ast_candidates("join-fault", facts("x = df.groupby('a').sum()")) == []
+    assert all(c.restore == () for c in ast_candidates("join-fault", facts(JOIN_CODE)))
+    # not rerunnable, and nothing known to restore: no candidate
     not_rerunnable = TurnFacts(turn_id=2, code=JOIN_CODE, ok=True, rerunnable=False)
     assert ast_candidates("join-fault", not_rerunnable) == []
+    # it rebinds `tests` from itself: the replay restores it before the redo
+    rebinds = not_rerunnable.model_copy(update={"rebinds": ("tests",)})
+    found = ast_candidates("join-fault", rebinds)
+    assert found and all(c.restore == ("tests",) for c in found)
+    # only join faults are planted that way
+    flip = "tests = tests[tests.a > 1]"
+    assert ast_candidates("flipped-comparison", facts(flip))
+    assert ast_candidates("flipped-comparison", rebinds.model_copy(update={"code": flip})) == []

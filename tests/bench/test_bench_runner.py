@@ -135,3 +135,20 @@ def test_clean_merge_turns_are_counted_and_their_false_alarms_apart(dseval_root,
     assert [i for i, t in turns.items() if t["flagged"]] == [4]
     assert m["join_false_alarm_rate"] == pytest.approx(1 / 3)
     assert m["false_alarm_rate"] == pytest.approx(1 / 6)
+
+
+def test_a_join_fault_in_a_turn_that_rebinds_its_input_is_redone_from_a_checkpoint(
+    dseval_root, tmp_path
+) -> None:
+    # turn 3: `pokemon_col = pokemon_col.merge(pokemon_place, on='name')` rebinds
+    # pokemon_col from itself; re-running it on the faulty state would merge twice
+    suite = real_dseval_suite(
+        tmp_path / "suite", dseval_root, "08-creating-series-and-dataframes-pokemon"
+    )
+    turns = _run(suite, tmp_path / "run", inject="join-fault", manager="deterministic")
+    (inj,) = RunStore(tmp_path / "run").injections()
+    assert inj.turn_id == 3 and inj.kind == "join-fault"
+    t3 = turns[3]
+    assert t3["injected"] and t3["flagged"] and t3["repaired"]
+    assert t3["first_correct"] is False and t3["correct"] is True  # the redo was clean
+    assert turns[4]["correct"] is True  # and so is the turn after it

@@ -25,6 +25,9 @@ class TurnFacts(BaseModel):
     created: tuple[str, ...] = ()
     """Version keys the reference cell created."""
     rerunnable: bool = False
+    rebinds: tuple[str, ...] = ()
+    """Names that existed before the turn and that its code rebinds from their own value
+    or changes in place: why it is not rerunnable."""
     after_revision: bool = False
     """Some version the turn builds on (transitively) is a revision (``@v2`` or later)."""
 
@@ -56,6 +59,9 @@ class Candidate(BaseModel):
     revision_turn: int | None = None
     node: dict[str, object] | None = None
     after_revision: bool = True
+    restore: tuple[str, ...] = ()
+    """Names to restore from a checkpoint taken before the faulty run, so that the redo
+    after a repair starts from the turn's starting state (a turn that is not rerunnable)."""
 
     @property
     def ident(self) -> str:

@@ -99,6 +99,7 @@ def _facts(
         dict.fromkeys(r.version for r in ref_cell.reads if not _is_module(graph, r.version))
     )
     rerunnable = ok
+    rebinds: dict[str, None] = {}
     for key in ref_cell.created:
         v = graph.version(key)
         if v.name.startswith(_SKIP_NAMES):
@@ -106,6 +107,7 @@ def _facts(
         older = [p.key for p in graph.versions(v.name) if p.cell < ref_cell.cell]
         if v.kind == "mutate" or any(o in graph.ancestors(key) for o in older):
             rerunnable = False
+            rebinds[v.root or v.name] = None
     basis = set(reads)
     for key in reads:
         basis |= graph.ancestors(key)
@@ -121,6 +123,7 @@ def _facts(
         reads=reads,
         created=tuple(ref_cell.created),
         rerunnable=rerunnable,
+        rebinds=tuple(rebinds) if ok else (),
         after_revision=after_revision,
     )
 

@@ -33,8 +33,10 @@ The AST kinds live in `stateguard.bench.mutations`. Turns eligible for injection
 (turn 2 on) ran without error in the clean run and are *rerunnable*: their
 reference code changes no variable that existed before the turn (no in-place
 change, no rebinding of a name from its own old value), so the obedient worker's
-re-run after a repair hint models a correct redo. Code edits are splices of the
-original source (comments and layout are kept).
+re-run after a repair hint models a correct redo. A join fault may also go into a
+turn that is not rerunnable: the replay restores what the turn rebinds
+(`Candidate.restore`) before the redo. Code edits are splices of the original source
+(comments and layout are kept).
 """
 
 from __future__ import annotations

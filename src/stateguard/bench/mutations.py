@@ -192,7 +192,10 @@ def _join_fault_sites(src: _Source, code: str) -> list[tuple[ast.AST, str, tuple
 def ast_candidates(kind: str, turn: TurnFacts) -> list[Candidate]:
     """Candidates of an AST kind in one turn's reference code (in source order)."""
     tree = _parse(turn.code)
-    if tree is None or not (turn.ok and turn.rerunnable):
+    # a join fault is planted in a turn that is not rerunnable too: the replay restores
+    # what the turn rebinds before the redo (`Candidate.restore`)
+    restorable = kind == "join-fault" and bool(turn.rebinds)
+    if tree is None or not (turn.ok and (turn.rerunnable or restorable)):
         return []
     src = _Source(turn.code)
     if kind == "flipped-comparison":
@@ -220,6 +223,7 @@ def ast_candidates(kind: str, turn: TurnFacts) -> list[Candidate]:
                 description=what,
                 node=_node_info(src, node, new),
                 after_revision=turn.after_revision,
+                restore=() if turn.rerunnable else turn.rebinds,
             )
         )
     return out

@@ -12,6 +12,10 @@ copy of the pre-revision value (`inject.snapshot_code`) in a step of turn i - 1,
 after its first attempt: the copy is taken while the value is current, as an agent
 saving a result for later does.
 
+A join fault may be planted in a turn that rebinds names from their own value
+(``df = df.merge(...)``): the worker checkpoints those names before the faulty run and
+restores them before the redo, so the redo starts from the turn's starting state.
+
 The turn is judged on the observation after its last attempt; ``first_correct`` is
 the verdict on the first attempt. ``flagged`` = the manager issued a repair hint in
 the turn; ``repaired`` = the worker re-ran after one; ``fixed_by_repair`` = first
@@ -42,6 +46,7 @@ from stateguard.guard import GuardedSession
 from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord, TrackedSession
 from stateguard.manager import Hint
+from stateguard.manager.workspace import KernelWorkspace
 
 
 @dataclass
@@ -75,6 +80,8 @@ class ReplayWorker:
         self.cell_timeout = cell_timeout
         self._joins = 0
         """Merge/join calls the join guard recorded in the last step run."""
+        self._workspace = KernelWorkspace(guard.tracked)
+        """Checkpoints of what a faulted turn rebinds (`Candidate.restore`)."""
 
     # -- one step ----------------------------------------------------------------
 
@@ -128,6 +135,9 @@ class ReplayWorker:
             log.repair_hints += sum(h.kind == "repair" for h in hints)
         fault = self.faults.get(t)
         code = fault.candidate.faulty_code if fault else (turn.reference_code or "")
+        restore = list(fault.candidate.restore) if fault else []
+        if restore:  # the turn rebinds names from themselves: keep them for the redo
+            self._workspace.checkpoint(f"replay-turn-{t}", restore)
         first: Judgement | None = None
         final: Judgement | None = None
         while True:
@@ -150,6 +160,8 @@ class ReplayWorker:
             if review.accepted or log.attempts > self.max_repairs:
                 break
             code = turn.reference_code or ""  # the obedient worker redoes the turn correctly
+            if restore:  # from the state the turn started from
+                self._workspace.restore(f"replay-turn-{t}", restore)
         guard.end_turn(log.answer)
         guard.drain_events()
         return self._record(turn, log, first, final, fault, guard.llm_calls - calls_before, started)
