@@ -8,12 +8,12 @@ from steps import FakeEnv, ok
 from stateguard.kernel import ProbeResult
 from stateguard.verify import StepVerifier, VerifyTask
 from stateguard.verify.columns import (
+    assigned_columns,
     column_mismatch,
     named_columns,
     stem,
     used_columns,
     words,
-    written_columns,
 )
 
 USERS = {"users": ["user_id", "age", "gender", "occupation", "zip_code"]}
@@ -46,11 +46,11 @@ def test_named_columns_need_every_word_and_not_only_generic_ones() -> None:
     }
 
 
-def test_used_and_written_columns() -> None:
+def test_used_and_assigned_columns() -> None:
     code = "df['a'] = df.b * 2\ndf.groupby(by=['c']).d.sum()\ndf.query('e > 3 and `f` < 1')"
     assert used_columns(code, "abcdefg") == set("abcdef")
     assert used_columns("df[", "ab") is None
-    assert written_columns(code) == {"a"}
+    assert assigned_columns(code) == {"a"}
 
 
 @pytest.mark.parametrize(

@@ -119,7 +119,7 @@ def _frames_read(code: str, frames: Mapping[str, Sequence[str]]) -> list[str]:
     return [f for f in frames if f in names]
 
 
-def written_columns(code: str) -> set[str]:
+def assigned_columns(code: str) -> set[str]:
     """Columns the code assigns (``df['c'] = …``, ``df.loc[:, 'c'] = …``)."""
     try:
         tree = ast.parse(code)
@@ -163,7 +163,7 @@ def column_mismatch(
     columns = {c for f in read for c in frames[f]}
     used = used_columns(code, columns)
     named = named_columns(question, columns)
-    if not used or not named or named & written_columns(code):
+    if not used or not named or named & assigned_columns(code):
         return None
     missed, instead = named - used, used - named
     if not missed or not instead:

@@ -92,6 +92,11 @@ def _fact(rule: str, message: str) -> RuleResult:
     return RuleResult(score=None, evidence=Evidence(rule=rule, message=message, decisive=False))
 
 
+def _doubt(rule: str, message: str) -> RuleResult:
+    """A 0.5 that is not decisive: a later layer may still judge the step."""
+    return RuleResult(score=0.5, evidence=Evidence(rule=rule, message=message, decisive=False))
+
+
 def execution_error(inp: RuleInput) -> list[RuleResult]:
     """A failed cell: a grounding error is correctable (0.5) unless never corrected; else 0."""
     ex = inp.step.execution
@@ -171,11 +176,7 @@ def blank_column(inp: RuleInput) -> list[RuleResult]:
     )
     if step.result:
         return [_decide(0.0, "blank_column", message)]
-    return [
-        RuleResult(
-            score=0.5, evidence=Evidence(rule="blank_column", message=message, decisive=False)
-        )
-    ]
+    return [_doubt("blank_column", message)]
 
 
 def printed_series(inp: RuleInput) -> list[RuleResult]:
@@ -188,14 +189,7 @@ def printed_series(inp: RuleInput) -> list[RuleResult]:
     found = spec.misprinted(ex.stdout)
     if not found:
         return []
-    return [
-        RuleResult(
-            score=0.5,
-            evidence=Evidence(
-                rule="printed_series", message=describe_misprinted(found), decisive=False
-            ),
-        )
-    ]
+    return [_doubt("printed_series", describe_misprinted(found))]
 
 
 def stale_read(inp: RuleInput) -> list[RuleResult]:
@@ -220,12 +214,7 @@ def audit_diagnostics(inp: RuleInput) -> list[RuleResult]:
         if f.severity == "error":
             out.append(_decide(0.0, f"audit_{f.kind}", f.message))
         else:
-            out.append(
-                RuleResult(
-                    score=0.5,
-                    evidence=Evidence(rule=f"audit_{f.kind}", message=f.message, decisive=False),
-                )
-            )
+            out.append(_doubt(f"audit_{f.kind}", f.message))
     return out
 
 
@@ -329,15 +318,9 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
             )
         ]
     return [
-        RuleResult(
-            score=0.5,
-            evidence=Evidence(
-                rule="question_ignored",
-                decisive=False,
-                message="the question names "
-                + ", ".join(missed[:5])
-                + " but no code so far uses it",
-            ),
+        _doubt(
+            "question_ignored",
+            "the question names " + ", ".join(missed[:5]) + " but no code so far uses it",
         )
     ]
 
@@ -364,8 +347,7 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     if found is None:
         return []
     if found.partial:
-        evidence = Evidence(rule="question_column", message=found.describe(), decisive=False)
-        return [RuleResult(score=0.5, evidence=evidence)]
+        return [_doubt("question_column", found.describe())]
     return [_decide(0.0, "question_column", found.describe())]
 
 
