@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from stateguard.bench import inject
 from stateguard.bench.gold import GoldTask, PlannedFault
@@ -44,9 +45,8 @@ from stateguard.bench.records import InjectionRecord, TurnResult
 from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.guard import GuardedSession
 from stateguard.kernel import ExecutionResult
-from stateguard.lineage import CellRecord, TrackedSession
+from stateguard.lineage import CellRecord, TrackedSession, checkpoints
 from stateguard.manager import Hint
-from stateguard.manager.workspace import KernelWorkspace
 
 
 @dataclass
@@ -80,8 +80,8 @@ class ReplayWorker:
         self.cell_timeout = cell_timeout
         self._joins = 0
         """Merge/join calls the join guard recorded in the last step run."""
-        self._workspace = KernelWorkspace(guard.tracked)
-        """Checkpoints of what a faulted turn rebinds (`Candidate.restore`)."""
+        self._saved = Path(guard.tracked.kernel.workdir) / ".stateguard" / "replay"
+        """Where a faulted turn's rebound names are saved (`Candidate.restore`)."""
 
     # -- one step ----------------------------------------------------------------
 
@@ -137,7 +137,7 @@ class ReplayWorker:
         code = fault.candidate.faulty_code if fault else (turn.reference_code or "")
         restore = list(fault.candidate.restore) if fault else []
         if restore:  # the turn rebinds names from themselves: keep them for the redo
-            self._workspace.checkpoint(f"replay-turn-{t}", restore)
+            checkpoints.save(self.guard.tracked, self._saved / f"turn-{t}.pkl", restore)
         first: Judgement | None = None
         final: Judgement | None = None
         while True:
@@ -161,7 +161,7 @@ class ReplayWorker:
                 break
             code = turn.reference_code or ""  # the obedient worker redoes the turn correctly
             if restore:  # from the state the turn started from
-                self._workspace.restore(f"replay-turn-{t}", restore)
+                checkpoints.restore(self.guard.tracked, self._saved / f"turn-{t}.pkl", restore)
         guard.end_turn(log.answer)
         guard.drain_events()
         return self._record(turn, log, first, final, fault, guard.llm_calls - calls_before, started)

@@ -9,8 +9,8 @@ paths, guarded blocks, def/use), `fingerprint` + `objects` + `parts` +
 `coverage` + `runtime` (inside the kernel: per-part fingerprints, path
 normalization against live values, markers of the blocks that ran), `report`
 (what crosses from the kernel), `placement` + `graph` (versions and staleness;
-values only), `session` (a kernel session with tracking), `cases` (scoring
-staleness case files).
+values only), `session` (a kernel session with tracking), `checkpoints` (save named
+values, restore them as a tracked cell), `cases` (scoring staleness case files).
 """
 
 from stateguard.lineage.graph import (

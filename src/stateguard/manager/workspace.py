@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from stateguard.kernel import ProbeResult, namespace
-from stateguard.lineage import LineageGraph, TrackedSession
-from stateguard.types import VarKey
+from stateguard.lineage import LineageGraph, TrackedSession, checkpoints
 
 
 class Workspace(Protocol):
@@ -81,23 +80,16 @@ class KernelWorkspace:
 
     def checkpoint(self, checkpoint_id: str, names: list[str]) -> list[str]:
         """Pickle the values of `names` (unpicklable ones are skipped)."""
-        path = self.checkpoint_dir / f"{checkpoint_id}.pkl"
-        res = self.session.kernel.execute(
-            namespace.call("checkpoint", str(path), list(names)),
-            silent=True,
-            store_history=False,
-        )
-        if not res.ok:
+        saved = checkpoints.save(self.session, self.checkpoint_dir / f"{checkpoint_id}.pkl", names)
+        if saved is None:
             return []
         self._saved.add(checkpoint_id)
-        return json.loads(res.stdout.strip() or "[]")
+        return saved
 
     def restore(self, checkpoint_id: str, names: list[str]) -> list[str]:
         """Restore through a *tracked* cell so lineage records the new bindings."""
         if checkpoint_id not in self._saved or not names:
             return []
-        path = self.checkpoint_dir / f"{checkpoint_id}.pkl"
-        res = self.session.execute(namespace.call("restore", str(path), sorted(names)))
-        if res.cell is None or not res.execution.ok:
-            return []
-        return sorted({VarKey.name_of(k) for k in res.cell.created})
+        return checkpoints.restore(
+            self.session, self.checkpoint_dir / f"{checkpoint_id}.pkl", names
+        )
