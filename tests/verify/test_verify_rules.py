@@ -89,10 +89,11 @@ def test_a_stale_read_that_only_recomputes_the_value_is_not_penalized() -> None:
     assert score([ok("cost = cost * 1", cell=cell)])[0] == 1.0
 
 
-def _join(kind: str, severity: str) -> list[dict]:
+def _join(kind: str, severity: str, how_stated: bool | None = None) -> list[dict]:
     rec = JoinRecord(
         operation="merge",
         how="inner",
+        how_stated=how_stated,
         inputs=(
             FrameRef(names=("a",), rows=5, columns=2),
             FrameRef(names=("b",), rows=5, columns=2),
@@ -108,9 +109,14 @@ def test_an_unkeyed_merge_scores_zero() -> None:
     assert score([step]) == (0.0, "cross_product happened")
 
 
-def test_lost_rows_are_a_warning_the_deterministic_layer_scores_half() -> None:
-    step = ok("m = a.merge(b)", private=_join("dropped_rows", "warning"))
-    assert score([step])[0] == 0.5
+def test_rows_lost_as_the_call_states_score_half_and_unstated_ones_zero() -> None:
+    # the manager's line (`stateguard.audit.joinpolicy`): a written how='inner' asked for
+    # the loss (a note); pandas' default inner join did not (an alarm)
+    stated = ok("m = a.merge(b, how='inner')", private=_join("dropped_rows", "warning", True))
+    assert score([stated])[0] == 0.5
+    unstated = ok("m = a.merge(b)", private=_join("dropped_rows", "warning", False))
+    s, why = score([unstated])
+    assert s == 0.0 and "default inner join" in why
 
 
 def test_a_number_in_the_answer_no_execution_printed_scores_zero() -> None:

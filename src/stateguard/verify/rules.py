@@ -205,17 +205,19 @@ def stale_read(inp: RuleInput) -> list[RuleResult]:
 
 
 def audit_diagnostics(inp: RuleInput) -> list[RuleResult]:
-    """Join-guard and operator findings: an error → 0; a warning (lost rows…) → 0.5."""
+    """Join-guard and operator findings, as the manager weighs them: an alarm
+    (`stateguard.audit.joinpolicy`: a keyless or fan-out merge, a stray duplicate key, rows
+    an unstated inner join drops; a rejecting operator rule) → 0; a note (rows a stated
+    `how` drops, a concat's guesses) → 0.5."""
     ex = inp.step.execution
     if ex is None or not ex.private:
         return []
-    out = []
-    for f in audit_cell(ex).findings:
-        if f.severity == "error":
-            out.append(_decide(0.0, f"audit_{f.kind}", f.message))
-        else:
-            out.append(_doubt(f"audit_{f.kind}", f.message))
-    return out
+    return [
+        _decide(0.0, f"audit_{f.kind}", f.message)
+        if f.alarm
+        else _doubt(f"audit_{f.kind}", f.message)
+        for f in audit_cell(ex).findings
+    ]
 
 
 def _views(steps: Sequence[Step]) -> list[StepView]:
