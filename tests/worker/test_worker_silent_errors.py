@@ -238,17 +238,27 @@ def test_an_earlier_turns_answer_copied_into_another_question_is_refused(
 
 
 @pytest.mark.kernel
-def test_the_same_answer_to_the_same_kind_of_question_is_not_refused(
-    tracked: TrackedSession,
+@pytest.mark.parametrize(
+    ("cell", "value", "first", "second"),
+    [
+        # a revision that leaves a count unchanged gives the same answer again
+        ("n = 31\nprint(n)", "31", "How many orders lose money?",
+         "How many orders lose money under the new rate?"),
+        # one short value may well answer two different questions
+        ("print(0)", "0", "How many rows have no price?",
+         "What is the lowest discount, rounded to 2 decimals?"),
+    ],
+)  # fmt: skip
+def test_a_repeated_answer_that_is_no_copy_is_not_refused(
+    tracked: TrackedSession, cell: str, value: str, first: str, second: str
 ) -> None:
-    """A revision that leaves a count unchanged gives the same answer again: allowed."""
-    replies = [code("n = 31\nprint(n)"), "<answer>31</answer>"] * 2
+    replies = [code(cell), f"<answer>{value}</answer>"] * 2
     worker = Worker(
         ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
     )
-    assert list(worker.run_turn(1, "How many orders lose money?"))[-1].answer == "31"
-    events = list(worker.run_turn(2, "How many orders lose money under the new rate?"))
-    assert events[-1].answer == "31"
+    assert list(worker.run_turn(1, first))[-1].answer == value
+    events = list(worker.run_turn(2, second))
+    assert events[-1].answer == value
     assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
 
 
@@ -383,17 +393,3 @@ def test_a_subset_bound_before_a_cell_failed_is_remembered() -> None:
     log.record(4, code_, made={"online"})  # lineage: only `online` was bound
     assert [c.name for c in log.carried(5, "online.sum()", "Total of 2024?")] == ["online"]
     assert log.carried(5, "later.sum()", "Total of 2024?") == []
-
-
-@pytest.mark.kernel
-def test_one_short_value_repeated_for_another_question_is_not_a_copy(
-    tracked: TrackedSession,
-) -> None:
-    replies = [code("print(0)"), "<answer>0</answer>"] * 2
-    worker = Worker(
-        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
-    )
-    assert list(worker.run_turn(1, "How many rows have no price?"))[-1].answer == "0"
-    events = list(worker.run_turn(2, "What is the lowest discount, rounded to 2 decimals?"))
-    assert events[-1].answer == "0"
-    assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
