@@ -32,21 +32,26 @@ def main() -> None:
     tasks = [t for t in load_dseval_suite(args.suite) if t.skipped_reason is None]
     with tempfile.TemporaryDirectory() as tmp:
         sessions: dict[str, list[str]] = {}
+        questions: dict[str, list[str | None]] = {}
         workdirs: dict[str, Path] = {}
         for task in tasks:
-            cells = []
+            cells: list[str] = []
+            asked: list[str | None] = []
             for turn in task.turns:
                 if turn.meta.get("setup_code"):
                     cells.append(turn.meta["setup_code"])
+                    asked.append(None)
                 cells.append(turn.reference_code or "")
+                asked.append(turn.question)
             if not any(".merge(" in c for c in cells):
                 continue
             wd = Path(tmp) / task.task_id
             wd.mkdir()
             stage_inputs(task, wd)
             sessions[task.task_id] = cells
+            questions[task.task_id] = asked
             workdirs[task.task_id] = wd
-        result = evaluate(sessions, workdirs)
+        result = evaluate(sessions, workdirs, questions)
     if args.json:
         print(result.model_dump_json(exclude={"outcomes"}))
         return
@@ -63,14 +68,14 @@ def main() -> None:
         f"exception only {result.errors_only_fault_recall:.1%})"
     )
     for kind, r in result.recall_by_kind.items():
-        print(f"  {kind:<14} {r:.1%}")
+        print(f"  {kind:<17} {r:.1%}")
     for o in result.outcomes:
         what = o.fault or "clean"
         marked = [k if k in o.alarms else f"{k} (note)" for k in o.kinds]
         said = ", ".join(marked) or (f"raised: {o.raised[:60]}" if o.raised else "-")
         if o.fault is not None:
             said += f"  [new alarms: {', '.join(o.new_alarms) or '-'}]"
-        print(f"  {o.session} cell {o.cell} {what:<14} {said}")
+        print(f"  {o.session} cell {o.cell} {what:<17} {said}")
     print(
         json.dumps(
             {"fault_recall": result.fault_recall, "false_alarm_rate": result.false_alarm_rate}

@@ -114,6 +114,12 @@ def test_join_guard_findings_reach_the_observation_text(
     assert audit.alarms == audit.findings
     # lineage still sees the merge result as a new version
     assert res.cell is not None and "m@v1" in res.cell.created
+    # the turn's question weighs the loss: a plain "merge" asked, a note; all rows asked, an alarm
+    plain = auditor.observe(res.execution, "Merge sales and targets along the year")
+    assert plain.alarms == () and plain.describe().startswith("audit note: inner merge")
+    every = auditor.observe(res.execution, "Merge sales with targets, keeping all rows of sales")
+    assert [f.kind for f in every.alarms] == ["dropped_rows"]
+    assert "the question asks to keep unmatched rows (line 4)" in every.describe()
 
 
 def test_the_guard_survives_restart_and_reset(session: tuple[TrackedSession, Auditor]) -> None:

@@ -24,6 +24,7 @@ regions = pd.DataFrame({'region': list('NSEW'), 'name': ['north', 'south', 'east
     [
         ("key_dropped", "m = sales.merge(targets, how='cross')"),
         ("how_inner", "m = sales.merge(targets, on='year')"),
+        ("how_inner_written", "m = sales.merge(targets, on='year', how='inner')"),
         ("key_format", "' ' + _r['year'].astype(str)"),
         ("duplicate_key", "_r.iloc[list(range(len(_r))) + [0]])(targets)"),
     ],
@@ -52,8 +53,8 @@ def test_guard_flags_every_effective_fault_and_no_clean_merge() -> None:
     }
     result = evaluate(sessions)
     assert result.clean_merges == 2 and result.false_alarms == 0
-    # how_inner on a left merge that matched every row changes nothing: not a fault
-    assert result.without_effect == 1
+    # how_inner(_written) on a left merge that matched every row changes nothing: no fault
+    assert result.without_effect == 2
     assert result.faults == 6 and result.flagged == 6 and result.fault_recall == 1.0
     by_fault = {(o.cell, o.fault): o for o in result.outcomes if o.fault}
     assert by_fault[(1, "key_dropped")].new_kinds == ("cross_product",)
@@ -103,3 +104,20 @@ def test_fault_sites_are_per_call_and_keep_positions() -> None:
     assert ("key_dropped", 3) in kinds and ("duplicate_key", 3) in kinds
     for _, call, new in sites:
         assert call.lineno in (2, 3) and ast.unparse(new) != ast.unparse(call)
+
+
+def test_each_cells_question_weighs_its_row_loss() -> None:
+    setup = SETUP + "few = targets[targets.year != 2019]\n"
+    outer = "pd.merge(sales.drop_duplicates('year'), few, on='year', how='outer')"
+    default = "pd.merge(sales.drop_duplicates('year'), few, on='year')"
+    asked_all = {"s": [None, "Merge all rows of sales with few, where available"]}
+    faults = {o.fault: o for o in evaluate({"s": [setup, outer]}, questions=asked_all).outcomes}
+    assert faults["how_inner"].flagged and faults["how_inner_written"].flagged
+    # the same written inner join, asked plainly: a stated choice, a note
+    plain = {"s": [None, "Merge sales with few on year"]}
+    faults = {o.fault: o for o in evaluate({"s": [setup, outer]}, questions=plain).outcomes}
+    assert not faults["how_inner_written"].flagged
+    # a clean default merge: a false alarm by the code alone, not when the question is plain
+    assert evaluate({"s": [setup, default]}).false_alarms == 1
+    assert evaluate({"s": [setup, default]}, questions=plain).false_alarms == 0
+    assert evaluate({"s": [setup, default]}, questions=asked_all).false_alarms == 1

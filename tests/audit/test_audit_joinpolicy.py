@@ -1,4 +1,5 @@
-"""Which join findings are alarms: what the code states decides row loss, never keys."""
+"""Which join findings are alarms: what the code and the question state decide row loss,
+never keys."""
 
 from __future__ import annotations
 
@@ -53,3 +54,24 @@ def test_cross_product_is_an_alarm_and_a_one_row_broadcast_is_nothing() -> None:
 def test_concat_findings_are_notes() -> None:
     (rec,) = _records("c = pd.concat([sales, targets.rename(columns={'t': 'w'})])")
     assert rec.diagnostics and alarms(rec) == ()
+
+
+@pytest.mark.parametrize(
+    ("call", "asked", "alarm"),
+    [
+        ("m = sales.merge(targets, on='year')", "all", True),
+        ("m = sales.merge(targets, on='year', how='inner')", "all", True),
+        ("m = sales.merge(targets, on='year')", "unstated", False),
+        ("m = sales.merge(targets, on='year')", "matching", False),
+        ("m = sales.merge(targets, on='year', how='inner')", "matching", False),
+    ],
+)
+def test_the_question_decides_rows_an_inner_join_drops(call: str, asked: str, alarm: bool) -> None:
+    (rec,) = _records(call)
+    (d,) = rec.diagnostics
+    assert d.kind == "dropped_rows" and is_alarm(rec, d, asked) is alarm  # type: ignore[arg-type]
+
+
+def test_the_question_never_excuses_a_key_finding() -> None:
+    (rec,) = _records("m = sales.merge(targets, how='cross')")
+    assert [d.kind for d in alarms(rec, "matching")] == ["cross_product"]

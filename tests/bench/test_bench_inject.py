@@ -6,6 +6,7 @@ import ast
 
 import pytest
 
+from stateguard.audit.joinfaults import FAULT_KINDS
 from stateguard.bench.inject import (
     Candidate,
     TurnFacts,
@@ -196,6 +197,7 @@ def test_join_faults_splice_one_merge_call_at_a_time() -> None:
     assert set(by) == {
         (2, "key_dropped"),
         (2, "how_inner"),
+        (2, "how_inner_written"),
         (2, "key_format"),
         (2, "duplicate_key"),
         (3, "key_dropped"),
@@ -209,10 +211,13 @@ def test_join_faults_splice_one_merge_call_at_a_time() -> None:
             sum(a != b for a, b in zip(code.splitlines(), JOIN_CODE.splitlines(), strict=True)) == 1
         )
     assert "pd.merge(data1, data2, on='subject_id')" in by[(2, "how_inner")]
+    assert "pd.merge(data1, data2, on='subject_id', how='inner')" in by[(2, "how_inner_written")]
     assert "tests = all_data.merge(data3, how='cross')  # default inner" in by[(3, "key_dropped")]
     assert "' ' + _r['subject_id'].astype(str)" in by[(2, "key_format")]
     assert "# default inner" in by[(2, "duplicate_key")]
     assert all(c.kind == "join-fault" for c in found)
+    # every fault kind the audit plants has its own description
+    assert {c.description.split(":")[0] for c in found} == set(FAULT_KINDS)
 
 
 def test_join_faults_need_a_merge_and_a_rerunnable_or_restorable_turn() -> None:

@@ -131,7 +131,17 @@ def test_clean_merge_turns_are_counted_and_their_false_alarms_apart(dseval_root,
     m = compute_metrics(RunStore(tmp_path / "run").records())
     assert m["clean_join_turns"] == 3
     # turn 4, `pd.merge(all_data, data3, on='subject_id')`: no how=, and pandas' default
-    # inner join drops rows on both sides; the policy makes that an alarm
+    # inner join drops rows on both sides; its question ("Merge all_data and data3 along
+    # the subject_id value") asks for no rows to be kept, so the loss is a note
+    assert [i for i, t in turns.items() if t["flagged"]] == []
+    assert m["join_false_alarm_rate"] == 0.0 and m["false_alarm_rate"] == 0.0
+    # the same code under a question that asks to keep unmatched rows: an alarm, counted
+    session = suite / "05-merge-fictitous-names.py"
+    text = session.read_text(encoding="utf-8")
+    asked = "Merge all_data and data3 along the subject_id value, keeping unmatched rows"
+    session.write_text(text.replace("Merge all_data and data3 along the subject_id value", asked))
+    turns = _run(suite, tmp_path / "run2", manager="deterministic")
+    m = compute_metrics(RunStore(tmp_path / "run2").records())
     assert [i for i, t in turns.items() if t["flagged"]] == [4]
     assert m["join_false_alarm_rate"] == pytest.approx(1 / 3)
     assert m["false_alarm_rate"] == pytest.approx(1 / 6)

@@ -27,8 +27,8 @@ def guard() -> Iterator[GuardedSession]:
         yield g
 
 
-def test_a_lossy_default_merge_is_in_the_outcome_and_refused_once(guard: GuardedSession) -> None:
-    guard.begin_turn("Merge sales with their targets.")
+def test_a_lossy_merge_the_question_forbids_is_refused_once(guard: GuardedSession) -> None:
+    guard.begin_turn("Merge sales with their targets, keeping every year.")
     assert guard.run_cell(FRAMES).audit is not None  # no join: an empty audit
     out = guard.run_cell(DEFAULT_INNER)
     assert out.ok and out.audit is not None
@@ -42,6 +42,15 @@ def test_a_lossy_default_merge_is_in_the_outcome_and_refused_once(guard: Guarded
     assert any("dropped 1 of 3 left rows" in line for line in repair.evidence)
     # the agent was told and keeps the same merge: its known choice, accepted
     guard.run_cell(DEFAULT_INNER)
+    assert guard.propose_answer("the merged table has 2 rows").accepted
+
+
+def test_a_lossy_default_merge_under_a_plain_question_is_a_note(guard: GuardedSession) -> None:
+    guard.begin_turn("Merge sales with their targets.")
+    guard.run_cell(FRAMES)
+    out = guard.run_cell(DEFAULT_INNER)
+    assert out.audit is not None and out.audit.findings and not out.audit.alarms
+    assert "dropped 1 of 3 left rows" in out.audit.describe()  # still shown to the agent
     assert guard.propose_answer("the merged table has 2 rows").accepted
 
 

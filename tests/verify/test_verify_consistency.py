@@ -10,6 +10,7 @@ from stateguard.verify import StepVerifier, VerifyTask
 from stateguard.verify.consistency import (
     aggregate_contradictions,
     contradictions,
+    fractional_count,
     ignored_names,
     thresholds,
 )
@@ -239,3 +240,40 @@ def test_double_plants_two_faults_of_different_kinds() -> None:
 def test_a_count_whose_result_is_a_mean(question: str, code: str, flagged: bool) -> None:
     found = [m for m in aggregate_contradictions(question, code) if "count or total" in m]
     assert bool(found) is flagged
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        ("How many missing values do we have?", "0.4157303370786517"),
+        ("Count the number of missing values", "np.float64(2.5)"),
+    ],
+)
+def test_a_count_that_is_not_a_whole_number(question: str, shown: str) -> None:
+    found = fractional_count(question, shown)
+    assert found is not None and "not a whole number" in found
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        ("How many missing values do we have?", "276"),  # whole
+        ("How many missing values do we have?", "276.0"),  # whole, as a float
+        ("How many items does an order have on average?", "2.71"),  # a mean asked
+        ("How many times more beer than wine?", "1.83"),  # a ratio
+        ("How many hours did the flight last?", "2.5"),  # a unit of measure
+        ("What is the share of missing values?", "0.41"),  # no count asked
+        ("How many missing values per column?", "0.5"),  # a rate
+        ("How many missing values do we have?", "a    3\nb    1.5"),  # not one number
+    ],
+)
+def test_near_misses_of_a_fractional_count(question: str, shown: str) -> None:
+    assert fractional_count(question, shown) is None
+
+
+def test_the_count_rule_judges_result_steps_only() -> None:
+    task = VerifyTask(question="How many missing values do we have?")
+    step = ok("wine.isna().mean().sum()", result="0.4157303370786517")
+    v = DET.verify(task, [step.model_copy(update={"result": True})])
+    assert v.score == 0.0 and v.evidence[0].rule == "count_not_whole", v.rationale
+    assert DET.verify(task, [step]).score == 1.0  # an exploration may compute shares

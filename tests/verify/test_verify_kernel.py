@@ -213,3 +213,21 @@ def test_a_column_written_all_missing_scores_zero_in_a_result_step(
         assert near.score == 1.0, near.rationale
     finally:
         root.close()
+
+
+def test_a_sum_of_a_text_column_and_of_an_id_score_zero_by_a_real_probe(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="How many units were sold in total?")
+    root = branches.root()
+    try:
+        root.run(Proposal(code="sales['store_id'] = [7, 8, 9]"))
+        text = _result(root, task, "sales.region.sum()")  # 'abc': strings concatenated
+        assert text.score == 0.0 and text.evidence[0].rule == "meaningless_arithmetic"
+        assert "holds text" in text.rationale, text.rationale
+        ident = _result(root, task, "(sales.units * sales.store_id).sum()")
+        assert ident.score == 0.0 and "an identifier" in ident.rationale, ident.rationale
+        near = _result(root, task, "sales.units.sum()")
+        assert near.score == 1.0, near.rationale
+    finally:
+        root.close()

@@ -109,14 +109,22 @@ def test_an_unkeyed_merge_scores_zero() -> None:
     assert score([step]) == (0.0, "cross_product happened")
 
 
-def test_rows_lost_as_the_call_states_score_half_and_unstated_ones_zero() -> None:
-    # the manager's line (`stateguard.audit.joinpolicy`): a written how='inner' asked for
-    # the loss (a note); pandas' default inner join did not (an alarm)
+def test_rows_lost_to_an_inner_join_are_weighed_by_the_question() -> None:
+    # the manager's line (`stateguard.audit.joinpolicy`): a question that names no choice
+    # makes the loss a note, written how='inner' or pandas' default
     stated = ok("m = a.merge(b, how='inner')", private=_join("dropped_rows", "warning", True))
-    assert score([stated])[0] == 0.5
     unstated = ok("m = a.merge(b)", private=_join("dropped_rows", "warning", False))
-    s, why = score([unstated])
-    assert s == 0.0 and "default inner join" in why
+    assert score([stated])[0] == 0.5 and score([unstated])[0] == 0.5
+    # a question that asks to keep unmatched rows makes any loss an alarm
+    keep = VerifyTask(question="Merge a with b, keeping all rows of a. What is the total?")
+    for step in (stated, unstated):
+        v = DET.verify(keep, [step])
+        assert v.score == 0.0 and "the question asks to keep unmatched rows" in v.rationale
+    # with no question to read, the code alone decides: pandas' default is an alarm
+    blank = VerifyTask(question="")
+    assert DET.verify(blank, [stated]).score == 0.5
+    v = DET.verify(blank, [unstated])
+    assert v.score == 0.0 and "default inner join" in v.rationale
 
 
 def test_a_number_in_the_answer_no_execution_printed_scores_zero() -> None:

@@ -26,7 +26,7 @@ MERGE = (
 def test_a_lossy_merge_is_in_the_observation(tracked: TrackedSession) -> None:
     model = ScriptedModel([f"Merge.\n{F}python\n{MERGE}\n{F}", "<answer>2</answer>"])
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
-    events = list(worker.run_turn(1, "Rows after the merge?"))
+    events = list(worker.run_turn(1, "Rows after merging sales with targets, keeping all rows?"))
     step = next(e for e in events if isinstance(e, StepRecord) and e.code)
     assert step.observation.startswith("Output:\n2\naudit alarm: inner merge of `sales`")
     assert "dropped 1 of 3 left rows" in step.observation

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.diagnostics import JoinCellReport, join_report
 from stateguard.audit.joinguard import install_code as join_guard_code
+from stateguard.audit.joinintent import RowsAsked, rows_asked
 from stateguard.audit.joinpolicy import is_alarm
 from stateguard.audit.kernelops import install_code as operators_code
 from stateguard.audit.kernelops import operator_calls
@@ -75,6 +76,8 @@ class CellAudit(BaseModel):
     operators: tuple[OperatorCall, ...] = ()
     files_read: tuple[str, ...] = ()
     """Lake files (relative) the cell's own code opened for reading."""
+    rows_asked: RowsAsked | None = None
+    """What the turn's question asks a join to keep (`joinintent`); None: no question known."""
 
     @property
     def findings(self) -> tuple[AuditFinding, ...]:
@@ -83,10 +86,14 @@ class CellAudit(BaseModel):
         if self.joins is not None:
             for rec in self.joins.records:
                 for d in rec.diagnostics:
-                    alarm = is_alarm(rec, d)
+                    alarm = is_alarm(rec, d, self.rows_asked)
                     message = d.message
                     if alarm and d.kind == "dropped_rows":
-                        message += "; the call gives no how=, so this is pandas' default inner join"
+                        message += (
+                            "; the question asks to keep unmatched rows"
+                            if self.rows_asked == "all"
+                            else "; the call gives no how=, so this is pandas' default inner join"
+                        )
                     out.append(
                         AuditFinding(
                             origin="join_guard",
@@ -131,12 +138,16 @@ class CellAudit(BaseModel):
         return "\n".join(lines)
 
 
-def audit_cell(result: ExecutionResult) -> CellAudit:
-    """The join-guard report and operator calls carried by one execution result."""
+def audit_cell(result: ExecutionResult, question: str | None = None) -> CellAudit:
+    """The join-guard report and operator calls carried by one execution result.
+
+    ``question``: the turn's question, which decides whether rows an inner join drops
+    are an alarm (`stateguard.audit.joinpolicy`); None when it is not known."""
     return CellAudit(
         joins=join_report(result.private),
         operators=operator_calls(result.private),
         files_read=files_read(result.private),
+        rows_asked=rows_asked(question),
     )
 
 
@@ -164,9 +175,10 @@ class Auditor:
             parts.append(watch_code(lake))
         return "\n".join(parts)
 
-    def observe(self, result: ExecutionResult) -> CellAudit:
-        """Read a cell's audit and keep its operator calls in the ledger."""
-        audit = audit_cell(result)
+    def observe(self, result: ExecutionResult, question: str | None = None) -> CellAudit:
+        """Read a cell's audit (for the turn's ``question``, if known) and keep its
+        operator calls in the ledger."""
+        audit = audit_cell(result, question)
         self.ledger.extend(audit.operators)
         self.files_read.update(dict.fromkeys(audit.files_read))
         return audit

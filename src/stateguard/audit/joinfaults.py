@@ -4,14 +4,17 @@
 
 - ``key_dropped``: the key arguments go and ``how='cross'`` pairs every row with every row;
 - ``how_inner``: a left/right/outer merge loses its ``how``, so pandas' default inner
-  join applies (an agent that writes ``how='inner'`` has stated the choice);
+  join applies;
+- ``how_inner_written``: the same merge with ``how='inner'`` written (the choice stated,
+  so only a question that asks to keep unmatched rows makes its loss an alarm);
 - ``key_format``: the right side's key is rewritten as padded text (``'7'`` → ``' 7'``);
   for a numeric key pandas then refuses the merge, which is a loud failure, not a silent one;
 - ``duplicate_key``: the right side gets one of its rows a second time.
 
-`evaluate(sessions)` runs each session's cells in a fresh namespace under a
-`JoinGuard` (clean), then once per applicable fault with that fault planted, and
-counts: clean merges with an alarm (false alarms) and faults that got an alarm or
+`evaluate(sessions, questions=...)` runs each session's cells in a fresh namespace
+under a `JoinGuard` (clean), then once per applicable fault with that fault planted,
+and counts (weighing each cell's findings by its question, as the manager does):
+clean merges with an alarm (false alarms) and faults that got an alarm or
 made pandas raise (recall). Alarms are the findings `stateguard.audit.joinpolicy`
 calls evidence against a result; notes are counted apart. A planted fault that
 changes nothing the cell binds (or shows as its last value) is not a fault and is
@@ -33,10 +36,17 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.diagnostics import JoinRecord
 from stateguard.audit.joinguard import JoinGuard
+from stateguard.audit.joinintent import rows_asked
 from stateguard.audit.joinpolicy import alarms
 
-FaultKind = Literal["key_dropped", "how_inner", "key_format", "duplicate_key"]
-FAULT_KINDS: tuple[FaultKind, ...] = ("key_dropped", "how_inner", "key_format", "duplicate_key")
+FaultKind = Literal["key_dropped", "how_inner", "how_inner_written", "key_format", "duplicate_key"]
+FAULT_KINDS: tuple[FaultKind, ...] = (
+    "key_dropped",
+    "how_inner",
+    "how_inner_written",
+    "key_format",
+    "duplicate_key",
+)
 _KEY_ARGS = ("on", "left_on", "right_on", "left_index", "right_index")
 
 
@@ -103,8 +113,9 @@ def mutate_call(call: ast.Call, kind: FaultKind) -> ast.Call | None:
     """A faulted copy of one merge call (`call` is not changed); None when not applicable.
 
     ``how_inner`` removes a ``how='left'|'right'|'outer'`` argument, so pandas' default
-    inner join applies: that is how an agent gets an inner join it did not mean. (Writing
-    ``how='inner'`` states the choice; see `stateguard.audit.joinpolicy`.)
+    inner join applies: that is how an agent gets an inner join it did not mean.
+    ``how_inner_written`` writes ``how='inner'`` in its place (a stated choice; see
+    `stateguard.audit.joinpolicy`).
     """
     ops = _operands(call)
     if ops is None:
@@ -117,13 +128,15 @@ def mutate_call(call: ast.Call, kind: FaultKind) -> ast.Call | None:
         if len(new.args) > (2 if _is_module(new) else 1):
             return None  # how or a key given by position: not rewritten
         return new
-    if kind == "how_inner":
+    if kind in ("how_inner", "how_inner_written"):
         how = _kw(new, "how")
         if how is None or not (
             isinstance(how.value, ast.Constant) and how.value.value in ("left", "right", "outer")
         ):
             return None
         new.keywords = [k for k in new.keywords if k.arg != "how"]
+        if kind == "how_inner_written":
+            new.keywords.append(ast.keyword("how", ast.Constant("inner")))
         return new
     if kind == "key_format":
         key = _key_name(new)
@@ -331,13 +344,19 @@ def _merge_records(guard: JoinGuard, cell_of: list[int], cell: int) -> list[Any]
 
 
 def evaluate(
-    sessions: dict[str, Sequence[str]], workdirs: dict[str, Path] | None = None
+    sessions: dict[str, Sequence[str]],
+    workdirs: dict[str, Path] | None = None,
+    questions: dict[str, Sequence[str | None]] | None = None,
 ) -> FaultEval:
-    """Clean and faulted runs of every merge cell of every session (see module docstring)."""
+    """Clean and faulted runs of every merge cell of every session (see module docstring).
+
+    ``questions``: per session, the question of each cell (None for setup code); without
+    them findings are weighed by the code alone."""
     outcomes: list[CallOutcome] = []
     no_effect: list[tuple[str, int, str]] = []
     for name, cells in sessions.items():
         wd = (workdirs or {}).get(name)
+        asked = [rows_asked(q) for q in (questions or {}).get(name, [None] * len(cells))]
         guard, cell_of, clean_ns = _run_cells(cells, wd)
         merge_cells = sorted(
             {
@@ -351,14 +370,14 @@ def evaluate(
             clean_alarms: set[str] = set()
             for rec in _merge_records(guard, cell_of, i):
                 clean_kinds.update(d.kind for d in rec.diagnostics)
-                clean_alarms.update(d.kind for d in alarms(rec))
+                clean_alarms.update(d.kind for d in alarms(rec, asked[i]))
                 outcomes.append(
                     CallOutcome(
                         session=name,
                         cell=i,
                         kinds=tuple(d.kind for d in rec.diagnostics),
                         severities=tuple(d.severity for d in rec.diagnostics),
-                        alarms=tuple(d.kind for d in alarms(rec)),
+                        alarms=tuple(d.kind for d in alarms(rec, asked[i])),
                     )
                 )
             for kind in FAULT_KINDS:
@@ -374,7 +393,9 @@ def evaluate(
                     no_effect.append((name, i, kind))
                     continue
                 found = [d for r in recs if r.check_error is None for d in r.diagnostics]
-                alarmed = [d.kind for r in recs if r.check_error is None for d in alarms(r)]
+                alarmed = [
+                    d.kind for r in recs if r.check_error is None for d in alarms(r, asked[i])
+                ]
                 outcomes.append(
                     CallOutcome(
                         session=name,

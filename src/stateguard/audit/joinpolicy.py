@@ -26,13 +26,25 @@ states:
   arguments say (stack, or place side by side by index), and its findings are
   guesses about intent from column names. They are **notes**.
 
-The policy reads only the record (operation, whether ``how`` was stated) and the
-finding's kind; it is the same for every session and every data set.
+Rows lost to an inner join are the one finding whose weight depends on what was
+asked, and the question (when the caller knows it) decides them
+(`stateguard.audit.joinintent`):
+
+- a question that asks to keep unmatched rows ("merge all values…, where available")
+  makes any row an inner join drops an **alarm**, ``how='inner'`` written or not;
+- a question that asks for the shared rows only, or names no choice ("merge a and b
+  along subject_id"), makes pandas' default a fair reading: the loss is a **note**;
+- with no question, the code-only line above holds.
+
+The policy reads only the record (operation, whether ``how`` was stated), the
+finding's kind and what the question asks; it is the same for every session and
+every data set.
 """
 
 from __future__ import annotations
 
 from stateguard.audit.diagnostics import JoinDiagnostic, JoinRecord
+from stateguard.audit.joinintent import RowsAsked
 
 KEY_ALARMS = frozenset(
     {
@@ -50,17 +62,24 @@ ROW_LOSS = frozenset({"dropped_rows", "unmatched_keys"})
 """Findings about unmatched rows: what `how` decides."""
 
 
-def is_alarm(record: JoinRecord, diagnostic: JoinDiagnostic) -> bool:
-    """Whether `diagnostic` of `record` is evidence against the result (see the module)."""
+def is_alarm(
+    record: JoinRecord, diagnostic: JoinDiagnostic, asked: RowsAsked | None = None
+) -> bool:
+    """Whether `diagnostic` of `record` is evidence against the result (see the module).
+
+    ``asked``: what the question asks the join to keep (`joinintent.rows_asked`); None
+    when no question is known."""
     if record.operation == "concat":
         return False
     if diagnostic.kind in KEY_ALARMS:
         return True
     if diagnostic.kind == "dropped_rows":
-        return record.how_stated is not True
+        if asked is None:
+            return record.how_stated is not True
+        return asked == "all"
     return False
 
 
-def alarms(record: JoinRecord) -> tuple[JoinDiagnostic, ...]:
+def alarms(record: JoinRecord, asked: RowsAsked | None = None) -> tuple[JoinDiagnostic, ...]:
     """The alarms among a record's findings, in order."""
-    return tuple(d for d in record.diagnostics if is_alarm(record, d))
+    return tuple(d for d in record.diagnostics if is_alarm(record, d, asked))

@@ -176,6 +176,7 @@ def _dropped_constraint_sites(src: _Source, tree: ast.AST) -> list[tuple[ast.AST
 _JOIN_FAULTS = {
     "key_dropped": "merge key dropped (how='cross')",
     "how_inner": "how= dropped (pandas' default inner join)",
+    "how_inner_written": "how='inner' written in place of a left/right/outer join",
     "key_format": "right key rewritten as padded text (dtype/format change)",
     "duplicate_key": "a right row inserted twice (duplicated key)",
 }

@@ -123,6 +123,8 @@ class GuardedSession:
         self._next_step = 0
         self._turn = 0
         self._in_turn = False
+        self._question: str | None = None
+        """The open turn's question (the audit weighs rows a join drops by it)."""
         self._answer: str | None = None
         self.rebuild = rebuild
         """After a restart, run again the cells that had succeeded (see `_restart`)."""
@@ -279,6 +281,7 @@ class GuardedSession:
             self.end_turn()
         self._turn = self._turn + 1 if turn is None else turn
         self._in_turn = True
+        self._question = question or None
         self._answer = None
         notes = (
             sup.begin_turn(self._turn, question, context=context)
@@ -374,7 +377,9 @@ class GuardedSession:
         return Rebuild(replayed=tuple(replayed), seconds=time.perf_counter() - started)
 
     def _observe(self, execution: ExecutionResult) -> CellAudit | None:
-        return self.auditor.observe(execution) if self.auditor is not None else None
+        if self.auditor is None:
+            return None
+        return self.auditor.observe(execution, self._question)
 
     def propose_answer(self, text: str, *, thought: str = "") -> Review:
         """Submit the turn's answer; a rejection carries repair notes and the turn goes on."""

@@ -15,6 +15,8 @@ the kernel imports this module on first use.
   in a probe.
 * `nan_columns` — which (frame, column) pairs are entirely missing values; run it in a
   probe.
+* `column_kinds` — whether each (frame, column) pair holds numbers, text or something
+  else; run it in a probe.
 * `absent_values` — which (frame, column, value) equality filters match no row, with
   the column's values and the other frames' columns that hold the value; run it in a
   probe.
@@ -174,6 +176,33 @@ def nan_columns(pairs: Sequence[tuple[str, str]]) -> None:
         try:
             if bool(table[column].isna().all()):
                 out.append([frame, column, len(table)])
+        except Exception:
+            continue
+    print(json.dumps(out))
+
+
+def column_kinds(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[frame, column, kind], ...]`` for each pair whose column exists: ``number``
+    (a numeric dtype), ``text`` (its first non-missing values are all strings) or ``other``."""
+    ns = _user_ns()
+    frames = _frames({f: ns[f] for f, _ in pairs if f in ns})
+    out = []
+    for frame, column in pairs:
+        table = frames.get(frame)
+        if table is None or column not in table.columns:
+            continue
+        try:
+            series = table[column]
+            if getattr(series, "ndim", 1) != 1:
+                continue
+            kind = "other"
+            if series.dtype.kind in "iuf":
+                kind = "number"
+            elif series.dtype.kind in "OSU" or str(series.dtype) == "string":
+                head = series.dropna().head(20).tolist()
+                if head and all(isinstance(v, str) for v in head):
+                    kind = "text"
+            out.append([frame, str(column), kind])
         except Exception:
             continue
     print(json.dumps(out))

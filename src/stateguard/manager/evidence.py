@@ -157,23 +157,27 @@ def _still_used(steps: Sequence[StepView], i: int, outputs: Sequence[str]) -> bo
     )
 
 
-def _join_findings(step: StepView) -> list[AuditFinding]:
+def _join_findings(step: StepView, question: str | None) -> list[AuditFinding]:
     if step.execution is None or not step.execution.private:
         return []
-    return [f for f in audit_cell(step.execution).findings if f.origin == "join_guard"]
+    return [f for f in audit_cell(step.execution, question).findings if f.origin == "join_guard"]
 
 
-def silent_joins(steps: Sequence[StepView], earlier: Sequence[StepView] = ()) -> list[Evidence]:
+def silent_joins(
+    steps: Sequence[StepView], earlier: Sequence[StepView] = (), question: str | None = None
+) -> list[Evidence]:
     """Join-guard alarms (`stateguard.audit.joinpolicy`) on results the turn still uses.
+
+    ``question`` is the turn's: it decides whether rows an inner join drops are an alarm.
 
     A finding the agent was already shown (same message, in ``steps`` or in the
     ``earlier`` steps of the turn, e.g. before a repair) is its known choice, not new
     evidence: after one repair an identical re-run is accepted.
     """
     out: list[Evidence] = []
-    shown = {f.message for s in earlier for f in _join_findings(s)}
+    shown = {f.message for s in earlier for f in _join_findings(s, question)}
     for i, step in enumerate(steps):
-        for f in _join_findings(step):
+        for f in _join_findings(step, question):
             known = f.message in shown
             shown.add(f.message)
             if not f.alarm or known or not _still_used(steps, i, f.outputs):

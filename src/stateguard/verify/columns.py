@@ -69,6 +69,41 @@ def words(name: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(name)]
 
 
+def word_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, stemmed word)`` of every word of ``text``, split as `words` splits."""
+    return [(m.start(), m.end(), stem(m.group())) for m in _WORD.finditer(text)]
+
+
+def is_generic(column: str) -> bool:
+    """A name made only of generic words (``id``, ``name``…), which never counts as named."""
+    ws = words(column)
+    return not ws or set(ws) <= _GENERIC
+
+
+def column_of(node: ast.AST) -> tuple[str, str] | None:
+    """``(variable, column)`` of ``df.col``, ``df['col']``, or a chain ending so
+    (``df.groupby('a').col``): the variable the chain starts from, and the last name."""
+    if isinstance(node, ast.Attribute):
+        name = node.attr
+    elif (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    ):
+        name = node.slice.value
+    else:
+        return None
+    root: ast.AST = node.value
+    while not isinstance(root, ast.Name):
+        if isinstance(root, ast.Attribute | ast.Subscript):
+            root = root.value
+        elif isinstance(root, ast.Call):
+            root = root.func
+        else:
+            return None
+    return root.id, name
+
+
 def named_columns(question: str, columns: Iterable[str]) -> set[str]:
     """The columns every word of whose name is a word of ``question`` (see the module doc)."""
     asked = set(words(question))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from stateguard.numbers import parse_number
 from stateguard.verify.environment import Environment
@@ -43,6 +44,8 @@ _DOWN = (
     r"\b(?:less|fewer|lower|smaller|shorter|younger)\s+than\s+",
     r"\b(?:under|below|at\s+most|no\s+more\s+than|not\s+more\s+than)\s+",
 )
+THRESHOLD = re.compile("(?:" + "|".join(_UP + _DOWN) + ")" + _NUM, re.I)
+"""A "more than N" / "less than N" phrase."""
 _QUOTED = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,60})[\"'`”’]")
 _NEGATION = re.compile(
     r"\b(?:not|except|excluding|exclude|other\s+than|besides|without|apart\s+from|"
@@ -62,15 +65,25 @@ def _number(text: str) -> float | None:
     return None if value is None else float(value)
 
 
-def thresholds(question: str) -> list[tuple[float, str, bool]]:
-    """``(value, "up"|"down", percent)`` of every "more than N" / "less than N" of the question."""
+class Threshold(NamedTuple):
+    """A "more than N" / "less than N" of a question, and where it starts in the text."""
+
+    value: float
+    direction: str
+    """"up" (more than) or "down" (less than)."""
+    percent: bool
+    start: int
+
+
+def threshold_spans(question: str) -> list[Threshold]:
+    """Every "more than N" / "less than N" of the question, in text order."""
     out = []
     for direction, patterns in (("up", _UP), ("down", _DOWN)):
         for p in patterns:
             for m in re.finditer(p + _NUM, question, re.I):
                 value = _number(m.group(1))
                 if value is not None:
-                    out.append((value, direction, bool(m.group(2))))
+                    out.append(Threshold(value, direction, bool(m.group(2)), m.start()))
         tail = (
             r"\s+or\s+(?:more|greater|higher|above)"
             if direction == "up"
@@ -80,8 +93,13 @@ def thresholds(question: str) -> list[tuple[float, str, bool]]:
         for m in re.finditer(r"(?<![\w.])" + _NUM + tail, question, re.I):
             value = _number(m.group(1))
             if value is not None:
-                out.append((value, direction, bool(m.group(2))))
-    return out
+                out.append(Threshold(value, direction, bool(m.group(2)), m.start()))
+    return sorted(out, key=lambda t: t.start)
+
+
+def thresholds(question: str) -> list[tuple[float, str, bool]]:
+    """``(value, "up"|"down", percent)`` of every "more than N" / "less than N" of the question."""
+    return [(t.value, t.direction, t.percent) for t in threshold_spans(question)]
 
 
 def _const(node: ast.AST) -> float | str | None:
@@ -394,3 +412,31 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         if asc and not any(sorts):
             out.append("the question asks for an ascending order but the code sorts descending")
     return out
+
+
+_HOW_MANY = re.compile(r"\b(?:how\s+many|total\s+number|number\s+of|count(?:s|ing)?)\b", re.I)
+_NOT_A_COUNT = re.compile(
+    r"\b(?:times|per|each|every|hours?|minutes?|seconds?|days?|weeks?|months?|years?|miles?|"
+    r"km|kilomet\w+|met(?:er|re)s?|feet|foot|inch\w*|pounds?|lbs?|kg|kilo\w*|grams?|"
+    r"lit(?:er|re)s?|gallons?|dollars?|euros?|calories|points?|degrees?|units?|tons?|"
+    r"tonnes?|acres?|hectares?|kwh|watts?)\b|%|\$",
+    re.I,
+)
+"""Wording under which "how many" is not a count of things (a rate, a unit of measure)."""
+_SCALAR = re.compile(r"^(?:np\.\w+\()?\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*\)?$")
+
+
+def fractional_count(question: str, shown: str) -> str | None:
+    """The question asks for a count (how many, the number of) and no mean, share or rate,
+    and the value shown is a single number with a fractional part: a count is whole."""
+    if not _HOW_MANY.search(question) or _MEAN.search(question) or _MEDIAN.search(question):
+        return None
+    if _SHARE.search(question) or _NOT_A_COUNT.search(question):
+        return None
+    m = _SCALAR.match(shown.strip())
+    if m is None:
+        return None
+    value = float(m.group(1))
+    if abs(value - round(value)) <= 1e-9 * max(1.0, abs(value)):
+        return None
+    return f"the question asks for a count, and the result {m.group(1)} is not a whole number"

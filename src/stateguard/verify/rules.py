@@ -21,16 +21,19 @@ from stateguard.audit.printchecks import describe as describe_misprinted
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
+from stateguard.verify.arithmetic import meaningless
 from stateguard.verify.columns import column_mismatch, frame_columns
 from stateguard.verify.consistency import (
     aggregate_contradictions,
     contradictions,
+    fractional_count,
     ignored_names,
 )
 from stateguard.verify.degenerate import degenerate
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.environment import Environment
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
+from stateguard.verify.thresholds import misattached
 from stateguard.worker.answer_format import AnswerSpec
 
 GROUNDING_ERRORS = frozenset(
@@ -207,8 +210,9 @@ def stale_read(inp: RuleInput) -> list[RuleResult]:
 def audit_diagnostics(inp: RuleInput) -> list[RuleResult]:
     """Join-guard and operator findings, as the manager weighs them: an alarm
     (`stateguard.audit.joinpolicy`: a keyless or fan-out merge, a stray duplicate key, rows
-    an unstated inner join drops; a rejecting operator rule) → 0; a note (rows a stated
-    `how` drops, a concat's guesses) → 0.5."""
+    an inner join drops while the question asks to keep them; a rejecting operator rule)
+    → 0; a note (rows a join drops that the question did not ask to keep, a concat's
+    guesses) → 0.5."""
     ex = inp.step.execution
     if ex is None or not ex.private:
         return []
@@ -216,7 +220,7 @@ def audit_diagnostics(inp: RuleInput) -> list[RuleResult]:
         _decide(0.0, f"audit_{f.kind}", f.message)
         if f.alarm
         else _doubt(f"audit_{f.kind}", f.message)
-        for f in audit_cell(ex).findings
+        for f in audit_cell(ex, inp.task.question or None).findings
     ]
 
 
@@ -353,6 +357,49 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     return [_decide(0.0, "question_column", found.describe())]
 
 
+def _in_result(step: Step, rule: str, messages: Sequence[str]) -> list[RuleResult]:
+    """0 for each message in a result step (its value is the answer), else a 0.5 doubt."""
+    if step.result:
+        return [_decide(0.0, rule, m) for m in messages]
+    return [_doubt(rule, m) for m in messages]
+
+
+def meaningless_arithmetic(inp: RuleInput) -> list[RuleResult]:
+    """A sum, mean or product of a text column, or arithmetic on an identifier column
+    (`stateguard.verify.arithmetic`, kinds read by a fork probe) → 0 in a result step,
+    else 0.5."""
+    step, ex = inp.step, inp.step.execution
+    if inp.env is None or step.code is None or ex is None or not ex.ok:
+        return []
+    found = meaningless(inp.env.probe, step.code, inp.task.question, inp.probe_timeout)
+    return _in_result(step, "meaningless_arithmetic", found)
+
+
+def threshold_column(inp: RuleInput) -> list[RuleResult]:
+    """A threshold of the question compared with another column than the one the question
+    attaches it to (`stateguard.verify.thresholds`) → 0 in a result step, else 0.5."""
+    step, ex = inp.step, inp.step.execution
+    if inp.env is None or step.code is None or ex is None or not ex.ok:
+        return []
+    if not any(
+        w in inp.task.question.lower()
+        for w in ("than", "over", "under", "above", "below", "least", "most", "exceed")
+    ):
+        return []  # no threshold wording: spare the probe
+    frames = frame_columns(inp.env, inp.probe_timeout)
+    return _in_result(step, "threshold_column", misattached(inp.task.question, step.code, frames))
+
+
+def count_not_whole(inp: RuleInput) -> list[RuleResult]:
+    """A result step whose shown value is a number with a fractional part while the
+    question asks how many (`consistency.fractional_count`) → 0."""
+    step, ex = inp.step, inp.step.execution
+    if not step.result or ex is None or not ex.ok or not ex.result:
+        return []
+    found = fractional_count(inp.task.question, ex.result)
+    return [] if found is None else [_decide(0.0, "count_not_whole", found)]
+
+
 Rule = Callable[[RuleInput], list[RuleResult]]
 
 EXECUTION_RULES: tuple[Rule, ...] = (
@@ -373,8 +420,11 @@ RULES: tuple[Rule, ...] = (
     *EXECUTION_RULES,
     *DATA_RULES,
     fixed_by_form,
+    meaningless_arithmetic,
+    count_not_whole,
     question_contradiction,
     question_column,
+    threshold_column,
     question_ignored,
 )
 """Every deterministic rule, cheapest evidence first."""

@@ -58,7 +58,7 @@ class DeterministicPolicy:
             before = [
                 s for s in ctx.steps if steps and s.turn == steps[0].turn and s.step < steps[0].step
             ]  # the turn's attempts before a repair
-            found += silent_joins(steps, before)
+            found += silent_joins(steps, before, ctx.question or None)
             found += revised_constants(steps, ctx.graph, ctx.revisions)
             found += unsupported_claims(steps, obs.answer, ctx.question)
         if obs.draft is not None:

@@ -1,0 +1,109 @@
+"""Arithmetic that means nothing on the column it is done on (no model, no reference).
+
+Two kinds, both read from the code and the columns' contents after the step (a fork
+probe, `stateguard.kernel.namespace.column_kinds`):
+
+- **text**: a sum, mean or product of a column holding strings, or a string column
+  multiplied or divided. pandas' ``sum`` of strings concatenates them and ``*`` repeats
+  them, so "How many items were ordered?" answered by ``chipo.item_name.sum()`` runs and
+  returns one very long string.
+- **identifier**: the same arithmetic on a numeric column named as an identifier
+  (``order_id``, ``PassengerId``, ``ID``). Its values are labels: a sum of order ids or
+  ``quantity * order_id`` is a number with no meaning. Counting, grouping by, sorting
+  or taking the largest id are left alone, and so is any step whose question speaks of
+  ids itself.
+
+Only operations that combine values are judged: ``sum``, ``mean``, ``median``,
+``prod``, ``std``, ``var``, ``cumsum``, ``cumprod`` and the operators ``*``, ``/``,
+``//``, ``**``. ``+`` and ``-`` are left alone (``first + ' ' + last`` joins text,
+``id - id.shift()`` finds gaps).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from stateguard.audit.filterchecks import probe_json
+from stateguard.kernel import ProbeResult, namespace
+from stateguard.verify.columns import column_of, words
+
+_COMBINING = frozenset({"sum", "mean", "median", "prod", "std", "var", "cumsum", "cumprod"})
+_OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
+_ID_WORDS = frozenset({"id", "identifier", "uuid"})
+_IDS_ASKED = re.compile(r"\b(?:ids?|identifiers?|uuids?)\b", re.I)
+
+
+class Use(NamedTuple):
+    """A column combined arithmetically: ``frame[column]`` in the expression ``shown``."""
+
+    frame: str
+    column: str
+    shown: str
+
+
+def combined_columns(code: str) -> list[Use]:
+    """Every column of ``code`` that is summed, averaged, multiplied… (see the module)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    out: list[Use] = []
+
+    def add(node: ast.AST, around: ast.AST) -> None:
+        col = column_of(node)
+        if col is not None:
+            out.append(Use(col[0], col[1], ast.unparse(around)))
+
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _COMBINING
+        ):
+            add(node.func.value, node)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, _OPERATORS):
+            add(node.left, node)
+            add(node.right, node)
+    return list(dict.fromkeys(out))
+
+
+def is_identifier(column: str) -> bool:
+    """A column named as an identifier: its last word is ``id`` (``order_id``, ``PassengerId``)."""
+    ws = words(column)
+    return bool(ws) and ws[-1] in _ID_WORDS
+
+
+def _uses(uses: list[Use]) -> Iterator[tuple[str, str]]:
+    yield from dict.fromkeys((u.frame, u.column) for u in uses)
+
+
+def meaningless(
+    probe: Callable[..., ProbeResult], code: str, question: str, timeout: float = 20.0
+) -> list[str]:
+    """Each arithmetic of ``code`` on a text or identifier column, as a sentence."""
+    uses = combined_columns(code)
+    if not uses:
+        return []
+    rows = probe_json(probe, namespace.call("column_kinds", list(_uses(uses))), timeout)
+    try:
+        kinds = {(str(f), str(c)): str(k) for f, c, k in rows or []}
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
+        return []
+    ids_asked = bool(_IDS_ASKED.search(question))
+    out: list[str] = []
+    for u in uses:
+        kind = kinds.get((u.frame, u.column))
+        if kind == "text":
+            out.append(
+                f"`{u.shown}` combines `{u.frame}[{u.column!r}]`, which holds text: a sum of "
+                "strings concatenates them and `*` repeats them"
+            )
+        elif kind == "number" and is_identifier(u.column) and not ids_asked:
+            out.append(
+                f"`{u.shown}` does arithmetic on `{u.frame}[{u.column!r}]`, an identifier: "
+                "its values are labels, not quantities"
+            )
+    return out

@@ -1,0 +1,82 @@
+"""Arithmetic on text or identifier columns: a sum of strings, ``quantity * order_id``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from steps import FakeEnv, ok
+
+from stateguard.kernel import ProbeResult
+from stateguard.verify import StepVerifier, VerifyTask
+from stateguard.verify.arithmetic import combined_columns, is_identifier, meaningless
+
+KINDS = [
+    ["chipo", "order_id", "number"],
+    ["chipo", "quantity", "number"],
+    ["chipo", "item_name", "text"],
+    ["chipo", "item_price", "number"],
+]
+
+
+def _env(kinds: list[list[str]] = KINDS) -> FakeEnv:
+    return FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, stdout=json.dumps(kinds)))
+
+
+def test_combined_columns_are_the_operands_of_sums_products_and_ratios() -> None:
+    code = (
+        "a = chipo.quantity.sum()\n"
+        "b = (chipo['quantity'] * chipo['item_price']).sum()\n"
+        "c = chipo.groupby('item_name').order_id.mean()\n"
+        "d = chipo.order_id.nunique() + chipo.groupby(by=['order_id']).sum().mean()\n"
+        "e = chipo.first + ' ' + chipo.last\n"
+    )
+    got = {(u.frame, u.column) for u in combined_columns(code)}
+    assert got == {("chipo", "quantity"), ("chipo", "item_price"), ("chipo", "order_id")}
+    # counting, grouping by, + and - are not combining: `d` and `e` add nothing
+    assert all("nunique" not in u.shown and "first" not in u.shown for u in combined_columns(code))
+    assert combined_columns("def broken(:") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("order_id", True), ("PassengerId", True), ("ID", True), ("idle", False), ("paid", False)],
+)
+def test_identifier_names(name: str, expected: bool) -> None:
+    assert is_identifier(name) is expected
+
+
+def test_a_sum_of_text_and_arithmetic_on_an_id_are_found() -> None:
+    q = "How many items were ordered in total?"
+    (text,) = meaningless(_env().probe, "chipo.item_name.sum()", q)
+    assert "holds text" in text and "'item_name'" in text
+    (ident,) = meaningless(_env().probe, "(chipo.quantity * chipo.order_id).sum()", q)
+    assert "an identifier" in ident and "'order_id'" in ident
+
+
+def test_near_misses_are_left_alone() -> None:
+    q = "How many items were ordered in total?"
+    assert meaningless(_env().probe, "chipo.quantity.sum()", q) == []
+    assert meaningless(_env().probe, "chipo.order_id.nunique()", q) == []
+    assert meaningless(_env().probe, "chipo.order_id.max()", q) == []
+    # the question itself speaks of ids
+    assert meaningless(_env().probe, "chipo.order_id.sum()", "What is the sum of order ids?") == []
+    # a column that is not text after all (the probe says number)
+    numbers = [["chipo", "item_name", "number"]]
+    assert meaningless(_env(numbers).probe, "chipo.item_name.sum()", q) == []
+    # a probe that fails, or forged output, says nothing
+    failing = FakeEnv(lambda code: ProbeResult(status="error", wall_time=0.0))
+    assert meaningless(failing.probe, "chipo.item_name.sum()", q) == []
+    forged = FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, stdout='[["x"]]'))
+    assert meaningless(forged.probe, "chipo.item_name.sum()", q) == []
+
+
+def test_the_rule_is_zero_in_a_result_step_and_a_doubt_elsewhere() -> None:
+    det = StepVerifier("deterministic")
+    task = VerifyTask(question="How many items were ordered in total?")
+    step = ok("chipo.item_name.sum()", result="'Chips and Fresh Tomato SalsaIzze…'")
+    v = det.verify(task, [step.model_copy(update={"result": True})], env=_env())
+    assert v.score == 0.0 and v.evidence[0].rule == "meaningless_arithmetic", v.rationale
+    assert det.verify(task, [step], env=_env()).score == 0.5
+    right = ok("chipo.quantity.sum()", result="4972").model_copy(update={"result": True})
+    assert det.verify(task, [right], env=_env()).score == 1.0

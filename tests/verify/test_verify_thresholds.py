@@ -1,0 +1,61 @@
+"""A threshold of the question compared with another column than the one it is about."""
+
+from __future__ import annotations
+
+import pytest
+from steps import FakeEnv, ok
+
+from stateguard.kernel import ProbeResult
+from stateguard.verify import StepVerifier, VerifyTask
+from stateguard.verify.thresholds import misattached, subjects
+
+ARMY = {"army": ["regiment", "company", "deaths", "battles", "veterans", "deserters"]}
+Q = "Select rows where df.deaths is greater than 500 or less than 50"
+
+
+def test_subjects_follow_the_column_named_before_the_threshold_and_through_or() -> None:
+    got = [(s.threshold.value, s.column) for s in subjects(Q, ARMY["army"])]
+    assert got == [(500.0, "deaths"), (50.0, "deaths")]
+    both = "teams with more than 6 goals and shots of more than 20"
+    cols = ["Team", "Goals", "Shots"]
+    # "more than 6 goals": the column comes after; "shots of more than 20": before
+    assert [(s.threshold.value, s.column) for s in subjects(both, cols)] == [(20.0, "Shots")]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many times did someone order more than one Canned Soda?",  # a value, not a column
+        "Regiments with deaths recorded in the north of more than 500",  # too far from the column
+        "Select rows with more than 500",  # no column at all
+    ],
+)
+def test_no_subject_without_a_column_right_before(question: str) -> None:
+    assert subjects(question, ARMY["army"]) == []
+
+
+def test_a_threshold_on_another_column_is_found() -> None:
+    (found,) = misattached(Q, "army[(army['deserters'] > 500) | (army['deaths'] < 50)]", ARMY)
+    assert "500 on 'deaths'" in found and "'deserters'" in found
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "army[(army['deaths'] > 500) | (army['deaths'] < 50)]",  # the right one
+        "army[(army.deaths > 500) | (army.deaths < 50)]",
+        "army[army.battles > 3]",  # another number: another condition
+        "army[(army['deaths'] > 500) & (army['deserters'] > 500)]",  # the subject is there too
+    ],
+)
+def test_near_misses_are_not_misattached(code: str) -> None:
+    assert misattached(Q, code, ARMY) == []
+
+
+def test_the_rule_scores_a_result_step_zero() -> None:
+    det = StepVerifier("deterministic")
+    env = FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, value=ARMY))
+    step = ok("army[(army['deserters'] > 500) | (army['deaths'] < 50)]", result="...")
+    v = det.verify(VerifyTask(question=Q), [step.model_copy(update={"result": True})], env=env)
+    assert v.score == 0.0 and v.evidence[0].rule == "threshold_column", v.rationale
+    assert det.verify(VerifyTask(question=Q), [step], env=env).score == 0.5
