@@ -277,3 +277,36 @@ def test_the_count_rule_judges_result_steps_only() -> None:
     v = DET.verify(task, [step.model_copy(update={"result": True})])
     assert v.score == 0.0 and v.evidence[0].rule == "count_not_whole", v.rationale
     assert DET.verify(task, [step]).score == 1.0  # an exploration may compute shares
+
+
+def _named(found: list[list[str]]) -> FakeEnv:
+    return FakeEnv(
+        lambda code: ProbeResult(status="ok", wall_time=0.0, value={"found": found, "own": []})
+    )
+
+
+def test_a_list_of_values_the_code_applies_in_part() -> None:
+    q = "Present only the Shooting Accuracy from England, Italy and Russia."
+    env = _named([["value", v, "Team"] for v in ("England", "Italy", "Russia")])
+    some = "euro12.loc[euro12.Team.isin(['England', 'Italy']), ['Team', 'Shooting Accuracy']]"
+    missed = ignored_names(q, some, env)
+    assert missed[-1] == (
+        "part of the list 'England', 'Italy', 'Russia' of 'Team': the code uses "
+        "'England', 'Italy' only"
+    )
+    step = ok(some, result="...").model_copy(update={"result": True})
+    v = DET.verify(VerifyTask(question=q), [step], env=env)
+    assert v.score == 0.0 and v.evidence[0].rule == "question_ignored", v.rationale
+    # near misses: every value used; none used (a doubt only); values nested in another
+    every = some.replace("'Italy']", "'Italy', 'Russia']")
+    assert ignored_names(q, every, env) == []
+    none = ok("euro12[['Team', 'Shooting Accuracy']]", result="...")
+    none = none.model_copy(update={"result": True})
+    assert DET.verify(VerifyTask(question=q), [none], env=env).score == 0.5
+    nested = _named([["value", v, "item"] for v in ("Veggie Salad Bowl", "Salad", "Bowl")])
+    salad = "chipo_salad = chipo[chipo.item == 'Veggie Salad Bowl']"
+    assert ignored_names("How many times was a Veggie Salad Bowl ordered?", salad, nested) == []
+    # a name of the code is not a value it applies
+    named_only = "chipo_salad = chipo\nlen(chipo_salad)"
+    q2 = "How many times was a Veggie Salad Bowl ordered?"
+    assert not any(m.startswith("part of") for m in ignored_names(q2, named_only, nested))

@@ -231,3 +231,28 @@ def test_a_sum_of_a_text_column_and_of_an_id_score_zero_by_a_real_probe(
         assert near.score == 1.0, near.rationale
     finally:
         root.close()
+
+
+def test_values_of_a_text_column_are_read_by_a_real_probe(branches: KernelBranches) -> None:
+    # pandas' own string dtype (the default from pandas 3) holds text as well as object
+    task = VerifyTask(question="Present the acc of England, Italy and Russia")
+    root = branches.root()
+    try:
+        root.run(
+            Proposal(
+                code="teams = pd.DataFrame({'Team': ['England', 'Italy', 'Russia', 'Spain'], "
+                "'acc': [1, 2, 3, 4]})"
+            )
+        )
+        part = _result(root, task, "teams[teams.Team.isin(['England', 'Italy'])][['Team', 'acc']]")
+        assert part.score == 0.0 and "the code uses 'England', 'Italy' only" in part.rationale
+        none = _result(root, task, "teams[['Team', 'acc']]")
+        assert none.score == 0.5 and "the value 'England' of the data" in none.rationale
+        every = _result(root, task, "teams[teams.Team != 'Spain'][['Team', 'acc']]")
+        assert every.score == 0.5  # Spain excluded, the three named values never written
+        right = _result(
+            root, task, "teams[teams.Team.isin(['England', 'Italy', 'Russia'])][['Team', 'acc']]"
+        )
+        assert right.score == 1.0, right.rationale
+    finally:
+        root.close()

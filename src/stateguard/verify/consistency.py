@@ -186,8 +186,8 @@ def contradictions(question: str, code: str) -> list[str]:
 
 
 # Runs in a fork: the columns and string values of the session's frames that the question
-# names (whole words, case as written; values of object columns only), and the columns of
-# the frames the step itself bound (``own``).
+# names (whole words, case as written; values of text columns only, object or pandas' str
+# dtype, each with its column), and the columns of the frames the step bound (``own``).
 _NAMED_PROBE = """
 def __sg_named(q, own):
     import re
@@ -204,10 +204,11 @@ def __sg_named(q, own):
                 found.append(['column', c])
             try:
                 col = v[c]
-                if getattr(col, 'dtype', None) == object and getattr(col, 'ndim', 2) == 1:
+                kind = getattr(getattr(col, 'dtype', None), 'kind', None)
+                if kind in ('O', 'S', 'U') and getattr(col, 'ndim', 2) == 1:
                     for x in col.dropna().astype(str).unique()[:5000]:
-                        if named(x) and ['value', x] not in found:
-                            found.append(['value', x])
+                        if named(x) and ['value', x, str(c)] not in found:
+                            found.append(['value', x, str(c)])
             except Exception:
                 pass
         if len(found) > 40:
@@ -225,6 +226,10 @@ def _constants(tree: ast.AST) -> set[float]:
     return out
 
 
+PART_OF_A_LIST = "part of the list"
+"""How `ignored_names` begins the note on a list of values the code applies only in part."""
+
+
 def ignored_names(
     question: str,
     code: str,
@@ -233,8 +238,10 @@ def ignored_names(
     own: Sequence[str] = (),
 ) -> list[str]:
     """What the question names (thresholds, quoted values, data columns and values) that
-    ``code`` never uses; each as a short description. Columns of the frames named ``own``
-    (those the step bound) count as used: the step built them."""
+    ``code`` never uses; each as a short description. Values of one column that the
+    question lists and the code uses only some of are also noted (`PART_OF_A_LIST`).
+    Columns of the frames named ``own`` (those the step bound) count as used: the step
+    built them."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -242,11 +249,15 @@ def ignored_names(
     numbers = _constants(tree)
     text = code.lower()
     found: list[tuple[str, str]] = []
+    of_column: dict[str, list[str]] = {}  # column -> the values of it the question names
     built: set[str] = set()
     if env is not None:
         res = env.probe(_NAMED_PROBE % (question, sorted(set(own))), timeout=timeout)
         if res.ok and isinstance(res.value, dict):
-            found = [(str(k), str(n)) for k, n in res.value.get("found", [])]
+            for k, n, *col in res.value.get("found", []):
+                found.append((str(k), str(n)))
+                if col and str(n) not in of_column.setdefault(str(col[0]), []):
+                    of_column[str(col[0])].append(str(n))
             built = {str(c).lower() for c in res.value.get("own", [])}
     used = [text, *built]
     out = []
@@ -264,6 +275,21 @@ def ignored_names(
             and f"the value {name!r}" not in out
         ):
             out.append(f"the {kind} {name!r} of the data")
+    strings = [
+        n.value.lower()
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
+    for column, named in of_column.items():
+        # a value inside another named one ('Salad' in 'Veggie Salad Bowl') is not an item
+        values = [v for v in named if not any(v != w and v.lower() in w.lower() for w in named)]
+        kept = [v for v in values if any(v.lower() in x for x in strings)]
+        left = [v for v in values if v not in kept]
+        if kept and left:
+            out.append(
+                f"{PART_OF_A_LIST} {', '.join(map(repr, values))} of {column!r}: the code uses "
+                f"{', '.join(map(repr, kept))} only"
+            )
     return out
 
 

@@ -24,6 +24,7 @@ from stateguard.types import VarKey
 from stateguard.verify.arithmetic import meaningless
 from stateguard.verify.columns import column_mismatch, frame_columns
 from stateguard.verify.consistency import (
+    PART_OF_A_LIST,
     aggregate_contradictions,
     contradictions,
     fractional_count,
@@ -298,7 +299,8 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     """A result or answer step whose code so far never uses a threshold, quoted value, or
     column or value of the data that the question names → 0.5 (a warning); → 0 when the
     result step shows a stored value unchanged and what is never applied is a threshold
-    or a quoted value (a condition on the rows that nothing applied)."""
+    or a quoted value (a condition on the rows that nothing applied), and → 0 when the
+    question lists values of one column and the code uses only some of them."""
     step = inp.step
     if not (
         step.answer is not None
@@ -312,6 +314,12 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     missed = ignored_names(inp.task.question, code, inp.env, inp.probe_timeout, own)
     if not missed:
         return []
+    partial = [m for m in missed if m.startswith(PART_OF_A_LIST)]
+    if step.result and partial:
+        return [
+            _decide(0.0, "question_ignored", f"the question lists {m[len(PART_OF_A_LIST) + 1 :]}")
+            for m in partial
+        ]
     conditions = [m for m in missed if m.startswith(("the threshold", "the value '"))]
     if step.result and conditions and _shows_stored_value(step.code):
         return [
