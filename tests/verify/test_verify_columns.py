@@ -11,6 +11,7 @@ from stateguard.verify.columns import (
     assigned_columns,
     column_mismatch,
     named_columns,
+    projection_mismatch,
     stem,
     used_columns,
     words,
@@ -118,8 +119,25 @@ def test_the_rule_scores_a_result_step_zero_and_leaves_others_alone() -> None:
 
 def test_a_partial_mismatch_is_a_doubt_not_a_verdict() -> None:
     det = StepVerifier("deterministic")
-    task = VerifyTask(question="Extract the columns 'veterans' and 'deaths'")
-    step = ok("army[['veterans', 'deserters']]", result="...").model_copy(update={"result": True})
+    task = VerifyTask(question="What are the mean veterans and the mean deaths?")
+    code = "army.veterans.mean(), army.deserters.mean()"
+    step = ok(code, result="...").model_copy(update={"result": True})
     v = det.verify(task, [step], env=_env(ARMY))
     assert v.score == 0.5 and "'deaths', which the step does not read" in v.rationale
     assert [e.decisive for e in v.evidence if e.rule == "question_column"] == [False]
+
+
+def test_a_shown_table_without_a_column_the_question_asks_for_scores_zero() -> None:
+    det = StepVerifier("deterministic")
+    q = "Return a data frame with only two columns item_name and item_price"
+    code = "chipo_one = chipo[chipo.quantity == 1]\nchipo[['order_id', 'item_price']]"
+    step = ok(code, result="...").model_copy(update={"result": True})
+    v = det.verify(VerifyTask(question=q), [step], env=_env(CHIPO))
+    assert v.score == 0.0 and v.evidence[0].rule == "question_column", v.rationale
+    assert "asks for the column(s) 'item_name'; the step shows 'order_id'" in v.rationale
+    # near misses: the asked columns; a question that speaks of no columns
+    right = code.replace("'order_id'", "'item_name'")
+    ok_step = ok(right, result="...").model_copy(update={"result": True})
+    assert det.verify(VerifyTask(question=q), [ok_step], env=_env(CHIPO)).score == 1.0
+    plain = VerifyTask(question="What is the item_name and item_price of each order?")
+    assert projection_mismatch(plain.question, code, CHIPO) is None

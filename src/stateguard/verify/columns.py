@@ -177,11 +177,15 @@ class Mismatch(NamedTuple):
     instead: tuple[str, ...]
     partial: bool
     """The step also reads some named column (weaker evidence than reading none)."""
+    projected: bool = False
+    """Found in a selected list of columns (`projection_mismatch`)."""
 
     def describe(self) -> str:
         """One line naming both sides."""
         missed = ", ".join(repr(c) for c in self.missed)
         instead = ", ".join(repr(c) for c in self.instead)
+        if self.projected:
+            return f"the question asks for the column(s) {missed}; the step shows {instead} instead"
         if self.partial:
             return f"the question names {missed}, which the step does not read; it reads {instead}"
         return f"the question is about {missed} but the step takes its result from {instead} only"
@@ -204,6 +208,41 @@ def column_mismatch(
     if not missed or not instead:
         return None
     return Mismatch(tuple(sorted(missed)), tuple(sorted(instead)), partial=bool(used & named))
+
+
+_COLUMNS_WORD = re.compile(r"\bcolumns?\b", re.I)
+
+
+def projection_mismatch(
+    question: str, code: str, frames: Mapping[str, Sequence[str]]
+) -> Mismatch | None:
+    """A question that speaks of columns and names some, and a last statement that selects
+    a list of columns of a table (``t[['a', 'b']]``) leaving out a named one for an
+    unnamed one: the table shown is not the one asked for. None otherwise."""
+    if not _COLUMNS_WORD.search(question):
+        return None
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    if not body:
+        return None
+    for node in ast.walk(body[-1]):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.List)):
+            continue
+        keys = [k.value for k in node.slice.elts if isinstance(k, ast.Constant)]
+        root = node.value
+        if not isinstance(root, ast.Name) or root.id not in frames or len(keys) < 2:
+            continue
+        columns = frames[root.id]
+        if not all(isinstance(k, str) and k in columns for k in keys):
+            continue
+        named = named_columns(question, columns)
+        missed = sorted(named - set(keys))
+        instead = sorted(set(keys) - named)
+        if named & set(keys) and missed and instead:
+            return Mismatch(tuple(missed), tuple(instead), partial=False, projected=True)
+    return None
 
 
 def frame_columns(env: Environment, timeout: float = 30.0) -> dict[str, list[str]]:

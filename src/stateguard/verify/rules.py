@@ -22,7 +22,7 @@ from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
 from stateguard.verify.arithmetic import meaningless
-from stateguard.verify.columns import column_mismatch, frame_columns
+from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
     aggregate_contradictions,
@@ -352,12 +352,16 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     """A result step that takes its value from columns of a table while the question names
     other columns of that table, none of which the step reads or writes → 0; one that
     reads some named columns and, instead of another named one, an unnamed one → 0.5 (a
-    doubt: it may derive the named one). See `stateguard.verify.columns`."""
+    doubt: it may derive the named one); one whose shown table selects a list of columns
+    leaving out a column the question asks for, for one it does not name → 0. See
+    `stateguard.verify.columns`."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
         return []
     frames = frame_columns(inp.env, inp.probe_timeout)
-    found = column_mismatch(inp.task.question, step.code, frames)
+    found = projection_mismatch(inp.task.question, step.code, frames) or column_mismatch(
+        inp.task.question, step.code, frames
+    )
     if found is None:
         return []
     if found.partial:
