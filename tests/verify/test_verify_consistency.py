@@ -310,3 +310,23 @@ def test_a_list_of_values_the_code_applies_in_part() -> None:
     named_only = "chipo_salad = chipo\nlen(chipo_salad)"
     q2 = "How many times was a Veggie Salad Bowl ordered?"
     assert not any(m.startswith("part of") for m in ignored_names(q2, named_only, nested))
+
+
+@pytest.mark.parametrize(
+    ("code", "applied"),
+    [
+        ("df[df.quantity > 1]", True),
+        ("df[1 < df.quantity]", True),
+        ("df[df.quantity >= 2]", True),  # a whole number: >= 2 is "more than 1"
+        ("df[df.quantity.gt(1)]", True),
+        ("df.query('quantity > 1')", True),
+        ("df[df.quantity == 1]", False),  # the number, but not "more than"
+        ("df[df.quantity < 1]", False),  # the other way
+        ("df[~(df.quantity > 1)]", False),  # negated
+        ("x = s[1:-1]\ndf[df.item == 'Canned Soda']", True),  # used otherwise: not judged
+    ],
+)
+def test_a_threshold_is_applied_in_its_direction(code: str, applied: bool) -> None:
+    q = "How many times did someone order more than one Canned Soda?"
+    missed = ignored_names(q, code, None)
+    assert ("the threshold more than 1" not in missed) is applied

@@ -226,6 +226,49 @@ def _constants(tree: ast.AST) -> set[float]:
     return out
 
 
+_BOUND_METHODS = {"gt": "up", "ge": "up", "lt": "down", "le": "down"}
+
+
+def _applies(tree: ast.AST, numbers: set[float], value: float, direction: str, pct: bool) -> bool:
+    """Whether the code applies "more/less than ``value``": a comparison in that direction
+    with the number (``x > 6``, ``6 < x``, ``x >= 7`` for a whole number, ``x.gt(6)``,
+    ``.query('x > 6')``), or ``between``/``clip`` given it. A comparison the other way or an
+    equality with the same number (``quantity == 1`` for "more than one") does not count;
+    the number used otherwise (not in a comparison) counts, as the code may apply it in a
+    way this cannot read."""
+    forms = {value, value / 100} if pct else {value}
+    seen_in_comparison = False
+    for cmp, negated in _comparisons(tree):
+        op, lc, rc = cmp.ops[0], _const(cmp.left), _const(cmp.comparators[0])
+        c = rc if isinstance(rc, float) else lc if isinstance(lc, float) else None
+        if c is None:
+            continue
+        if c in forms:
+            seen_in_comparison = True
+        if type(op) not in _CMP:
+            continue
+        d = _CMP[type(op)]
+        if isinstance(lc, float) and not isinstance(rc, float):
+            d = _FLIP[d]
+        if negated:
+            d = _FLIP[d]
+        strict = isinstance(op, ast.Gt | ast.Lt) != negated
+        if d == direction and (
+            c in forms
+            or (not strict and value == int(value) and c == value + (1 if d == "up" else -1))
+        ):
+            return True
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        args = {a for a in map(_const, node.args) if isinstance(a, float)}
+        if not args & forms:
+            continue
+        if _BOUND_METHODS.get(node.func.attr) == direction or node.func.attr in ("between", "clip"):
+            return True
+    return not seen_in_comparison and bool(numbers & forms)
+
+
 PART_OF_A_LIST = "part of the list"
 """How `ignored_names` begins the note on a list of values the code applies only in part."""
 
@@ -262,7 +305,7 @@ def ignored_names(
     used = [text, *built]
     out = []
     for value, direction, pct in thresholds(question):
-        if not numbers & {value, value / 100 if pct else value}:
+        if not _applies(tree, numbers, value, direction, pct):
             out.append(f"the threshold {_WORDS[direction]} {value:g}")
     for quoted in _QUOTED.findall(question):
         q = quoted.strip().lower()
