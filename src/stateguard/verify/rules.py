@@ -29,6 +29,7 @@ from stateguard.verify.consistency import (
     contradictions,
     fractional_count,
     ignored_names,
+    threshold_spans,
 )
 from stateguard.verify.degenerate import degenerate
 from stateguard.verify.emptiness import empty_in_text, empty_values
@@ -393,11 +394,8 @@ def threshold_column(inp: RuleInput) -> list[RuleResult]:
     step, ex = inp.step, inp.step.execution
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
-    if not any(
-        w in inp.task.question.lower()
-        for w in ("than", "over", "under", "above", "below", "least", "most", "exceed")
-    ):
-        return []  # no threshold wording: spare the probe
+    if not threshold_spans(inp.task.question):
+        return []  # no threshold in the question: spare the probe
     frames = frame_columns(inp.env, inp.probe_timeout)
     return _in_result(step, "threshold_column", misattached(inp.task.question, step.code, frames))
 
