@@ -256,3 +256,17 @@ def test_values_of_a_text_column_are_read_by_a_real_probe(branches: KernelBranch
         assert right.score == 1.0, right.rationale
     finally:
         root.close()
+
+
+def test_a_comparison_the_column_type_fixes_scores_zero_by_a_real_probe(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="Which regions sold more than 10 units?")
+    root = branches.root()
+    try:
+        v = _result(root, task, "sales[(sales.units > 10) & (sales.region != 1)]")
+        assert v.score == 0.0 and v.evidence[0].rule == "type_fixed_comparison", v.rationale
+        near = _result(root, task, "sales[(sales.units > 10) & (sales.region != 'a')]")
+        assert near.score == 1.0, near.rationale
+    finally:
+        root.close()

@@ -36,6 +36,7 @@ from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.environment import Environment
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
 from stateguard.verify.thresholds import misattached
+from stateguard.verify.typedcompare import fixed_by_type
 from stateguard.worker.answer_format import AnswerSpec
 
 GROUNDING_ERRORS = frozenset(
@@ -400,6 +401,17 @@ def threshold_column(inp: RuleInput) -> list[RuleResult]:
     return _in_result(step, "threshold_column", misattached(inp.task.question, step.code, frames))
 
 
+def type_fixed_comparison(inp: RuleInput) -> list[RuleResult]:
+    """A comparison of a text column with a number, or of a numeric column with a string
+    (`stateguard.verify.typedcompare`): its outcome is the same for every row → 0 in a
+    result step, else 0.5."""
+    step, ex = inp.step, inp.step.execution
+    if inp.env is None or step.code is None or ex is None or not ex.ok:
+        return []
+    found = fixed_by_type(inp.env.probe, step.code, inp.probe_timeout)
+    return _in_result(step, "type_fixed_comparison", found)
+
+
 def count_not_whole(inp: RuleInput) -> list[RuleResult]:
     """A result step whose shown value is a number with a fractional part while the
     question asks how many (`consistency.fractional_count`) → 0."""
@@ -431,6 +443,7 @@ RULES: tuple[Rule, ...] = (
     *DATA_RULES,
     fixed_by_form,
     meaningless_arithmetic,
+    type_fixed_comparison,
     count_not_whole,
     question_contradiction,
     question_column,
