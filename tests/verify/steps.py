@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from stateguard.kernel import ErrorInfo, ExecutionResult, ProbeResult
@@ -61,3 +62,8 @@ class FakeEnv:
     def probe(self, code: str, timeout: float = 30.0) -> ProbeResult:
         self.codes.append(code)
         return self.fn(code)
+
+
+def kinds_env(kinds: list[list[str]]) -> FakeEnv:
+    """An environment whose probes print ``kinds`` (what `namespace.column_kinds` prints)."""
+    return FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, stdout=json.dumps(kinds)))

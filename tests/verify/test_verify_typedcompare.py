@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from steps import FakeEnv, ok
+from steps import FakeEnv, kinds_env, ok
 
 from stateguard.kernel import ProbeResult
 from stateguard.verify import StepVerifier, VerifyTask
@@ -20,7 +18,7 @@ KINDS = [
 
 
 def _env(kinds: list[list[str]] = KINDS) -> FakeEnv:
-    return FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, stdout=json.dumps(kinds)))
+    return kinds_env(kinds)
 
 
 def test_comparisons_with_constants_are_read_from_either_side() -> None:

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import NamedTuple
 
-from stateguard.audit.filterchecks import probe_json
-from stateguard.kernel import ProbeResult, namespace
-from stateguard.verify.columns import column_of, words
+from stateguard.kernel import ProbeResult
+from stateguard.verify.columns import column_kinds, column_of, words
 
 _COMBINING = frozenset({"sum", "mean", "median", "prod", "std", "var", "cumsum", "cumprod"})
 _OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
@@ -76,10 +75,6 @@ def is_identifier(column: str) -> bool:
     return bool(ws) and ws[-1] in _ID_WORDS
 
 
-def _uses(uses: list[Use]) -> Iterator[tuple[str, str]]:
-    yield from dict.fromkeys((u.frame, u.column) for u in uses)
-
-
 def meaningless(
     probe: Callable[..., ProbeResult], code: str, question: str, timeout: float = 20.0
 ) -> list[str]:
@@ -87,11 +82,7 @@ def meaningless(
     uses = combined_columns(code)
     if not uses:
         return []
-    rows = probe_json(probe, namespace.call("column_kinds", list(_uses(uses))), timeout)
-    try:
-        kinds = {(str(f), str(c)): str(k) for f, c, k in rows or []}
-    except (TypeError, ValueError):  # a namespace that forged the probe's output
-        return []
+    kinds = column_kinds(probe, list(dict.fromkeys((u.frame, u.column) for u in uses)), timeout)
     ids_asked = bool(_IDS_ASKED.search(question))
     out: list[str] = []
     for u in uses:

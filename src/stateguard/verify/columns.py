@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+from stateguard.audit.filterchecks import probe_json
+from stateguard.kernel import ProbeResult, namespace
 from stateguard.verify.environment import Environment
 
 _GENERIC = frozenset(
@@ -251,3 +253,18 @@ def frame_columns(env: Environment, timeout: float = 30.0) -> dict[str, list[str
     if not res.ok or not isinstance(res.value, dict):
         return {}
     return {str(k): [str(c) for c in v] for k, v in res.value.items() if isinstance(v, list)}
+
+
+def column_kinds(
+    probe: Callable[..., ProbeResult], pairs: Sequence[tuple[str, str]], timeout: float = 20.0
+) -> dict[tuple[str, str], str]:
+    """``(frame, column) -> "number" | "text" | "other"`` for the pairs whose column exists,
+    read by a fork probe (`stateguard.kernel.namespace.column_kinds`); empty when the probe
+    fails or its output is not what the helper prints."""
+    if not pairs:
+        return {}
+    rows = probe_json(probe, namespace.call("column_kinds", list(pairs)), timeout)
+    try:
+        return {(str(f), str(c)): str(k) for f, c, k in rows or []}
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
+        return {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
+from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict
 
@@ -88,6 +89,12 @@ class RuleInput(BaseModel):
     def step(self) -> Step:
         """The step under verification."""
         return self.steps[self.index]
+
+    @cached_property
+    def frames(self) -> dict[str, list[str]]:
+        """The columns of each data frame after the step (one fork probe, shared by the
+        rules that need it; empty without an environment or when the probe fails)."""
+        return frame_columns(self.env, self.probe_timeout) if self.env is not None else {}
 
 
 def _decide(score: Score, rule: str, message: str) -> RuleResult:
@@ -360,7 +367,7 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
         return []
-    frames = frame_columns(inp.env, inp.probe_timeout)
+    frames = inp.frames
     found = projection_mismatch(inp.task.question, step.code, frames) or column_mismatch(
         inp.task.question, step.code, frames
     )
@@ -397,7 +404,7 @@ def threshold_column(inp: RuleInput) -> list[RuleResult]:
         return []
     if not threshold_spans(inp.task.question):
         return []  # no threshold in the question: spare the probe
-    frames = frame_columns(inp.env, inp.probe_timeout)
+    frames = inp.frames
     return _in_result(step, "threshold_column", misattached(inp.task.question, step.code, frames))
 
 

@@ -14,9 +14,8 @@ import ast
 from collections.abc import Callable
 from typing import NamedTuple
 
-from stateguard.audit.filterchecks import probe_json
-from stateguard.kernel import ProbeResult, namespace
-from stateguard.verify.columns import column_of
+from stateguard.kernel import ProbeResult
+from stateguard.verify.columns import column_kinds, column_of
 
 
 class TypedComparison(NamedTuple):
@@ -60,12 +59,7 @@ def fixed_by_type(probe: Callable[..., ProbeResult], code: str, timeout: float =
     found = typed_comparisons(code)
     if not found:
         return []
-    pairs = list(dict.fromkeys((c.frame, c.column) for c in found))
-    rows = probe_json(probe, namespace.call("column_kinds", pairs), timeout)
-    try:
-        kinds = {(str(f), str(c)): str(k) for f, c, k in rows or []}
-    except (TypeError, ValueError):  # a namespace that forged the probe's output
-        return []
+    kinds = column_kinds(probe, list(dict.fromkeys((c.frame, c.column) for c in found)), timeout)
     out = []
     for c in found:
         kind = kinds.get((c.frame, c.column))
