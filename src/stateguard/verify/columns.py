@@ -112,7 +112,7 @@ def named_columns(question: str, columns: Iterable[str]) -> set[str]:
     out = set()
     for c in columns:
         ws = words(c)
-        if ws and not set(ws) <= _GENERIC and all(w in asked for w in ws):
+        if not is_generic(c) and all(w in asked for w in ws):
             out.add(c)
     return out
 

@@ -114,6 +114,12 @@ def _const(node: ast.AST) -> float | str | None:
     return None
 
 
+def number_of(node: ast.AST) -> float | None:
+    """The value of a numeric literal (``6``, ``-2.5``; not a bool), else None."""
+    c = _const(node)
+    return c if isinstance(c, float) else None
+
+
 def _comparisons(node: ast.AST, negated: bool = False) -> Iterator[tuple[ast.Compare, bool]]:
     """Every single-operator comparison with whether an odd number of negations wraps it."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not):

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from stateguard.verify.columns import column_of, is_generic, word_spans, words
-from stateguard.verify.consistency import THRESHOLD, Threshold, threshold_spans
+from stateguard.verify.consistency import THRESHOLD, Threshold, number_of, threshold_spans
 
 _FILLER = frozenset(
     {
@@ -70,16 +70,6 @@ def subjects(question: str, columns: Sequence[str]) -> list[Subject]:
     return out
 
 
-def _number(node: ast.AST) -> float | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _number(node.operand)
-        return None if inner is None else -inner
-    value = node.value if isinstance(node, ast.Constant) else None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return None
-
-
 def _same(value: float, t: Threshold) -> bool:
     forms = [t.value, t.value / 100] if t.percent else [t.value]
     return any(math.isclose(value, f, rel_tol=1e-9, abs_tol=1e-12) for f in forms)
@@ -94,7 +84,7 @@ def _compared(tree: ast.AST) -> list[tuple[str, str, float, str]]:
         if not isinstance(node.ops[0], _CMPS):
             continue
         for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
-            value, col = _number(other), column_of(side)
+            value, col = number_of(other), column_of(side)
             if value is not None and col is not None:
                 out.append((col[0], col[1], value, ast.unparse(node)))
     return out
