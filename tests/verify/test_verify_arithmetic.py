@@ -78,3 +78,20 @@ def test_the_rule_is_zero_in_a_result_step_and_a_doubt_elsewhere() -> None:
     assert det.verify(task, [step], env=_env()).score == 0.5
     right = ok("chipo.quantity.sum()", result="4972").model_copy(update={"result": True})
     assert det.verify(task, [right], env=_env()).score == 1.0
+
+
+def test_a_threshold_on_an_id_is_found_and_one_on_a_quantity_is_not() -> None:
+    q = "How many times did someone order more than one Canned Soda?"
+    code = "len(chipo[(chipo.item_name == 'Canned Soda') & (chipo.order_id > 1)])"
+    (found,) = meaningless(_env().probe, code, q)
+    assert "compares" in found and "'order_id'" in found
+    (flipped,) = meaningless(_env().probe, "chipo[1 <= chipo['order_id']]", q)
+    assert "'order_id'" in flipped
+    right = "len(chipo[(chipo.item_name == 'Canned Soda') & (chipo.quantity > 1)])"
+    assert meaningless(_env().probe, right, q) == []
+    # equality with an id picks one order; a comparison of two columns is not a threshold
+    assert meaningless(_env().probe, "chipo[chipo.order_id == 1]", q) == []
+    assert meaningless(_env().probe, "chipo[chipo.order_id > chipo.quantity]", q) == []
+    # the question speaks of ids; a text column compared by size fails loudly, not silently
+    assert meaningless(_env().probe, "chipo[chipo.order_id > 100]", "orders with id above 100") == []
+    assert meaningless(_env().probe, "chipo[chipo.item_name > 1]", q) == []

@@ -215,6 +215,30 @@ def test_a_column_written_all_missing_scores_zero_in_a_result_step(
         root.close()
 
 
+def test_a_map_that_leaves_rows_missing_scores_zero_in_a_result_step(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="What share of units were sold in the north?")
+    root = branches.root()
+    try:
+        # 'c' has no entry in the dict: its row gets NaN and the mean silently skips it
+        lossy = "sales['north'] = sales['region'].map({'a': 1, 'b': 0})\nsales.north.mean()"
+        v = _result(root, task, lossy)
+        assert v.score == 0.0 and v.evidence[0].rule == "lost_mapping", v.rationale
+        assert "left 1 of 3 rows" in v.rationale and "`sales['region']`" in v.rationale
+        # a function with no return for some values does the same; outside a result step: 0.5
+        root.run(
+            Proposal(code="def f(x):\n    if x == 'a':\n        return 1\nsales['g'] = sales.region.apply(f)")
+        )
+        doubt = StepVerifier("deterministic").verify(task, root.steps, env=root.environment())
+        assert doubt.score == 0.5 and "left 2 of 3 rows" in doubt.rationale, doubt.rationale
+        # near miss: every value mapped
+        whole = "sales['north'] = sales['region'].map({'a': 1, 'b': 0, 'c': 0})\nsales.north.mean()"
+        assert _result(root, task, whole).score == 1.0
+    finally:
+        root.close()
+
+
 def test_a_sum_of_a_text_column_and_of_an_id_score_zero_by_a_real_probe(
     branches: KernelBranches,
 ) -> None:

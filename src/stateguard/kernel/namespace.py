@@ -15,6 +15,8 @@ the kernel imports this module on first use.
   in a probe.
 * `nan_columns` — which (frame, column) pairs are entirely missing values; run it in a
   probe.
+* `lost_values` — for (frame, column, source) triples, how many rows hold a value in
+  ``source`` but none in ``column``; run it in a probe.
 * `column_kinds` — whether each (frame, column) pair holds numbers, text or something
   else; run it in a probe.
 * `absent_values` — which (frame, column, value) equality filters match no row, with
@@ -178,6 +180,25 @@ def nan_columns(pairs: Sequence[tuple[str, str]]) -> None:
                 out.append([frame, column, len(table)])
         except Exception:
             continue
+    print(json.dumps(out))
+
+
+def lost_values(triples: Sequence[tuple[str, str, str]]) -> None:
+    """Print ``[[frame, column, source, lost, rows], ...]`` for each triple whose columns
+    exist and where ``lost`` > 0 rows are missing in ``column`` but not in ``source``."""
+    ns = _user_ns()
+    frames = _frames({f: ns[f] for f, _, _ in triples if f in ns})
+    out = []
+    for frame, column, source in triples:
+        table = frames.get(frame)
+        if table is None or column not in table.columns or source not in table.columns:
+            continue
+        try:
+            lost = int((table[column].isna() & table[source].notna()).sum())
+        except Exception:
+            continue
+        if lost > 0:
+            out.append([frame, str(column), str(source), lost, len(table)])
     print(json.dumps(out))
 
 

@@ -9,13 +9,15 @@ probe, `stateguard.kernel.namespace.column_kinds`):
   returns one very long string.
 - **identifier**: the same arithmetic on a numeric column named as an identifier
   (``order_id``, ``PassengerId``, ``ID``). Its values are labels: a sum of order ids or
-  ``quantity * order_id`` is a number with no meaning. Counting, grouping by, sorting
-  or taking the largest id are left alone, and so is any step whose question speaks of
-  ids itself.
+  ``quantity * order_id`` is a number with no meaning, and so is a threshold on one
+  (``order_id > 1`` for "ordered more than one"). Counting, grouping by, sorting,
+  equality with an id or taking the largest id are left alone, and so is any step
+  whose question speaks of ids itself.
 
 Only operations that combine values are judged: ``sum``, ``mean``, ``median``,
 ``prod``, ``std``, ``var``, ``cumsum``, ``cumprod`` and the operators ``*``, ``/``,
-``//``, ``**``. ``+`` and ``-`` are left alone (``first + ' ' + last`` joins text,
+``//``, ``**``, and for identifiers an order comparison with a number (``>``, ``>=``,
+``<``, ``<=``). ``+`` and ``-`` are left alone (``first + ' ' + last`` joins text,
 ``id - id.shift()`` finds gaps).
 """
 
@@ -31,6 +33,7 @@ from stateguard.verify.columns import column_kinds, column_of, words
 
 _COMBINING = frozenset({"sum", "mean", "median", "prod", "std", "var", "cumsum", "cumprod"})
 _OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
+_ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 _ID_WORDS = frozenset({"id", "identifier", "uuid"})
 _IDS_ASKED = re.compile(r"\b(?:ids?|identifiers?|uuids?)\b", re.I)
 
@@ -41,6 +44,8 @@ class Use(NamedTuple):
     frame: str
     column: str
     shown: str
+    threshold: bool = False
+    """An order comparison with a number (judged on identifiers only)."""
 
 
 def combined_columns(code: str) -> list[Use]:
@@ -51,10 +56,10 @@ def combined_columns(code: str) -> list[Use]:
         return []
     out: list[Use] = []
 
-    def add(node: ast.AST, around: ast.AST) -> None:
+    def add(node: ast.AST, around: ast.AST, threshold: bool = False) -> None:
         col = column_of(node)
         if col is not None:
-            out.append(Use(col[0], col[1], ast.unparse(around)))
+            out.append(Use(col[0], col[1], ast.unparse(around), threshold))
 
     for node in ast.walk(tree):
         if (
@@ -66,7 +71,27 @@ def combined_columns(code: str) -> list[Use]:
         elif isinstance(node, ast.BinOp) and isinstance(node.op, _OPERATORS):
             add(node.left, node)
             add(node.right, node)
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], _ORDER)
+        ):
+            left, right = node.left, node.comparators[0]
+            if _is_number(right):
+                add(left, node, threshold=True)
+            elif _is_number(left):
+                add(right, node, threshold=True)
     return list(dict.fromkeys(out))
+
+
+def _is_number(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    )
 
 
 def is_identifier(column: str) -> bool:
@@ -87,7 +112,13 @@ def meaningless(
     out: list[str] = []
     for u in uses:
         kind = kinds.get((u.frame, u.column))
-        if kind == "text":
+        if u.threshold:
+            if kind == "number" and is_identifier(u.column) and not ids_asked:
+                out.append(
+                    f"`{u.shown}` compares `{u.frame}[{u.column!r}]`, an identifier, with a "
+                    "number by size: its values are labels, not quantities"
+                )
+        elif kind == "text":
             out.append(
                 f"`{u.shown}` combines `{u.frame}[{u.column!r}]`, which holds text: a sum of "
                 "strings concatenates them and `*` repeats them"

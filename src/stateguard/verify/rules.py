@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from stateguard.audit import audit_cell
 from stateguard.audit.filterchecks import absent_filters
 from stateguard.audit.filterchecks import describe as describe_absent
+from stateguard.audit.mapchecks import describe as describe_lost
+from stateguard.audit.mapchecks import lost_values
 from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import describe as describe_misprinted
 from stateguard.manager import StepView
@@ -110,6 +112,13 @@ def _doubt(rule: str, message: str) -> RuleResult:
     return RuleResult(score=0.5, evidence=Evidence(rule=rule, message=message, decisive=False))
 
 
+def _in_result(step: Step, rule: str, messages: Sequence[str]) -> list[RuleResult]:
+    """0 for each message in a result step (its value is the answer), else a 0.5 doubt."""
+    if step.result:
+        return [_decide(0.0, rule, m) for m in messages]
+    return [_doubt(rule, m) for m in messages]
+
+
 def execution_error(inp: RuleInput) -> list[RuleResult]:
     """A failed cell: a grounding error is correctable (0.5) unless never corrected; else 0."""
     ex = inp.step.execution
@@ -190,6 +199,17 @@ def blank_column(inp: RuleInput) -> list[RuleResult]:
     if step.result:
         return [_decide(0.0, "blank_column", message)]
     return [_doubt("blank_column", message)]
+
+
+def lost_mapping(inp: RuleInput) -> list[RuleResult]:
+    """A column the step wrote as a ``map``/``apply`` of another that is missing where its
+    source holds a value (`stateguard.audit.mapchecks`, a fork probe): what is computed
+    from it leaves those rows out → 0 in a result step, else 0.5."""
+    step, ex = inp.step, inp.step.execution
+    if inp.env is None or step.code is None or ex is None or not ex.ok:
+        return []
+    found = lost_values(inp.env.probe, step.code, timeout=inp.probe_timeout)
+    return _in_result(step, "lost_mapping", [describe_lost(f) for f in found])
 
 
 def printed_series(inp: RuleInput) -> list[RuleResult]:
@@ -378,13 +398,6 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     return [_decide(0.0, "question_column", found.describe())]
 
 
-def _in_result(step: Step, rule: str, messages: Sequence[str]) -> list[RuleResult]:
-    """0 for each message in a result step (its value is the answer), else a 0.5 doubt."""
-    if step.result:
-        return [_decide(0.0, rule, m) for m in messages]
-    return [_doubt(rule, m) for m in messages]
-
-
 def meaningless_arithmetic(inp: RuleInput) -> list[RuleResult]:
     """A sum, mean or product of a text column, or arithmetic on an identifier column
     (`stateguard.verify.arithmetic`, kinds read by a fork probe) → 0 in a result step,
@@ -448,6 +461,7 @@ DATA_RULES: tuple[Rule, ...] = (absent_filter, printed_series, blank_column)
 RULES: tuple[Rule, ...] = (
     *EXECUTION_RULES,
     *DATA_RULES,
+    lost_mapping,
     fixed_by_form,
     meaningless_arithmetic,
     type_fixed_comparison,
