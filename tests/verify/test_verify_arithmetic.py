@@ -93,5 +93,7 @@ def test_a_threshold_on_an_id_is_found_and_one_on_a_quantity_is_not() -> None:
     assert meaningless(_env().probe, "chipo[chipo.order_id == 1]", q) == []
     assert meaningless(_env().probe, "chipo[chipo.order_id > chipo.quantity]", q) == []
     # the question speaks of ids; a text column compared by size fails loudly, not silently
-    assert meaningless(_env().probe, "chipo[chipo.order_id > 100]", "orders with id above 100") == []
+    assert (
+        meaningless(_env().probe, "chipo[chipo.order_id > 100]", "orders with id above 100") == []
+    )
     assert meaningless(_env().probe, "chipo[chipo.item_name > 1]", q) == []

@@ -227,9 +227,8 @@ def test_a_map_that_leaves_rows_missing_scores_zero_in_a_result_step(
         assert v.score == 0.0 and v.evidence[0].rule == "lost_mapping", v.rationale
         assert "left 1 of 3 rows" in v.rationale and "`sales['region']`" in v.rationale
         # a function with no return for some values does the same; outside a result step: 0.5
-        root.run(
-            Proposal(code="def f(x):\n    if x == 'a':\n        return 1\nsales['g'] = sales.region.apply(f)")
-        )
+        partial = "def f(x):\n    if x == 'a':\n        return 1\n"
+        root.run(Proposal(code=partial + "sales['g'] = sales.region.apply(f)"))
         doubt = StepVerifier("deterministic").verify(task, root.steps, env=root.environment())
         assert doubt.score == 0.5 and "left 2 of 3 rows" in doubt.rationale, doubt.rationale
         # near miss: every value mapped

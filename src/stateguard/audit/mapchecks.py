@@ -48,9 +48,7 @@ class LostValues(BaseModel):
 
 def _column(node: ast.AST) -> tuple[str, str] | None:
     """``(frame, column)`` of ``frame['c']`` or ``frame.c`` (a plain name as the frame)."""
-    if not isinstance(node, ast.Subscript | ast.Attribute) or not isinstance(
-        node.value, ast.Name
-    ):
+    if not isinstance(node, ast.Subscript | ast.Attribute) or not isinstance(node.value, ast.Name):
         return None
     if isinstance(node, ast.Attribute):
         return node.value.id, node.attr

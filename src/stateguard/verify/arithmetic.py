@@ -72,9 +72,7 @@ def combined_columns(code: str) -> list[Use]:
             add(node.left, node)
             add(node.right, node)
         elif (
-            isinstance(node, ast.Compare)
-            and len(node.ops) == 1
-            and isinstance(node.ops[0], _ORDER)
+            isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDER)
         ):
             left, right = node.left, node.comparators[0]
             if _is_number(right):
