@@ -238,6 +238,23 @@ def test_a_map_that_leaves_rows_missing_scores_zero_in_a_result_step(
         root.close()
 
 
+def test_a_result_repeating_the_thing_asked_per_is_a_doubt_by_a_real_probe(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="How many units did each region sell?")
+    root = branches.root()
+    try:
+        root.run(Proposal(code="sales = pd.concat([sales, sales.head(1)], ignore_index=True)"))
+        v = _result(root, task, "sales[['region', 'units']]")
+        assert v.score == 0.5 and "repeats `region` in 1 of its 4 rows" in v.rationale, v.rationale
+        by_index = _result(root, task, "sales.set_index('region').units")
+        assert by_index.score == 0.5, by_index.rationale
+        near = _result(root, task, "sales.groupby('region').units.sum()")
+        assert near.score == 1.0, near.rationale
+    finally:
+        root.close()
+
+
 def test_a_sum_of_a_text_column_and_of_an_id_score_zero_by_a_real_probe(
     branches: KernelBranches,
 ) -> None:

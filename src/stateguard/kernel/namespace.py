@@ -17,6 +17,9 @@ the kernel imports this module on first use.
   probe.
 * `lost_values` — for (frame, column, source) triples, how many rows hold a value in
   ``source`` but none in ``column``; run it in a probe.
+* `shown_keys` — for the last value a cell showed (``_``), if a table or Series, how
+  many of its rows repeat a value of each column and each named index level; run it
+  in a probe.
 * `column_kinds` — whether each (frame, column) pair holds numbers, text or something
   else; run it in a probe.
 * `absent_values` — which (frame, column, value) equality filters match no row, with
@@ -200,6 +203,33 @@ def lost_values(triples: Sequence[tuple[str, str, str]]) -> None:
         if lost > 0:
             out.append([frame, str(column), str(source), lost, len(table)])
     print(json.dumps(out))
+
+
+def shown_keys() -> None:
+    """Print ``{"rows": n, "repeats": {name: count}}`` for the last shown value ``_`` when
+    it is a pandas DataFrame or Series: per column (first `_MAX_COLUMNS`) and per named
+    index level, the number of rows whose value repeats an earlier row's; else ``null``."""
+    value = _user_ns().get("_")
+    if type(value).__name__ not in ("DataFrame", "Series") or not type(value).__module__.startswith(
+        "pandas"
+    ):
+        print("null")
+        return
+    repeats: dict[str, int] = {}
+    try:
+        if type(value).__name__ == "DataFrame":
+            for column in list(value.columns)[:_MAX_COLUMNS]:
+                series = value[column]
+                if getattr(series, "ndim", 1) == 1:
+                    repeats[str(column)] = int(series.duplicated().sum())
+        for level, name in enumerate(value.index.names):
+            if name is not None and str(name) not in repeats:
+                keys = value.index.get_level_values(level)
+                repeats[str(name)] = int(keys.duplicated().sum())
+    except Exception:
+        print("null")
+        return
+    print(json.dumps({"rows": len(value), "repeats": repeats}))
 
 
 def column_kinds(pairs: Sequence[tuple[str, str]]) -> None:

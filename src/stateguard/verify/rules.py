@@ -36,6 +36,7 @@ from stateguard.verify.consistency import (
 )
 from stateguard.verify.degenerate import degenerate
 from stateguard.verify.emptiness import empty_in_text, empty_values
+from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
 from stateguard.verify.thresholds import misattached
@@ -398,6 +399,18 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     return [_decide(0.0, "question_column", found.describe())]
 
 
+def one_per_entity(inp: RuleInput) -> list[RuleResult]:
+    """A result step showing a table or Series that repeats the one thing the question asks
+    a value for ("the price of each item" with an item listed twice;
+    `stateguard.verify.entities`, a fork probe) → 0.5: two answers for one thing, or a
+    question that expects repeats after all."""
+    step, ex = inp.step, inp.step.execution
+    if not step.result or inp.env is None or ex is None or not ex.ok or not ex.result:
+        return []
+    found = repeated_entity(inp.env.probe, inp.task.question, inp.probe_timeout)
+    return [] if found is None else [_doubt("one_per_entity", found)]
+
+
 def meaningless_arithmetic(inp: RuleInput) -> list[RuleResult]:
     """A sum, mean or product of a text column, or arithmetic on an identifier column
     (`stateguard.verify.arithmetic`, kinds read by a fork probe) → 0 in a result step,
@@ -468,6 +481,7 @@ RULES: tuple[Rule, ...] = (
     count_not_whole,
     question_contradiction,
     question_column,
+    one_per_entity,
     threshold_column,
     question_ignored,
 )

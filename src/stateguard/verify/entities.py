@@ -1,0 +1,58 @@
+"""A result that lists one thing twice when the question asks for one value per thing.
+
+"What is the price of each item?", "the male percentage per occupation", "revenue for
+every year": the question asks for one row per item, occupation or year. A shown table
+or Series whose column or index for that thing repeats a value gives two answers for
+one item (a filter that was dropped, ``quantity != 1`` for ``== 1``, a join that fanned
+out). Only the thing named right after *each*, *per* or *every* is read, and only when
+the question names one such thing: "per region per year" expects regions to repeat.
+
+A column stands for the thing when its name is the thing's word, with generic words
+(``name``, ``id``…) set aside: ``item_name`` for "each item", ``order_id`` for "per
+order". The shown value is read by a fork probe (`stateguard.kernel.namespace.shown_keys`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from stateguard.audit.filterchecks import probe_json
+from stateguard.kernel import ProbeResult, namespace
+from stateguard.verify.columns import is_generic, stem, words
+
+_EACH = re.compile(r"\b(?:each|per|every)\s+(?:one\s+of\s+the\s+|of\s+the\s+)?([A-Za-z]+)", re.I)
+_NOT_A_THING = frozenset({"one", "other", "single", "cent", "capita", "time", "the", "a", "an"})
+
+
+def asked_entity(question: str) -> str | None:
+    """The stemmed word of the one thing the question asks a value for, or None."""
+    found = {stem(m.group(1)) for m in _EACH.finditer(question)} - _NOT_A_THING
+    return found.pop() if len(found) == 1 else None
+
+
+def stands_for(key: str, entity: str) -> bool:
+    """Whether the column or index name ``key`` names ``entity`` (generic words aside)."""
+    if is_generic(key):
+        return False
+    own = [w for w in words(key) if not is_generic(w)]
+    return own == [entity]
+
+
+def repeated_entity(
+    probe: Callable[..., ProbeResult], question: str, timeout: float = 20.0
+) -> str | None:
+    """A sentence when the last shown value repeats the question's one thing, else None."""
+    entity = asked_entity(question)
+    if entity is None:
+        return None
+    shown = probe_json(probe, namespace.call("shown_keys"), timeout)
+    if not isinstance(shown, dict) or not isinstance(shown.get("repeats"), dict):
+        return None
+    for key, count in shown["repeats"].items():
+        if isinstance(count, int) and count > 0 and stands_for(str(key), entity):
+            return (
+                f"the question asks for one value per {entity}, but the shown result repeats "
+                f"`{key}` in {count} of its {shown.get('rows', '?')} rows"
+            )
+    return None
