@@ -48,6 +48,12 @@ def test_thresholds_of_a_question() -> None:
             "a[a.regiment == 'Dragoons']",
             "excludes 'Dragoons'",
         ),
+        (
+            "Find all the volume traded in the year of 2015",
+            "vol[vol.index.year != 2015].sum()",
+            "asks about '2015' but the code excludes it",
+        ),
+        ("Which teams did not play in 2012?", "t[t.season == 2012]", "excludes '2012'"),
     ],
 )
 def test_a_comparison_against_the_question_is_found(question: str, code: str, found: str) -> None:
@@ -64,6 +70,10 @@ def test_a_comparison_against_the_question_is_found(question: str, code: str, fo
         ('Select the regiments not named "Dragoons"', "a[a.regiment != 'Dragoons']"),
         ("How many times was a Veggie Salad Bowl ordered?", "c[c.item == 'Veggie Salad Bowl']"),
         ("What share of orders is above the mean?", "df[df.x < 6]"),  # no number asked
+        ("Find all the volume traded in the year of 2015", "vol[vol.index.year == 2015]"),
+        ("Which teams did not play in 2012?", "t[t.season != 2012]"),
+        ("Filter teams that scored more than 6 goals.", "df[df.Goals != 6]"),  # a threshold
+        ("Rows from 2015 onwards", "df[df.year != 20]"),  # 20 is not a number of the question
     ],
 )
 def test_a_comparison_that_agrees_with_the_question_is_not(question: str, code: str) -> None:
@@ -123,6 +133,8 @@ def test_columns_of_a_frame_the_step_built_count_as_used() -> None:
         ("Return the median per continent", "d.groupby('c').mean()", "takes the mean"),
         ("How many items were ordered in total?", "chipo.quantity.mean()", "only averages"),
         ("Which continent drinks the most beer?", "s.idxmin()", "takes idxmin"),
+        ("Which continent drinks more beer on average?", "s.idxmin()", "takes idxmin"),
+        ("Who scored fewer goals?", "g.idxmax()", "the least but the code takes idxmax"),
         (
             "What was the quantity of the most expensive item?",
             "chipo.sort_values(by='price').iloc[0].quantity",
@@ -145,6 +157,11 @@ def test_a_statistic_or_order_against_the_question_is_found(
         ("What is the mean age of users?", "users.age.mean()"),
         ("How many items were ordered in total?", "chipo.quantity.sum()"),
         ("Which continent drinks the most beer?", "s.idxmax()"),
+        ("Which continent drinks more beer on average?", "s.idxmax()"),
+        # a threshold, and a comparison of two things, are not an extreme
+        ("Which teams scored more than 6 goals?", "g[g > 6].idxmin()"),
+        ("Who drinks more beer than wine?", "(d.beer - d.wine).idxmin()"),
+        ("How much more beer is drunk in Europe?", "s.idxmin()"),
         (
             "What was the quantity of the most expensive item?",
             "chipo.sort_values(by='price', ascending=False).iloc[0].quantity",

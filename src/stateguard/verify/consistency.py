@@ -2,8 +2,9 @@
 
 - `contradictions`: a comparison in the code that goes against the question: the
   question asks for "more than 6" and the code keeps ``x <= 6``; the question names a
-  value ("a Veggie Salad Bowl") and the code keeps ``!= "Veggie Salad Bowl"``, or the
-  question excludes it ("not named Dragoons") and the code keeps ``== "Dragoons"``.
+  value ("a Veggie Salad Bowl", "in the year of 2015") and the code keeps ``!= "Veggie
+  Salad Bowl"`` (``year != 2015``), or the question excludes it ("not named Dragoons")
+  and the code keeps ``== "Dragoons"``.
   Negations in the code (``~``, ``not``) are followed; ``.query`` strings are parsed.
 - `ignored_names`: thresholds and quoted values of the question, and the columns and
   values of the data it names (read by a fork probe), that no code so far uses. A
@@ -174,10 +175,16 @@ def contradictions(question: str, code: str) -> list[str]:
                     f"the question asks for {_WORDS[same[0]]} {value:g} but the code "
                     f"keeps `{shown}`" + (" (negated)" if negated else "")
                 )
-        elif isinstance(op, ast.Eq | ast.NotEq) and (isinstance(lc, str) or isinstance(rc, str)):
-            value = rc if isinstance(rc, str) else lc
-            assert isinstance(value, str)
-            hits = _mentions(question, value) if len(value.strip()) >= 2 else []
+        elif isinstance(op, ast.Eq | ast.NotEq) and (lc is None) != (rc is None):
+            value = rc if rc is not None else lc
+            assert value is not None
+            if isinstance(value, str):
+                hits = _mentions(question, value) if len(value.strip()) >= 2 else []
+            elif any(value in (v, v / 100 if pct else v) for v, _, pct in asked):
+                continue  # "more than 6" kept as `x != 6` is not a value the question names
+            else:
+                hits = _mentions(question, f"{value:g}")
+                value = f"{value:g}"
             if not hits:
                 continue
             keeps_it = isinstance(op, ast.Eq) != negated
@@ -344,6 +351,11 @@ def ignored_names(
 
 _MAX_WORDS = re.compile(r"\b(?:most|highest|largest|biggest|maximum|greatest|top)\b", re.I)
 _MIN_WORDS = re.compile(r"\b(?:least|lowest|smallest|minimum|fewest)\b", re.I)
+# "Which continent drinks more beer?": a comparative in a which/who question with no
+# "than" asks for the extreme ("more than 6" is a threshold, "more X than Y" a comparison).
+_WHICH = r"^\s*(?:which|who)\b(?![^?]*\bthan\b)[^?]*"
+_MORE = re.compile(_WHICH + r"\b(?:more|higher|larger|bigger|greater)\b", re.I)
+_LESS = re.compile(_WHICH + r"\b(?:less|fewer|lower|smaller)\b", re.I)
 _DESC = re.compile(
     r"\b(?:descending|highest\s+first|largest\s+first|high\s+to\s+low|"
     r"(?:most|highest|largest)\s+to\s+(?:the\s+)?(?:least|less|lowest|smallest))\b",
@@ -457,7 +469,8 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         and (last := outer_aggregation(tree)) in ("mean", "median")
     ):
         out.append(f"the question asks for a count or total but the result is a {last}")
-    most, least = bool(_MAX_WORDS.search(question)), bool(_MIN_WORDS.search(question))
+    most = bool(_MAX_WORDS.search(question) or _MORE.search(question))
+    least = bool(_MIN_WORDS.search(question) or _LESS.search(question))
     sorts = [a for a in facts.sorts if a is not None]
     for wanted, other, word, own, opposite in (
         (most, least, "the most", _MAXES, _MINS),
