@@ -6,7 +6,7 @@ import pytest
 from steps import ok
 
 from stateguard.verify import StepVerifier, VerifyTask
-from stateguard.verify.degenerate import degenerate
+from stateguard.verify.degenerate import degenerate, self_products
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,19 @@ def test_the_rule_scores_a_cell_that_ran_zero() -> None:
     assert v.score == 0.0 and v.evidence[0].rule == "fixed_by_form"
     right = ok("(d.max() - d.min()).days", result="6000")
     assert StepVerifier("deterministic").verify(task, [right]).score == 1.0
+
+
+def test_a_column_times_itself_is_a_doubt_unless_a_square_is_asked() -> None:
+    q = "How much was the revenue for the period?"
+    (msg,) = self_products("rev = (chipo['quantity'] * chipo['quantity']).sum()", q)
+    assert "multiplies a column by itself" in msg
+    assert self_products("rev = (chipo.quantity * chipo.quantity).sum()", q)
+    # two different columns, a constant, or a square the question asks for
+    assert self_products("(chipo['quantity'] * chipo['item_price']).sum()", q) == []
+    assert self_products("chipo['quantity'] * 2", q) == []
+    assert self_products("x * x", q) == []  # not a column of a frame
+    assert self_products("(df.err * df.err).mean()", "What is the mean squared error?") == []
+    task = VerifyTask(question=q)
+    step = ok("(chipo['quantity'] * chipo['quantity']).sum()", result="4972")
+    v = StepVerifier("deterministic").verify(task, [step.model_copy(update={"result": True})])
+    assert v.score == 0.5 and v.evidence[0].rule == "self_product", v.rationale

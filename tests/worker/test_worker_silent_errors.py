@@ -314,6 +314,29 @@ def test_a_grouped_result_assigned_as_a_column_is_told_to_be_all_nan(
 
 
 @pytest.mark.kernel
+def test_a_map_that_leaves_values_missing_is_told(tracked: TrackedSession) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "u = pd.DataFrame({'gender': ['M', 'F', 'f', 'M']})\n"
+            "u['male'] = u['gender'].map({'M': 1, 'F': 0})\n"
+            "u['upper'] = u['gender'].map(str.upper)"
+        ),
+        code("print(round(u['male'].mean() * 100))"),
+        "<answer>67</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "What percentage of users are male?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    assert "left 1 of 4 rows of `u['male']` missing where `u['gender']` holds a value" in note
+    assert "'upper'" not in note  # near miss: a map that covers every value
+    assert "left" not in steps[1].observation
+
+
+@pytest.mark.kernel
 @pytest.mark.parametrize(
     ("read", "columns"),
     [

@@ -2,11 +2,16 @@
 ``df.k < df.k``, ``df[['a', 'a']]``. No analyst means them; a mistyped or swapped
 operand does (``apple.index.min() - apple.index.min()`` for ``max() - min()``).
 
-``x == x`` and ``x != x`` are left alone: they are the idiom for testing NaN."""
+``x == x`` and ``x != x`` are left alone: they are the idiom for testing NaN.
+
+`self_products` finds a weaker sign of the same slip: a column multiplied by itself
+(``df['quantity'] * df['quantity']`` for ``quantity * item_price``) when the question
+speaks of no square. Its value is not fixed, so it is a doubt, not a verdict."""
 
 from __future__ import annotations
 
 import ast
+import re
 
 _SAME_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.BitXor)
 _SAME_CMPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
@@ -18,6 +23,34 @@ def _is_literal(node: ast.AST) -> bool:
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
     return not _is_literal(a) and ast.dump(a) == ast.dump(b)
+
+
+_SQUARE = re.compile(r"\b(?:squares?|squared|variance|power|quadratic|times\s+itself)\b", re.I)
+
+
+def _is_column(node: ast.AST) -> bool:
+    """``df['a']`` or ``df.a``: a column of a named frame."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+
+
+def self_products(code: str, question: str) -> list[str]:
+    """Each column of ``code`` multiplied by itself, unless the question speaks of squares."""
+    if _SQUARE.search(question):
+        return []
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    return [
+        f"`{ast.unparse(node)}` multiplies a column by itself, and the question asks for no square"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mult)
+        and _is_column(node.left)
+        and _same(node.left, node.right)
+    ]
 
 
 def degenerate(code: str) -> list[str]:

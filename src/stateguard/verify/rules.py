@@ -34,7 +34,7 @@ from stateguard.verify.consistency import (
     ignored_names,
     threshold_spans,
 )
-from stateguard.verify.degenerate import degenerate
+from stateguard.verify.degenerate import degenerate, self_products
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
@@ -371,11 +371,14 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
 
 def fixed_by_form(inp: RuleInput) -> list[RuleResult]:
     """A cell that ran and computes a value fixed by its form (``x - x``, ``a == a``, a
-    column selected twice) → 0: `stateguard.verify.degenerate`."""
+    column selected twice) → 0; a column multiplied by itself while the question asks for
+    no square → 0.5 (`stateguard.verify.degenerate`)."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
-    return [_decide(0.0, "fixed_by_form", m) for m in degenerate(step.code)]
+    return [_decide(0.0, "fixed_by_form", m) for m in degenerate(step.code)] + [
+        _doubt("self_product", m) for m in self_products(step.code, inp.task.question)
+    ]
 
 
 def question_column(inp: RuleInput) -> list[RuleResult]:

@@ -6,7 +6,9 @@ is not a result.
 - an equality filter on a value its column does not hold (`stateguard.audit.filterchecks`);
 - a subset selected for an earlier question, read by one that does not ask for it
   (`stateguard.worker.scope`);
-- a column just written that holds only missing values (`stateguard.audit.nanchecks`).
+- a column just written that holds only missing values (`stateguard.audit.nanchecks`);
+- a column written by a ``map``/``apply`` that is missing where its source holds a value
+  (`stateguard.audit.mapchecks`).
 
 Each is a `Doubt`: a short name for the attempt log and the note the model is shown.
 """
@@ -18,6 +20,8 @@ from typing import NamedTuple
 
 from stateguard.audit.filterchecks import absent_filters
 from stateguard.audit.filterchecks import describe as describe_absent_filters
+from stateguard.audit.mapchecks import describe as describe_lost_values
+from stateguard.audit.mapchecks import lost_values
 from stateguard.audit.nanchecks import describe as describe_nan_columns
 from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import describe as describe_labelled_series
@@ -79,4 +83,15 @@ def silent_errors(
     blank = nan_columns(probe, created) if created else []
     if blank:
         out.append(Doubt("a column written with only missing values", describe_nan_columns(blank)))
+    lost = lost_values(probe, code)
+    if lost:
+        out.append(
+            Doubt(
+                "a map or apply that left values missing",
+                "Note: "
+                + "; ".join(describe_lost_values(f) for f in lost[:3])
+                + ". Give every value a result (add the missing keys, or `.fillna(...)` "
+                "after the map), or drop those rows on purpose.",
+            )
+        )
     return out

@@ -328,7 +328,8 @@ class Worker:
 
         Returns whether the cell ran with a silent error (a Series printed after a label,
         `stateguard.audit.printchecks`; a filter matching no row,
-        `stateguard.audit.filterchecks`; a column written all NaN, `stateguard.audit.nanchecks`):
+        `stateguard.audit.filterchecks`; a column written all NaN, `stateguard.audit.nanchecks`;
+        a map or apply that left values missing, `stateguard.audit.mapchecks`):
         it then counts as a failed attempt, and its output is not used for answers."""
         assert parsed.code is not None
         code, answer_lines = strip_answer_lines(parsed.code)
