@@ -121,6 +121,10 @@ def test_bon_eval_reads_labelled_steps_and_reports_each_n(tmp_path: Path) -> Non
     assert [(r["n"], r["turns"]) for r in rows] == [(4, 1), (8, 1), (16, 0)]
     # at N = 8 every variant is in the pool: the verifier ties the reference with one of them
     assert rows[1]["picked_correct"] == {"deterministic": 0.5, "majority": 1 / 8, "random": 1 / 8}
+    assert rows[1]["outranked"] == {"deterministic": 0.0}
+    text = CliRunner().invoke(app, ["verify", "bon-eval", "--labelled", str(data), "--n", "8"])
+    assert "deterministic=0.500" in text.output, text.output
+    assert "reference outranked: deterministic=0.000" in text.output
     missing = CliRunner().invoke(
         app, ["verify", "bon-eval", "--labelled", str(data), "--verifier", "hybrid"]
     )

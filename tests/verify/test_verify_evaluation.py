@@ -77,6 +77,14 @@ def test_ties_count_as_the_chance_of_the_tie_break() -> None:
     ]
     (four,) = selection(steps, ["v"], sizes=(4,))
     assert four.picked_correct == {"v": 0.5, "majority": 0.0, "random": 0.25}
+    assert four.outranked == {"v": 0.0}  # a tie, not a wrong step above the reference
+
+
+def test_outranked_counts_pools_where_a_wrong_step_scores_above_the_reference() -> None:
+    steps = [_step(1, 1.0, 0.5, "ok")] + [_step(1, 0.0, s, f"b{s}") for s in (1.0, 0.0, 0.0)]
+    steps += [_step(2, 1.0, 1.0, "ok")] + [_step(2, 0.0, 0.5, f"c{i}") for i in range(3)]
+    (four,) = selection(steps, ["v"], sizes=(4,))
+    assert four.picked_correct["v"] == 0.5 and four.outranked == {"v": 0.5}
 
 
 def test_misspell_key_plants_a_missing_column() -> None:

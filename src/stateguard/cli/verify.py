@@ -277,7 +277,10 @@ def bon_eval_command(
         rates = ", ".join(
             f"{k}={v:.3f}" if v is not None else f"{k}=n/a" for k, v in r.picked_correct.items()
         )
-        con.print(f"best-of-{r.n} over {r.turns} turns: {rates}")
+        below = ", ".join(
+            f"{k}={v:.3f}" if v is not None else f"{k}=n/a" for k, v in r.outranked.items()
+        )
+        con.print(f"best-of-{r.n} over {r.turns} turns: {rates}; reference outranked: {below}")
 
 
 def trajectory_steps(path: Path) -> list[tuple[VerifyTask, list[Step]]]:

@@ -89,6 +89,9 @@ class SelectionResult(BaseModel):
     turns: int
     picked_correct: dict[str, float | None]
     """selector (a verifier, ``majority``, ``random``) -> share of turns it picked the reference."""
+    outranked: dict[str, float | None] = {}
+    """verifier -> share of pools where a wrong step scored above the reference (the rest of
+    its misses are ties: wrong steps scored as high as the reference)."""
 
 
 def _chance(pool: Sequence[float | str], i: int = 0) -> float:
@@ -123,6 +126,7 @@ def selection(
     for n in sizes:
         rng = random.Random(seed)
         hits = dict.fromkeys(names, 0.0)
+        below = dict.fromkeys(verifiers, 0.0)
         used = 0
         for group in turns.values():
             ref = [s for s in group if s.label == 1.0]
@@ -137,12 +141,16 @@ def selection(
                 for name in verifiers:
                     scores = [-1.0 if (x := s.verdicts[name].score) is None else x for s in pool]
                     hits[name] += _chance(scores) / k
+                    below[name] += (scores[0] < max(scores)) / k
                 counts = Counter(s.output for s in pool)
                 hits["majority"] += _chance([counts[s.output] for s in pool]) / k
                 hits["random"] += 1.0 / n / k
         out.append(
             SelectionResult(
-                n=n, turns=used, picked_correct={k: _share(hits[k], used) for k in names}
+                n=n,
+                turns=used,
+                picked_correct={k: _share(hits[k], used) for k in names},
+                outranked={k: _share(below[k], used) for k in verifiers},
             )
         )
     return out
