@@ -21,6 +21,8 @@ from stateguard.verify.entities import asked_entity, repeated_entity, stands_for
         ("For each one of the teams, show the goals", "team"),
         ("Show the revenue for every year", "year"),
         ("Sales per region per year", None),  # two things: regions repeat across years
+        ("What is the number of observations in each regiment and company", None),
+        ("List each item and its price", "item"),
         ("How many per cent of the orders?", None),
         ("Each one counts: how many orders?", None),
         ("How many orders were made?", None),

@@ -251,6 +251,12 @@ def test_a_result_repeating_the_thing_asked_per_is_a_doubt_by_a_real_probe(
         assert by_index.score == 0.5, by_index.rationale
         near = _result(root, task, "sales.groupby('region').units.sum()")
         assert near.score == 1.0, near.rationale
+        # a table per region *and* another label, by its index or by its columns: by design
+        root.run(Proposal(code="sales['kind'] = ['x', 'y', 'z', 'w']"))
+        two_levels = _result(root, task, "sales.groupby(['region', 'kind']).units.sum()")
+        assert two_levels.score == 1.0, two_levels.rationale
+        labelled = _result(root, task, "sales[['region', 'kind', 'units']]")
+        assert labelled.score == 1.0, labelled.rationale
     finally:
         root.close()
 

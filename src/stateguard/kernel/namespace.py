@@ -18,8 +18,8 @@ the kernel imports this module on first use.
 * `lost_values` — for (frame, column, source) triples, how many rows hold a value in
   ``source`` but none in ``column``; run it in a probe.
 * `shown_keys` — for the last value a cell showed (``_``), if a table or Series, how
-  many of its rows repeat a value of each column and each named index level; run it
-  in a probe.
+  many of its rows repeat a value of each column (other labels alike) and of a one-level
+  named index; run it in a probe.
 * `column_kinds` — whether each (frame, column) pair holds numbers, text or something
   else; run it in a probe.
 * `absent_values` — which (frame, column, value) equality filters match no row, with
@@ -207,25 +207,26 @@ def lost_values(triples: Sequence[tuple[str, str, str]]) -> None:
 
 def shown_keys() -> None:
     """Print ``{"rows": n, "repeats": {name: count}}`` for the last shown value ``_`` when
-    it is a pandas DataFrame or Series: per column (first `_MAX_COLUMNS`) and per named
-    index level, the number of rows whose value repeats an earlier row's; else ``null``."""
+    it is a pandas DataFrame or Series, else ``null``. Per column of a table (first
+    `_MAX_COLUMNS`): the rows that repeat an earlier row's value of that column and of
+    every other column that is not numeric (a table per item *and* gender repeats items
+    by design). Per index, when it has one level and a name: the rows that repeat a key."""
     value = _user_ns().get("_")
-    if type(value).__name__ not in ("DataFrame", "Series") or not type(value).__module__.startswith(
-        "pandas"
-    ):
+    if type(value).__name__ not in ("DataFrame", "Series") or not type(
+        value
+    ).__module__.startswith("pandas"):
         print("null")
         return
     repeats: dict[str, int] = {}
     try:
-        if type(value).__name__ == "DataFrame":
-            for column in list(value.columns)[:_MAX_COLUMNS]:
-                series = value[column]
-                if getattr(series, "ndim", 1) == 1:
-                    repeats[str(column)] = int(series.duplicated().sum())
-        for level, name in enumerate(value.index.names):
-            if name is not None and str(name) not in repeats:
-                keys = value.index.get_level_values(level)
-                repeats[str(name)] = int(keys.duplicated().sum())
+        if type(value).__name__ == "DataFrame" and value.columns.is_unique:
+            columns = list(value.columns)[:_MAX_COLUMNS]
+            labels = [c for c in columns if value[c].dtype.kind not in "iufc"]
+            for column in columns:
+                subset = [column, *(c for c in labels if c != column)]
+                repeats[str(column)] = int(value.duplicated(subset=subset).sum())
+        if value.index.nlevels == 1 and value.index.name is not None:
+            repeats.setdefault(str(value.index.name), int(value.index.duplicated().sum()))
     except Exception:
         print("null")
         return

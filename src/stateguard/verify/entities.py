@@ -5,7 +5,9 @@ every year": the question asks for one row per item, occupation or year. A shown
 or Series whose column or index for that thing repeats a value gives two answers for
 one item (a filter that was dropped, ``quantity != 1`` for ``== 1``, a join that fanned
 out). Only the thing named right after *each*, *per* or *every* is read, and only when
-the question names one such thing: "per region per year" expects regions to repeat.
+the question names one such thing: "per region per year" and "each regiment and
+company" expect regions and regiments to repeat. So does a result with several index
+levels, or with another column of labels beside the thing's (items per gender).
 
 A column stands for the thing when its name is the thing's word, with generic words
 (``name``, ``id``…) set aside: ``item_name`` for "each item", ``order_id`` for "per
@@ -21,13 +23,21 @@ from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
 from stateguard.verify.columns import is_generic, stem, words
 
-_EACH = re.compile(r"\b(?:each|per|every)\s+(?:one\s+of\s+the\s+|of\s+the\s+)?([A-Za-z]+)", re.I)
-_NOT_A_THING = frozenset({"one", "other", "single", "cent", "capita", "time", "the", "a", "an"})
+_EACH = re.compile(
+    r"\b(?:each|per|every)\s+(?:one\s+of\s+the\s+|of\s+the\s+)?([A-Za-z]+)"
+    # a second thing ends the clause: "each regiment and company?", not "… and sort it"
+    r"(?:\s+(?:and|or|&)\s+(?:each\s+|per\s+|every\s+)?([A-Za-z]+)(?=\s*(?:[?.,;:!]|$)))?",
+    re.I,
+)
+_NOT_A_THING = frozenset(
+    {"one", "other", "single", "cent", "capita", "time", "the", "a", "an", "its", "their"}
+)
 
 
 def asked_entity(question: str) -> str | None:
     """The stemmed word of the one thing the question asks a value for, or None."""
-    found = {stem(m.group(1)) for m in _EACH.finditer(question)} - _NOT_A_THING
+    found = {stem(w) for m in _EACH.finditer(question) for w in m.groups() if w}
+    found -= _NOT_A_THING
     return found.pop() if len(found) == 1 else None
 
 
