@@ -125,6 +125,11 @@ def test_bon_eval_reads_labelled_steps_and_reports_each_n(tmp_path: Path) -> Non
     text = CliRunner().invoke(app, ["verify", "bon-eval", "--labelled", str(data), "--n", "8"])
     assert "deterministic=0.500" in text.output, text.output
     assert "reference outranked: deterministic=0.000" in text.output
+    chained = CliRunner().invoke(
+        app,
+        ["verify", "bon-eval", "--labelled", str(data), "--verifier", "deterministic>hybrid"],
+    )
+    assert chained.exit_code == 2 and "no verdicts of ['hybrid']" in chained.output
     missing = CliRunner().invoke(
         app, ["verify", "bon-eval", "--labelled", str(data), "--verifier", "hybrid"]
     )

@@ -101,3 +101,22 @@ def test_same_turns_compares_every_n_on_the_turns_of_the_largest() -> None:
     four, eight = selection(steps, ["v"], sizes=(4, 8), same_turns=True)
     assert (four.turns, eight.turns) == (1, 1)
     assert four.picked_correct["v"] == pytest.approx(1.0) == eight.picked_correct["v"]
+
+
+def test_a_chained_selector_breaks_the_first_verifiers_ties_by_the_next() -> None:
+    def step(label: float, a: float, b: float | None, out: str) -> LabelledStep:
+        return _step(1, label, a, out).model_copy(update={"verdicts": {"a": _v(a), "b": _v(b)}})
+
+    # a ties the reference with one variant; b prefers the reference but also rates a
+    # variant that a scored 0 above it: alone b is fooled, chained after a it is not
+    steps = [
+        step(1.0, 1.0, 0.5, "ok"),
+        step(0.0, 1.0, 0.0, "w1"),
+        step(0.0, 0.0, 1.0, "w2"),
+        step(0.0, 0.0, None, "w3"),
+    ]
+    (four,) = selection(steps, ["a", "b", "a>b", "b>a"], sizes=(4,))
+    assert four.picked_correct["a"] == 0.5
+    assert four.picked_correct["b"] == 0.0 and four.outranked["b"] == 1.0
+    assert four.picked_correct["a>b"] == 1.0 and four.outranked["a>b"] == 0.0
+    assert four.picked_correct["b>a"] == 0.0

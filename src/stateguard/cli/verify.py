@@ -21,7 +21,7 @@ from stateguard.errors import TaskFormatError
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
 from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyTask
-from stateguard.verify.evaluation import metrics, recall_by_kind, selection
+from stateguard.verify.evaluation import CHAIN, metrics, recall_by_kind, selection
 from stateguard.verify.labelling import (
     EvalSession,
     EvalTurn,
@@ -220,7 +220,9 @@ def bon_eval_command(
     suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
     n: list[int] = typer.Option([4, 8, 16], "--n", help="Candidates per turn (repeatable)."),
     verifier: list[str] = typer.Option(
-        [], "--verifier", help="execution|deterministic|hybrid|llm (repeatable)."
+        [],
+        "--verifier",
+        help="execution|deterministic|hybrid|llm (repeatable); A>B ranks by A, B breaking ties.",
     ),
     labelled: Path | None = typer.Option(
         None, "--labelled", help="Labelled steps written by `verify eval --out` (no replay)."
@@ -253,8 +255,8 @@ def bon_eval_command(
             err.print(f"[red]error:[/red] {labelled}: not a labelled-step file ({exc})")
             raise typer.Exit(2) from exc
         have = list(steps[0].verdicts) if steps else []
-        names = [v for v in verifier if v in have] if verifier else have
-        missing = [v for v in verifier if v not in have]
+        names = list(verifier) or have
+        missing = sorted({p for v in verifier for p in v.split(CHAIN) if p not in have})
         if missing:
             err.print(f"[red]error:[/red] {labelled} has no verdicts of {missing} (has {have})")
             raise typer.Exit(2)
@@ -262,7 +264,8 @@ def bon_eval_command(
         assert path is not None
         names = verifier or ["execution", "deterministic"]
         opts = {"base_url": base_url, "model": model, "model_path": model_path}
-        steps = label_suite(path, limit, _verifiers(names, err, opts, config), None, err)
+        parts = list(dict.fromkeys(p for v in names for p in v.split(CHAIN)))
+        steps = label_suite(path, limit, _verifiers(parts, err, opts, config), None, err)
     rows = selection(steps, names, sizes=n, seed=seed, draws=draws, same_turns=same_turns)
     if as_json:
         typer.echo(

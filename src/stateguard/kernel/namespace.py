@@ -212,9 +212,9 @@ def shown_keys() -> None:
     every other column that is not numeric (a table per item *and* gender repeats items
     by design). Per index, when it has one level and a name: the rows that repeat a key."""
     value = _user_ns().get("_")
-    if type(value).__name__ not in ("DataFrame", "Series") or not type(
-        value
-    ).__module__.startswith("pandas"):
+    if type(value).__name__ not in ("DataFrame", "Series") or not type(value).__module__.startswith(
+        "pandas"
+    ):
         print("null")
         return
     repeats: dict[str, int] = {}

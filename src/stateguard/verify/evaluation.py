@@ -11,6 +11,10 @@ verifier picks a top-scored step (ties broken uniformly at random, seeded); majo
 vote picks a step whose output is the most common (ties likewise); random picks any.
 Rates are exact expectations over the tie-breaks (see `selection`).
 Only turns with at least N-1 variants take part at size N.
+
+A selector may also chain verifiers, ``deterministic>hybrid``: the first one's score
+ranks, and the next one's only orders the steps the first one ties (the rules decide,
+the model only breaks their ties).
 """
 
 from __future__ import annotations
@@ -94,7 +98,19 @@ class SelectionResult(BaseModel):
     its misses are ties: wrong steps scored as high as the reference)."""
 
 
-def _chance(pool: Sequence[float | str], i: int = 0) -> float:
+CHAIN = ">"
+"""Joins verifier names into one lexicographic selector (`selection`)."""
+
+
+def _rank(step: LabelledStep, selector: str) -> tuple[float, ...]:
+    """The step's sort key under ``selector``: its scores by each chained verifier, an
+    invalid verdict below every score."""
+    return tuple(
+        -1.0 if (x := step.verdicts[name].score) is None else x for name in selector.split(CHAIN)
+    )
+
+
+def _chance(pool: Sequence[object], i: int = 0) -> float:
     """The chance that a uniform tie-break among the best of ``pool`` picks ``pool[i]``."""
     best = max(pool)  # type: ignore[type-var]
     tied = sum(1 for x in pool if x == best)
@@ -139,7 +155,7 @@ def selection(
             for _ in range(k):
                 pool = [ref[0], *rng.sample(wrong, n - 1)]
                 for name in verifiers:
-                    scores = [-1.0 if (x := s.verdicts[name].score) is None else x for s in pool]
+                    scores = [_rank(s, name) for s in pool]
                     hits[name] += _chance(scores) / k
                     below[name] += (scores[0] < max(scores)) / k
                 counts = Counter(s.output for s in pool)
