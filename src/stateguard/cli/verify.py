@@ -283,7 +283,10 @@ def bon_eval_command(
         below = ", ".join(
             f"{k}={v:.3f}" if v is not None else f"{k}=n/a" for k, v in r.outranked.items()
         )
-        con.print(f"best-of-{r.n} over {r.turns} turns: {rates}; reference outranked: {below}")
+        con.print(
+            f"best-of-{r.n} over {r.turns} turns: {rates}; reference outranked: {below}",
+            soft_wrap=True,
+        )
 
 
 def trajectory_steps(path: Path) -> list[tuple[VerifyTask, list[Step]]]:
