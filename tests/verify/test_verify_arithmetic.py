@@ -97,3 +97,6 @@ def test_a_threshold_on_an_id_is_found_and_one_on_a_quantity_is_not() -> None:
         meaningless(_env().probe, "chipo[chipo.order_id > 100]", "orders with id above 100") == []
     )
     assert meaningless(_env().probe, "chipo[chipo.item_name > 1]", q) == []
+    # a threshold on a column not named as an id costs no probe
+    env = _env()
+    assert meaningless(env.probe, "chipo[chipo.quantity > 1]", q) == [] and env.codes == []

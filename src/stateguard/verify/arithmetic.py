@@ -102,16 +102,21 @@ def meaningless(
     probe: Callable[..., ProbeResult], code: str, question: str, timeout: float = 20.0
 ) -> list[str]:
     """Each arithmetic of ``code`` on a text or identifier column, as a sentence."""
-    uses = combined_columns(code)
+    ids_asked = bool(_IDS_ASKED.search(question))
+    # a threshold matters on an identifier only: no probe for `year > 2024`
+    uses = [
+        u
+        for u in combined_columns(code)
+        if not u.threshold or (is_identifier(u.column) and not ids_asked)
+    ]
     if not uses:
         return []
     kinds = column_kinds(probe, list(dict.fromkeys((u.frame, u.column) for u in uses)), timeout)
-    ids_asked = bool(_IDS_ASKED.search(question))
     out: list[str] = []
     for u in uses:
         kind = kinds.get((u.frame, u.column))
         if u.threshold:
-            if kind == "number" and is_identifier(u.column) and not ids_asked:
+            if kind == "number":
                 out.append(
                     f"`{u.shown}` compares `{u.frame}[{u.column!r}]`, an identifier, with a "
                     "number by size: its values are labels, not quantities"
