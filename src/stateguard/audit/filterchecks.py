@@ -43,7 +43,7 @@ class AbsentFilter(BaseModel):
     elsewhere: list[str]
 
 
-def _column(node: ast.expr) -> tuple[str, str] | None:
+def frame_column(node: ast.expr) -> tuple[str, str] | None:
     """(frame, column) of ``frame["column"]`` or ``frame.column``."""
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
         key = node.slice
@@ -78,7 +78,7 @@ def equality_filters(code: str) -> list[tuple[str, str, Any]]:
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
             left, right = node.left, node.comparators[0]
             for side, other in ((left, right), (right, left)):
-                column = _column(side)
+                column = frame_column(side)
                 is_const, value = _constant(other)
                 if column is not None and is_const:
                     found.append((*column, value))
@@ -89,7 +89,7 @@ def equality_filters(code: str) -> list[tuple[str, str, Any]]:
             and len(node.args) == 1
             and isinstance(node.args[0], ast.List | ast.Tuple | ast.Set)
         ):
-            column = _column(node.func.value)
+            column = frame_column(node.func.value)
             if column is None:
                 continue
             for element in node.args[0].elts:

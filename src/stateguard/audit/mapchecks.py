@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from stateguard.audit.filterchecks import probe_json
+from stateguard.audit.filterchecks import frame_column, probe_json
 from stateguard.kernel import ProbeResult, namespace
 
 _ELEMENTWISE = frozenset({"map", "apply"})
@@ -46,18 +46,6 @@ class LostValues(BaseModel):
     rows: int
 
 
-def _column(node: ast.AST) -> tuple[str, str] | None:
-    """``(frame, column)`` of ``frame['c']`` or ``frame.c`` (a plain name as the frame)."""
-    if not isinstance(node, ast.Subscript | ast.Attribute) or not isinstance(node.value, ast.Name):
-        return None
-    if isinstance(node, ast.Attribute):
-        return node.value.id, node.attr
-    key = node.slice
-    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-        return node.value.id, key.value
-    return None
-
-
 def mapped_columns(code: str) -> list[MappedColumn]:
     """Each ``frame['c'] = …frame['s'].map(…)…`` (or ``.apply``) assignment of ``code``."""
     try:
@@ -68,7 +56,7 @@ def mapped_columns(code: str) -> list[MappedColumn]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
-        target = _column(node.targets[0])
+        target = frame_column(node.targets[0])
         if target is None or not isinstance(node.targets[0], ast.Subscript):
             continue
         for sub in ast.walk(node.value):
@@ -76,7 +64,7 @@ def mapped_columns(code: str) -> list[MappedColumn]:
                 isinstance(sub, ast.Call)
                 and isinstance(sub.func, ast.Attribute)
                 and sub.func.attr in _ELEMENTWISE
-                and (source := _column(sub.func.value)) is not None
+                and (source := frame_column(sub.func.value)) is not None
                 and source[0] == target[0]
                 and source[1] != target[1]
             ):
