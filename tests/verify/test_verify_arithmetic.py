@@ -7,7 +7,12 @@ from steps import FakeEnv, kinds_env, ok
 
 from stateguard.kernel import ProbeResult
 from stateguard.verify import StepVerifier, VerifyTask
-from stateguard.verify.arithmetic import combined_columns, is_identifier, meaningless
+from stateguard.verify.arithmetic import (
+    combined_columns,
+    hardcoded_ids,
+    is_identifier,
+    meaningless,
+)
 
 KINDS = [
     ["chipo", "order_id", "number"],
@@ -100,3 +105,21 @@ def test_a_threshold_on_an_id_is_found_and_one_on_a_quantity_is_not() -> None:
     # a threshold on a column not named as an id costs no probe
     env = _env()
     assert meaningless(env.probe, "chipo[chipo.quantity > 1]", q) == [] and env.codes == []
+
+
+def test_an_id_the_question_does_not_name_picked_by_equality_is_a_doubt_in_a_result() -> None:
+    q = "What is the price of each item?"
+    code = "one = chipo[chipo.order_id == 1]\none[['item_name', 'item_price']]"
+    (found,) = hardcoded_ids(code, q)
+    assert "`chipo.order_id == 1`" in found and "does not name" in found
+    assert hardcoded_ids("chipo[1234567 == chipo['order_id']]", q)
+    # near misses: the question names the id; a quantity, not an id; an order comparison
+    assert hardcoded_ids("chipo[chipo.order_id == 1234567]", "What did order 1234567 hold?") == []
+    assert hardcoded_ids("chipo[chipo.quantity == 1]", q) == []
+    assert hardcoded_ids("chipo[chipo.order_id == other_id]", q) == []
+    det = StepVerifier("deterministic")
+    step = ok(code, result="   item_name  item_price\n…")
+    v = det.verify(VerifyTask(question=q), [step.model_copy(update={"result": True})])
+    assert v.score == 0.5 and v.evidence[0].rule == "hardcoded_id", v.rationale
+    # exploring one record, outside a result step, is not doubted
+    assert det.verify(VerifyTask(question=q), [step]).score == 1.0

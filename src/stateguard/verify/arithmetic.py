@@ -14,6 +14,10 @@ probe, `stateguard.kernel.namespace.column_kinds`):
   equality with an id or taking the largest id are left alone, and so is any step
   whose question speaks of ids itself.
 
+`hardcoded_ids` reads one more use of an identifier, from the code alone: an equality
+with a number the question does not name (``order_id == 1`` for "the price of each
+item"), one record picked by a label seen somewhere rather than by what was asked.
+
 Only operations that combine values are judged: ``sum``, ``mean``, ``median``,
 ``prod``, ``std``, ``var``, ``cumsum``, ``cumprod`` and the operators ``*``, ``/``,
 ``//``, ``**``, and for identifiers an order comparison with a number (``>``, ``>=``,
@@ -131,4 +135,32 @@ def meaningless(
                 f"`{u.shown}` does arithmetic on `{u.frame}[{u.column!r}]`, an identifier: "
                 "its values are labels, not quantities"
             )
+    return out
+
+
+def hardcoded_ids(code: str, question: str) -> list[str]:
+    """Each equality of an identifier column with a number the question does not name
+    (``chipo.order_id == 1`` for "the price of each item"): one record picked by a label
+    seen somewhere, not by anything the question asks. From the code alone."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
+        ):
+            continue
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            col = column_of(side)
+            if col is None or not is_identifier(col[1]) or not _is_number(other):
+                continue
+            value = ast.literal_eval(other)
+            shown = str(value) if isinstance(value, int) else f"{value:g}"
+            if not re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w.])", question):
+                out.append(
+                    f"`{ast.unparse(node)}` picks `{col[0]}[{col[1]!r}]` {shown}, an "
+                    "identifier the question does not name"
+                )
     return out

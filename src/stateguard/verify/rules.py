@@ -24,7 +24,7 @@ from stateguard.audit.printchecks import describe as describe_misprinted
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.types import VarKey
-from stateguard.verify.arithmetic import meaningless
+from stateguard.verify.arithmetic import hardcoded_ids, meaningless
 from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
@@ -425,6 +425,16 @@ def meaningless_arithmetic(inp: RuleInput) -> list[RuleResult]:
     return _in_result(step, "meaningless_arithmetic", found)
 
 
+def hardcoded_id(inp: RuleInput) -> list[RuleResult]:
+    """A result step that keeps the rows of one identifier the question does not name
+    (`stateguard.verify.arithmetic.hardcoded_ids`) → 0.5: exploring one record is fine,
+    answering from it is doubtful."""
+    step, ex = inp.step, inp.step.execution
+    if not step.result or step.code is None or ex is None or not ex.ok:
+        return []
+    return [_doubt("hardcoded_id", m) for m in hardcoded_ids(step.code, inp.task.question)]
+
+
 def threshold_column(inp: RuleInput) -> list[RuleResult]:
     """A threshold of the question compared with another column than the one the question
     attaches it to (`stateguard.verify.thresholds`) → 0 in a result step, else 0.5."""
@@ -480,6 +490,7 @@ RULES: tuple[Rule, ...] = (
     lost_mapping,
     fixed_by_form,
     meaningless_arithmetic,
+    hardcoded_id,
     type_fixed_comparison,
     count_not_whole,
     question_contradiction,
