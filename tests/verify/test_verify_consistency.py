@@ -54,6 +54,7 @@ def test_thresholds_of_a_question() -> None:
             "asks about '2015' but the code excludes it",
         ),
         ("Which teams did not play in 2012?", "t[t.season == 2012]", "excludes '2012'"),
+        ("What did order 1234567 hold?", "o[o.number != 1234567]", "asks about '1234567'"),
     ],
 )
 def test_a_comparison_against_the_question_is_found(question: str, code: str, found: str) -> None:

@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from stateguard.kernel import ProbeResult
 from stateguard.verify.columns import column_kinds, column_of, words
+from stateguard.verify.consistency import number_text
 
 _COMBINING = frozenset({"sum", "mean", "median", "prod", "std", "var", "cumsum", "cumprod"})
 _OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
@@ -157,7 +158,7 @@ def hardcoded_ids(code: str, question: str) -> list[str]:
             if col is None or not is_identifier(col[1]) or not _is_number(other):
                 continue
             value = ast.literal_eval(other)
-            shown = str(value) if isinstance(value, int) else f"{value:g}"
+            shown = number_text(value)
             if not re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w.])", question):
                 out.append(
                     f"`{ast.unparse(node)}` picks `{col[0]}[{col[1]!r}]` {shown}, an "

@@ -146,6 +146,11 @@ def _comparisons(node: ast.AST, negated: bool = False) -> Iterator[tuple[ast.Com
         yield from _comparisons(child, negated)
 
 
+def number_text(value: float) -> str:
+    """A number as a question writes it: ``2015``, ``1234567``, ``2.5`` (not ``1.23457e+06``)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def _mentions(question: str, value: str) -> list[re.Match[str]]:
     return list(re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", question, re.I))
 
@@ -183,8 +188,8 @@ def contradictions(question: str, code: str) -> list[str]:
             elif any(value in (v, v / 100 if pct else v) for v, _, pct in asked):
                 continue  # "more than 6" kept as `x != 6` is not a value the question names
             else:
-                hits = _mentions(question, f"{value:g}")
-                value = f"{value:g}"
+                value = number_text(value)
+                hits = _mentions(question, value)
             if not hits:
                 continue
             keeps_it = isinstance(op, ast.Eq) != negated
