@@ -316,3 +316,54 @@ def test_a_comparison_the_column_type_fixes_scores_zero_by_a_real_probe(
         assert near.score == 1.0, near.rationale
     finally:
         root.close()
+
+
+def test_a_mark_counting_the_other_group_is_a_doubt_by_a_real_probe(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="Discover the Male percentage per region")
+    root = branches.root()
+    try:
+        root.run(Proposal(code="sales['gender'] = ['M', 'F', 'M']"))
+        flipped = (
+            "def g(x):\n    if x != 'M':\n        return 1\n    if x != 'F':\n        return 0\n"
+        )
+        per = "\nsales.groupby('region').m.mean()"
+        v = _result(root, task, flipped + "sales['m'] = sales.gender.apply(g)" + per)
+        assert v.score == 0.5 and v.evidence[0].rule == "inverted_mark", v.rationale
+        assert "marks 'M' with 0 and 'F' with 1" in v.rationale, v.rationale
+        by_compare = _result(root, task, "sales['m'] = (sales.gender == 'F').astype(int)" + per)
+        assert by_compare.score == 0.5, by_compare.rationale
+        # near misses: the mark of the asked group; a question that counts no group
+        right = _result(root, task, "sales['m'] = (sales.gender == 'M').astype(int)" + per)
+        assert right.score == 1.0, right.rationale
+        other = VerifyTask(question="What is the mean of the mark per region?")
+        unjudged = _result(root, other, "sales['m'] = (sales.gender == 'F').astype(int)" + per)
+        assert unjudged.score == 1.0, unjudged.rationale
+    finally:
+        root.close()
+
+
+def test_a_count_of_things_put_on_a_price_is_a_doubt_by_a_real_probe(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="How many times did someone order more than one Canned Soda?")
+    root = branches.root()
+    try:
+        root.run(
+            Proposal(
+                code="chipo = pd.DataFrame({'item_name': ['Canned Soda', 'Canned Soda', 'Bowl'],"
+                " 'quantity': [1, 2, 3], 'item_price': [1.09, 2.18, 8.75]})"
+            )
+        )
+        wrong = "len(chipo[(chipo.item_name == 'Canned Soda') & (chipo.item_price > 1)])"
+        v = _result(root, task, wrong)
+        assert v.score == 0.5 and v.evidence[0].rule == "counted_fraction", v.rationale
+        assert "'item_price' is not a count" in v.rationale, v.rationale
+        right = "len(chipo[(chipo.item_name == 'Canned Soda') & (chipo.quantity > 1)])"
+        assert _result(root, task, right).score == 1.0
+        # near miss: the number counts nothing the code names
+        plain = VerifyTask(question="How many rows cost more than 1?")
+        assert _result(root, plain, "len(chipo[chipo.item_price > 1])").score == 1.0
+    finally:
+        root.close()

@@ -59,3 +59,34 @@ def test_the_rule_scores_a_result_step_zero() -> None:
     v = det.verify(VerifyTask(question=Q), [step.model_copy(update={"result": True})], env=env)
     assert v.score == 0.0 and v.evidence[0].rule == "threshold_column", v.rationale
     assert det.verify(VerifyTask(question=Q), [step], env=env).score == 0.5
+
+
+def test_a_threshold_counts_the_thing_the_code_names_after_its_number() -> None:
+    from stateguard.verify.thresholds import counted_thresholds
+
+    q = "How many times did someone order more than one Canned Soda?"
+    code = "chipo[(chipo.item_name == 'Canned Soda') & (chipo.item_price > 1)]"
+    found = counted_thresholds(q, code)
+    assert [(t.value, thing) for t, thing in found] == [(1.0, "Canned Soda")]
+    assert counted_thresholds(q, "chipo[chipo.item_price > 1]") == []  # names nothing
+    assert counted_thresholds("Rows where price is more than 1", code) == []
+
+
+def test_a_counted_threshold_on_a_fractional_column_is_a_doubt() -> None:
+    from stateguard.verify.thresholds import counted_on_fractions
+
+    cells: list[str] = []
+
+    def probe(cell: str, timeout: float = 0) -> ProbeResult:
+        cells.append(cell)
+        return ProbeResult(status="ok", stdout='[["chipo", "item_price"]]\n', wall_time=0.0)
+
+    q = "How many times did someone order more than one Canned Soda?"
+    wrong = "chipo[(chipo.item_name == 'Canned Soda') & (chipo.item_price > 1)]"
+    found = counted_on_fractions(probe, q, wrong)
+    assert len(found) == 1 and "'item_price' is not a count" in found[0]
+    assert "fractional_columns" in cells[0]
+    right = "chipo[(chipo.item_name == 'Canned Soda') & (chipo.quantity > 1)]"
+    assert counted_on_fractions(probe, q, right) == []  # the probe names item_price only
+    assert counted_on_fractions(probe, q, "chipo[chipo.item_name == 'Canned Soda']") == []
+    assert len(cells) == 2  # no comparison with the number: no probe

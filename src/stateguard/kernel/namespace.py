@@ -25,6 +25,11 @@ the kernel imports this module on first use.
 * `absent_values` — which (frame, column, value) equality filters match no row, with
   the column's values and the other frames' columns that hold the value; run it in a
   probe.
+* `indicator_values` — for (frame, column, source) triples where ``column`` is a 0/1
+  mark of a few ``source`` categories, which categories it marks 1 and which 0; run it
+  in a probe.
+* `fractional_columns` — which (frame, column) pairs are numeric with a non-whole value;
+  run it in a probe.
 """
 
 from __future__ import annotations
@@ -255,6 +260,58 @@ def column_kinds(pairs: Sequence[tuple[str, str]]) -> None:
                 if head and all(isinstance(v, str) for v in head):
                     kind = "text"
             out.append([frame, str(column), kind])
+        except Exception:
+            continue
+    print(json.dumps(out))
+
+
+_MAX_CATEGORIES = 12
+
+
+def indicator_values(triples: Sequence[tuple[str, str, str]]) -> None:
+    """Print ``[[frame, column, source, ones, zeros], ...]`` for each triple whose
+    ``column`` holds only 0 and 1 (or booleans) where ``source`` holds a value, and whose
+    ``source`` holds at most `_MAX_CATEGORIES` values, each mapped to one of them: the
+    source values (as text) mapped to 1 and those mapped to 0."""
+    ns = _user_ns()
+    frames = _frames({f: ns[f] for f, _, _ in triples if f in ns})
+    out = []
+    for frame, column, source in triples:
+        table = frames.get(frame)
+        if table is None or column not in table.columns or source not in table.columns:
+            continue
+        try:
+            pairs = table[[source, column]].dropna().drop_duplicates()
+            if len(pairs) > _MAX_CATEGORIES or pairs[source].duplicated().any():
+                continue
+            marks = pairs[column].tolist()
+            if not marks or any(isinstance(m, str) or m not in (0, 1) for m in marks):
+                continue
+            ones = [str(s) for s, m in zip(pairs[source], marks, strict=True) if m == 1]
+            zeros = [str(s) for s, m in zip(pairs[source], marks, strict=True) if m == 0]
+        except Exception:
+            continue
+        out.append([frame, str(column), str(source), ones, zeros])
+    print(json.dumps(out))
+
+
+def fractional_columns(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[frame, column], ...]`` for each pair whose column is numeric and holds a
+    value with a fractional part (it cannot be a count of things)."""
+    ns = _user_ns()
+    frames = _frames({f: ns[f] for f, _ in pairs if f in ns})
+    out = []
+    for frame, column in pairs:
+        table = frames.get(frame)
+        if table is None or column not in table.columns:
+            continue
+        try:
+            series = table[column]
+            if getattr(series, "ndim", 1) != 1 or series.dtype.kind != "f":
+                continue
+            values = series.dropna()
+            if bool((values != values.round()).any()):
+                out.append([frame, str(column)])
         except Exception:
             continue
     print(json.dumps(out))

@@ -38,8 +38,9 @@ from stateguard.verify.degenerate import degenerate, self_products
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
+from stateguard.verify.indicators import inverted_marks
 from stateguard.verify.models import Evidence, Score, Step, VerifyTask
-from stateguard.verify.thresholds import misattached
+from stateguard.verify.thresholds import counted_on_fractions, misattached
 from stateguard.verify.typedcompare import fixed_by_type
 from stateguard.worker.answer_format import AnswerSpec
 
@@ -211,6 +212,18 @@ def lost_mapping(inp: RuleInput) -> list[RuleResult]:
         return []
     found = lost_values(inp.env.probe, step.code, timeout=inp.probe_timeout)
     return _in_result(step, "lost_mapping", [describe_lost(f) for f in found])
+
+
+def inverted_mark(inp: RuleInput) -> list[RuleResult]:
+    """A 0/1 column the step wrote from one column of categories that marks the group the
+    question counts ("the Male percentage") with 0 and the others with 1
+    (`stateguard.verify.indicators`, a fork probe) → 0.5: a mean or sum of it counts the
+    other group, unless a later step takes its complement."""
+    step, ex = inp.step, inp.step.execution
+    if inp.env is None or step.code is None or ex is None or not ex.ok:
+        return []
+    found = inverted_marks(inp.env.probe, inp.task.question, step.code, inp.probe_timeout)
+    return [_doubt("inverted_mark", m) for m in found]
 
 
 def printed_series(inp: RuleInput) -> list[RuleResult]:
@@ -447,6 +460,17 @@ def threshold_column(inp: RuleInput) -> list[RuleResult]:
     return _in_result(step, "threshold_column", misattached(inp.task.question, step.code, frames))
 
 
+def counted_fraction(inp: RuleInput) -> list[RuleResult]:
+    """A threshold that counts things the code selects by name ("more than one Canned
+    Soda") compared with a column holding non-whole values (``item_price > 1``;
+    `stateguard.verify.thresholds.counted_on_fractions`, a fork probe) → 0.5."""
+    step, ex = inp.step, inp.step.execution
+    if inp.env is None or step.code is None or ex is None or not ex.ok:
+        return []
+    found = counted_on_fractions(inp.env.probe, inp.task.question, step.code, inp.probe_timeout)
+    return [_doubt("counted_fraction", m) for m in found]
+
+
 def type_fixed_comparison(inp: RuleInput) -> list[RuleResult]:
     """A comparison of a text column with a number, or of a numeric column with a string
     (`stateguard.verify.typedcompare`): its outcome is the same for every row → 0 in a
@@ -488,6 +512,7 @@ RULES: tuple[Rule, ...] = (
     *EXECUTION_RULES,
     *DATA_RULES,
     lost_mapping,
+    inverted_mark,
     fixed_by_form,
     meaningless_arithmetic,
     hardcoded_id,
@@ -497,6 +522,7 @@ RULES: tuple[Rule, ...] = (
     question_column,
     one_per_entity,
     threshold_column,
+    counted_fraction,
     question_ignored,
 )
 """Every deterministic rule, cheapest evidence first."""

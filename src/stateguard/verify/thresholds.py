@@ -15,6 +15,12 @@ threshold with no such column ("more than one Canned Soda") is left alone. The c
 comparison must use the same number (a percentage also as a fraction) on a column of
 a table that also holds the subject, and no comparison of the subject with it may
 exist, for the step to be judged.
+
+A threshold can also count things the code selects by name: "more than one Canned
+Soda", with ``item_name == 'Canned Soda'`` in the code, counts sodas, so the column
+compared with 1 must hold counts. `counted_on_fractions` asks the kernel (a fork
+probe) whether that column holds a non-whole value: ``item_price > 1`` compares a price
+with the number of sodas.
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ from __future__ import annotations
 import ast
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
+from stateguard.audit.filterchecks import probe_json
+from stateguard.kernel import ProbeResult, namespace
 from stateguard.verify.columns import column_of, is_generic, word_spans, words
 from stateguard.verify.consistency import THRESHOLD, Threshold, number_of, threshold_spans
 
@@ -115,3 +123,66 @@ def misattached(question: str, code: str, frames: Mapping[str, Sequence[str]]) -
                     f"compares {col!r} of `{var}` with it"
                 )
     return out
+
+
+def _literals(tree: ast.AST) -> list[list[str]]:
+    """The words of each short text constant of the code (``'Canned Soda'``)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            ws = words(node.value)
+            if 0 < len(ws) <= 5 and len(node.value) <= 60:
+                out.append(ws)
+    return out
+
+
+def counted_thresholds(question: str, code: str) -> list[tuple[Threshold, str]]:
+    """Each threshold of ``question`` whose number is followed by a thing the code names
+    by a text constant ("more than one Canned Soda" and ``'Canned Soda'``), with the
+    thing's words as the question writes them."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    literals = _literals(tree)
+    if not literals:
+        return []
+    out = []
+    for t in threshold_spans(question):
+        m = THRESHOLD.match(question, t.start)
+        if m is None:
+            continue
+        after = [s for s in word_spans(question) if s[0] >= m.end()]
+        for ws in literals:
+            head = after[: len(ws)]
+            if [s[2] for s in head] == ws:
+                out.append((t, question[head[0][0] : head[-1][1]]))
+                break
+    return out
+
+
+def counted_on_fractions(
+    probe: Callable[..., ProbeResult], question: str, code: str, timeout: float = 20.0
+) -> list[str]:
+    """Each comparison of ``code`` that puts a threshold counting things (see
+    `counted_thresholds`) on a column holding non-whole values, as a sentence (one probe;
+    none when the question counts nothing the code names)."""
+    counted = counted_thresholds(question, code)
+    if not counted:
+        return []
+    compared = _compared(ast.parse(code))
+    hits = [(t, thing, c) for t, thing in counted for c in compared if _same(c[2], t)]
+    if not hits:
+        return []
+    pairs = sorted({(c[0], c[1]) for _, _, c in hits})
+    rows = probe_json(probe, namespace.call("fractional_columns", pairs), timeout)
+    try:
+        fractional = {(str(f), str(c)) for f, c in rows or []}
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
+        return []
+    return [
+        f"the question counts {thing!r} ({t.value:g}), but `{shown}` compares {col!r} of "
+        f"`{var}`, which holds non-whole values, with it: {col!r} is not a count of them"
+        for t, thing, (var, col, _, shown) in hits
+        if (var, col) in fractional
+    ]
