@@ -141,3 +141,42 @@ def test_a_shown_table_without_a_column_the_question_asks_for_scores_zero() -> N
     assert det.verify(VerifyTask(question=q), [ok_step], env=_env(CHIPO)).score == 1.0
     plain = VerifyTask(question="What is the item_name and item_price of each order?")
     assert projection_mismatch(plain.question, code, CHIPO) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("How many orders were made in the period?", {"order_id"}),
+        ("How many different items are sold?", {"item_name"}),
+        ("What is the revenue per order?", {"order_id"}),
+        ("What is the number of orders?", {"order_id"}),
+        # "many" counts units of a named thing, not its names; a verb names nothing
+        ("How many items were ordered in total?", set()),
+        ("How many times did someone order more than one Canned Soda?", set()),
+        # a name with no generic word is named in full or not at all
+        ("What is the item price of different items?", {"item_name"}),
+    ],
+)
+def test_a_column_is_named_by_its_own_words_after_a_word_over_things(
+    question: str, named: set[str]
+) -> None:
+    from stateguard.verify.columns import noun_named_columns
+
+    assert noun_named_columns(question, CHIPO["chipo"]) == named
+
+
+def test_a_column_named_by_its_own_words_alone_is_a_doubt_when_missed() -> None:
+    q = "How many orders were made in the period?"
+    found = column_mismatch(q, "chipo.quantity.value_counts().count()", CHIPO)
+    assert found is not None and found.weak and found.missed == ("order_id",)
+    assert column_mismatch(q, "chipo.order_id.value_counts().count()", CHIPO) is None
+    # a fully named column comes first: "per order" does not count when revenue is named
+    rev = {"chipo": [*CHIPO["chipo"], "revenue"]}
+    per = "What is the average revenue amount per order?"
+    assert column_mismatch(per, "chipo.groupby('order_id').revenue.sum().mean()", rev) is None
+    task = VerifyTask(question=q)
+    step = ok("chipo.quantity.value_counts().count()", result="9").model_copy(
+        update={"result": True}
+    )
+    v = StepVerifier("deterministic").verify(task, [step], env=_env(CHIPO))
+    assert v.score == 0.5 and v.evidence[0].rule == "question_column", v.rationale

@@ -9,6 +9,7 @@ from stateguard.kernel import ProbeResult
 from stateguard.verify import StepVerifier, VerifyTask
 from stateguard.verify.consistency import (
     aggregate_contradictions,
+    averaged_amount,
     contradictions,
     fractional_count,
     ignored_names,
@@ -348,3 +349,32 @@ def test_a_threshold_is_applied_in_its_direction(code: str, applied: bool) -> No
     q = "How many times did someone order more than one Canned Soda?"
     missed = ignored_names(q, code, None)
     assert ("the threshold more than 1" not in missed) is applied
+
+
+@pytest.mark.parametrize(
+    ("question", "code", "doubted"),
+    [
+        ("How much was the revenue for the period?",
+         "revenue = (chipo.quantity * chipo.item_price).mean()\nnp.round(revenue, 2)", True),
+        ("Find all the volume traded in the year of 2015", "vol.groupby('stock').mean()", True),
+        ("Find all the volume traded in the year of 2015", "vol.groupby('stock').sum()", False),
+        # a mean, a share or a per-thing value asked for; no amount asked
+        ("How much is spent per order?", "orders.total.mean()", False),
+        ("How much is the average price?", "chipo.item_price.mean()", False),
+        ("How much of the revenue is from bowls, as a share?", "x.mean()", False),
+        ("What was the revenue?", "chipo.revenue.mean()", False),
+        ("How much was the revenue?", "r = chipo.revenue.mean()\nr = r.sum()\nr", False),
+    ],
+)  # fmt: skip
+def test_a_mean_where_an_amount_is_asked_is_a_doubt(
+    question: str, code: str, doubted: bool
+) -> None:
+    assert (averaged_amount(question, code) is not None) is doubted
+
+
+def test_the_amount_rule_scores_a_result_step_half() -> None:
+    task = VerifyTask(question="How much was the revenue for the period?")
+    step = ok("(chipo.quantity * chipo.item_price).mean()", result="18.81")
+    v = DET.verify(task, [step.model_copy(update={"result": True})])
+    assert v.score == 0.5 and v.evidence[0].rule == "averaged_amount", v.rationale
+    assert DET.verify(task, [step]).score == 1.0  # an exploration may take a mean

@@ -6,7 +6,7 @@ import pytest
 from steps import ok
 
 from stateguard.verify import StepVerifier, VerifyTask
-from stateguard.verify.degenerate import degenerate, self_products
+from stateguard.verify.degenerate import averaged_twice, degenerate, self_products
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,20 @@ def test_a_column_times_itself_is_a_doubt_unless_a_square_is_asked() -> None:
     step = ok("(chipo['quantity'] * chipo['quantity']).sum()", result="4972")
     v = StepVerifier("deterministic").verify(task, [step.model_copy(update={"result": True})])
     assert v.score == 0.5 and v.evidence[0].rule == "self_product", v.rationale
+
+
+def test_a_mean_divided_by_a_count_is_a_doubt() -> None:
+    code = "a = users.groupby('occupation').gender_n.mean() / users.occupation.value_counts() * 100"
+    (msg,) = averaged_twice(code)
+    assert "divides a mean by a count" in msg
+    assert averaged_twice("df.x.mean() / len(df)")
+    assert averaged_twice("df.groupby('g').x.mean()['a'] / df.g.nunique()")
+    # a sum over a count, a mean over a sum or a constant: near misses
+    assert averaged_twice("users.groupby('o').g.sum() / users.o.value_counts() * 100") == []
+    assert averaged_twice("df.x.mean() / df.x.sum()") == []
+    assert averaged_twice("df.x.mean() / 100") == []
+    assert averaged_twice("df.x.mean(") == []
+    task = VerifyTask(question="Discover the Male percentage per occupation")
+    step = ok(code + "\na", result="occupation …").model_copy(update={"result": True})
+    v = StepVerifier("deterministic").verify(task, [step])
+    assert v.score == 0.5 and v.evidence[0].rule == "averaged_twice", v.rationale

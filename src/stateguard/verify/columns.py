@@ -10,6 +10,13 @@ taken the wrong one: "How many different occupations?" answered by
 Names made only of generic words (``id``, ``name``, ``value``…) never count as named:
 the question uses those words for other things. A step that names no column (a whole
 table, positions) is not judged; nor is one that builds a column the question names.
+
+When the question names no column so, a column can still be named by its own words
+alone, generic ones aside, used as a noun right after a word that ranges over kinds of
+things ("different items" → ``item_name``, "per order" → ``order_id``), or, for an
+identifier, one that counts them ("How many orders" → ``order_id``; "how many items
+were ordered" counts units, so it names no ``item_name``). "Someone order…" uses the
+word as a verb and names nothing. This weaker naming only raises a doubt (0.5).
 """
 
 from __future__ import annotations
@@ -117,6 +124,33 @@ def named_columns(question: str, columns: Iterable[str]) -> set[str]:
     return out
 
 
+_KINDS_OF = frozenset({"different", "distinct", "unique", "each", "every", "per"})
+"""Words before a thing that range over its kinds: its name or its identifier."""
+_COUNT_OF = frozenset({"many", "of", "all"})
+"""Words before a thing that count it: its identifier only ("how many items were
+ordered" counts units, not item names; "how many orders" counts order ids)."""
+_IDENTIFIER = frozenset({"id", "no", "num", "number", "code", "key"})
+
+
+def noun_named_columns(question: str, columns: Iterable[str]) -> set[str]:
+    """The columns with a generic word whose other words follow, in order, a word that
+    counts or ranges over things in ``question`` (see the module doc)."""
+    spans = [s[2] for s in word_spans(question)]
+    lowered = [w.lower() for w in _WORD.findall(question)]
+    out = set()
+    for c in columns:
+        ws = words(c)
+        own = [w for w in ws if w not in _GENERIC]
+        if not own or len(own) == len(ws):
+            continue
+        before = _KINDS_OF | (_COUNT_OF if set(ws) & _IDENTIFIER else frozenset())
+        for i in range(1, len(spans) - len(own) + 1):
+            if spans[i : i + len(own)] == own and lowered[i - 1] in before:
+                out.add(c)
+                break
+    return out
+
+
 def _query_names(node: ast.Call) -> set[str]:
     arg = node.args[0] if node.args else None
     if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
@@ -181,6 +215,8 @@ class Mismatch(NamedTuple):
     """The step also reads some named column (weaker evidence than reading none)."""
     projected: bool = False
     """Found in a selected list of columns (`projection_mismatch`)."""
+    weak: bool = False
+    """The question names the missed columns by their own words alone (a doubt)."""
 
     def describe(self) -> str:
         """One line naming both sides."""
@@ -204,12 +240,17 @@ def column_mismatch(
     columns = {c for f in read for c in frames[f]}
     used = used_columns(code, columns)
     named = named_columns(question, columns)
+    weak = not named
+    if weak:
+        named = noun_named_columns(question, columns)
     if not used or not named or named & assigned_columns(code):
         return None
     missed, instead = named - used, used - named
     if not missed or not instead:
         return None
-    return Mismatch(tuple(sorted(missed)), tuple(sorted(instead)), partial=bool(used & named))
+    return Mismatch(
+        tuple(sorted(missed)), tuple(sorted(instead)), partial=bool(used & named), weak=weak
+    )
 
 
 _COLUMNS_WORD = re.compile(r"\bcolumns?\b", re.I)

@@ -383,12 +383,27 @@ _COUNTING = {"sum", "count", "size", "value_counts", "nunique", "len", "shape", 
 _WRAPPERS = {"round", "int", "float", "abs", "print", "display", "str"}
 
 
+def _assigned(body: Sequence[ast.stmt], name: str) -> ast.AST | None:
+    """The value of the last ``name = …`` of ``body``, or None."""
+    for stmt in reversed(body):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == name
+        ):
+            return stmt.value
+    return None
+
+
 def outer_aggregation(tree: ast.Module) -> str | None:
     """The method a cell's last statement applies last (``x.sum().mean()`` → ``mean``),
-    through ``round(…)``, ``int(…)``, ``print(…)`` and a subscript of the result."""
+    through ``round(…)``, ``int(…)``, ``print(…)``, a subscript of the result, and a name
+    the cell assigned before (``r = x.mean()`` then ``np.round(r, 2)``)."""
     if not tree.body or not isinstance(tree.body[-1], ast.Expr | ast.Assign):
         return None
     node: ast.AST = tree.body[-1].value  # type: ignore[attr-defined]
+    followed = False
     while True:
         if isinstance(node, ast.Subscript):
             node = node.value
@@ -398,6 +413,9 @@ def outer_aggregation(tree: ast.Module) -> str | None:
             and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) in _WRAPPERS
         ):
             node = node.args[0]
+        elif isinstance(node, ast.Name) and not followed:
+            followed = True  # a name the cell assigned: follow it once
+            node = _assigned(tree.body[:-1], node.id) or node
         else:
             break
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -505,6 +523,31 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         if asc and not any(sorts):
             out.append("the question asks for an ascending order but the code sorts descending")
     return out
+
+
+_AMOUNT = re.compile(r"\bhow\s+much\b|\ball\s+the\b", re.I)
+_PER_THING = re.compile(
+    r"\b(?:per|each|every|typical(?:ly)?|usual(?:ly)?|expected|normally)\b", re.I
+)
+
+
+def averaged_amount(question: str, code: str) -> str | None:
+    """The question asks "how much" or for "all the" of something, with no word of a mean,
+    median, share or per-thing value, and the cell's result is a mean: most likely a
+    total was meant ("How much was the revenue for the period?"). A doubt, not a
+    verdict: "how much does an item cost" may well be a mean."""
+    found = _AMOUNT.search(question)
+    if found is None or _MEAN.search(question) or _MEDIAN.search(question):
+        return None
+    if _SHARE.search(question) or _PER_THING.search(question):
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if outer_aggregation(tree) != "mean":
+        return None
+    return f'the question asks for an amount ("{found.group()}") but the result is a mean'
 
 
 _HOW_MANY = re.compile(r"\b(?:how\s+many|total\s+number|number\s+of|count(?:s|ing)?)\b", re.I)

@@ -6,7 +6,11 @@ operand does (``apple.index.min() - apple.index.min()`` for ``max() - min()``).
 
 `self_products` finds a weaker sign of the same slip: a column multiplied by itself
 (``df['quantity'] * df['quantity']`` for ``quantity * item_price``) when the question
-speaks of no square. Its value is not fixed, so it is a doubt, not a verdict."""
+speaks of no square. Its value is not fixed, so it is a doubt, not a verdict.
+
+`averaged_twice` finds another: a mean divided by a count (``df.groupby('g').x.mean() /
+df.g.value_counts()``). The mean has already divided by the count; dividing again gives
+a number per row per row. It is a doubt too (a mean over a size can mean something)."""
 
 from __future__ import annotations
 
@@ -50,6 +54,36 @@ def self_products(code: str, question: str) -> list[str]:
         and isinstance(node.op, ast.Mult)
         and _is_column(node.left)
         and _same(node.left, node.right)
+    ]
+
+
+_COUNTS = frozenset({"value_counts", "count", "size", "nunique", "len"})
+
+
+def _last_call(node: ast.AST) -> str | None:
+    """The name of the call an expression ends with (``a.b.mean()`` → ``mean``,
+    ``len(x)`` → ``len``), through a subscript of its result."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if not isinstance(node, ast.Call):
+        return None
+    return getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+
+
+def averaged_twice(code: str) -> list[str]:
+    """Each mean of ``code`` divided by a count (see the module)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    return [
+        f"`{ast.unparse(node)}` divides a mean by a count, and the mean has already "
+        "divided by it"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Div)
+        and _last_call(node.left) == "mean"
+        and _last_call(node.right) in _COUNTS
     ]
 
 

@@ -29,12 +29,13 @@ from stateguard.verify.columns import column_mismatch, frame_columns, projection
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
     aggregate_contradictions,
+    averaged_amount,
     contradictions,
     fractional_count,
     ignored_names,
     threshold_spans,
 )
-from stateguard.verify.degenerate import degenerate, self_products
+from stateguard.verify.degenerate import averaged_twice, degenerate, self_products
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
@@ -319,14 +320,19 @@ def shown_requirements(inp: RuleInput) -> list[RuleResult]:
 def question_contradiction(inp: RuleInput) -> list[RuleResult]:
     """A comparison in a cell that ran and goes against the question (asks for more than 6,
     keeps ``<= 6``; names a value, excludes it) → 0; in a result step also a statistic,
-    extreme or sort order against it (`aggregate_contradictions`)."""
+    extreme or sort order against it (`aggregate_contradictions`) → 0, and a mean where
+    "how much" or "all the" most likely asks for a total (`averaged_amount`) → 0.5."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
     found = contradictions(inp.task.question, step.code)
-    if step.result:  # a statistic or order only settles the result, not an exploration
-        found += aggregate_contradictions(inp.task.question, step.code)
-    return [_decide(0.0, "question_contradiction", m) for m in found]
+    if not step.result:  # a statistic or order only settles the result, not an exploration
+        return [_decide(0.0, "question_contradiction", m) for m in found]
+    found += aggregate_contradictions(inp.task.question, step.code)
+    doubt = averaged_amount(inp.task.question, step.code)
+    return [_decide(0.0, "question_contradiction", m) for m in found] + (
+        [_doubt("averaged_amount", doubt)] if doubt else []
+    )
 
 
 def _shows_stored_value(code: str | None) -> bool:
@@ -385,13 +391,15 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
 def fixed_by_form(inp: RuleInput) -> list[RuleResult]:
     """A cell that ran and computes a value fixed by its form (``x - x``, ``a == a``, a
     column selected twice) → 0; a column multiplied by itself while the question asks for
-    no square → 0.5 (`stateguard.verify.degenerate`)."""
+    no square, or a mean divided by a count, → 0.5 (`stateguard.verify.degenerate`)."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
-    return [_decide(0.0, "fixed_by_form", m) for m in degenerate(step.code)] + [
-        _doubt("self_product", m) for m in self_products(step.code, inp.task.question)
-    ]
+    return (
+        [_decide(0.0, "fixed_by_form", m) for m in degenerate(step.code)]
+        + [_doubt("self_product", m) for m in self_products(step.code, inp.task.question)]
+        + [_doubt("averaged_twice", m) for m in averaged_twice(step.code)]
+    )
 
 
 def question_column(inp: RuleInput) -> list[RuleResult]:
@@ -399,7 +407,8 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     other columns of that table, none of which the step reads or writes → 0; one that
     reads some named columns and, instead of another named one, an unnamed one → 0.5 (a
     doubt: it may derive the named one); one whose shown table selects a list of columns
-    leaving out a column the question asks for, for one it does not name → 0. See
+    leaving out a column the question asks for, for one it does not name → 0; a column
+    named by its own words alone ("how many orders" → ``order_id``) missed → 0.5. See
     `stateguard.verify.columns`."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
@@ -410,7 +419,7 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     )
     if found is None:
         return []
-    if found.partial:
+    if found.partial or found.weak:
         return [_doubt("question_column", found.describe())]
     return [_decide(0.0, "question_column", found.describe())]
 
