@@ -180,3 +180,17 @@ def test_a_column_named_by_its_own_words_alone_is_a_doubt_when_missed() -> None:
     )
     v = StepVerifier("deterministic").verify(task, [step], env=_env(CHIPO))
     assert v.score == 0.5 and v.evidence[0].rule == "question_column", v.rationale
+
+
+def test_a_cell_that_builds_the_named_column_then_shows_another_is_a_doubt() -> None:
+    rev = {"chipo": [*CHIPO["chipo"], "revenue"]}
+    q = "What is the average revenue amount per order?"
+    build = "chipo['revenue'] = chipo['quantity'] * chipo['item_price']\n"
+    other = build + "chipo.groupby(by=['order_id']).sum(numeric_only=True).mean()['item_price']"
+    found = column_mismatch(q, other, rev)
+    assert found is not None and found.built and found.missed == ("revenue",)
+    assert "its last statement reads 'item_price', 'order_id'" in found.describe()
+    shown = build + "chipo.groupby(by=['order_id']).sum(numeric_only=True).mean()['revenue']"
+    assert column_mismatch(q, shown, rev) is None
+    assert column_mismatch(q, build.strip(), rev) is None  # building only
+    assert column_mismatch(q, build + "chipo", rev) is None  # the whole table shown

@@ -205,3 +205,24 @@ def test_a_series_printed_after_the_label_of_a_single_value_scores_half() -> Non
     table = VerifyTask(question="Show the revenue of each region.")
     v = DET.verify(table, [ok("print(f'total: {t}')", stdout=series)])
     assert v.score == 1.0
+
+
+def test_a_stored_table_shown_as_it_was_for_rows_under_a_condition_is_a_doubt() -> None:
+    from stateguard.verify.consistency import row_condition
+
+    assert row_condition("Select rows of the teams that start with G") == "rows of the teams that"
+    assert row_condition("Show all rows") is None
+    task = VerifyTask(question="Select rows of the teams that start with G")
+    earlier = ok("euro12 = pd.read_csv('e.csv')")
+    earlier = earlier.model_copy(update={"result": True})  # the previous turn's result
+    shown = ok("(euro12)", result="      Team …").model_copy(update={"result": True})
+    v = StepVerifier("deterministic").verify(task, [earlier, shown])
+    assert v.score == 0.5 and v.evidence[0].rule == "unfiltered_rows", v.rationale
+    # near misses: the turn wrote the table before showing it; no condition asked
+    kept = ok("euro12 = euro12[euro12.Team.str.startswith('G')]")
+    v = StepVerifier("deterministic").verify(task, [earlier, kept, shown])
+    assert v.score == 1.0, v.rationale
+    dropped = ok("euro12.drop(columns='x', inplace=True)")
+    assert StepVerifier("deterministic").verify(task, [earlier, dropped, shown]).score == 1.0
+    plain = VerifyTask(question="Show the table")
+    assert StepVerifier("deterministic").verify(plain, [earlier, shown]).score == 1.0

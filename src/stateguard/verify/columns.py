@@ -217,6 +217,8 @@ class Mismatch(NamedTuple):
     """Found in a selected list of columns (`projection_mismatch`)."""
     weak: bool = False
     """The question names the missed columns by their own words alone (a doubt)."""
+    built: bool = False
+    """The cell builds the missed columns, then shows a value of others (a doubt)."""
 
     def describe(self) -> str:
         """One line naming both sides."""
@@ -224,6 +226,11 @@ class Mismatch(NamedTuple):
         instead = ", ".join(repr(c) for c in self.instead)
         if self.projected:
             return f"the question asks for the column(s) {missed}; the step shows {instead} instead"
+        if self.built:
+            return (
+                f"the step builds {missed}, which the question names, but its last statement "
+                f"reads {instead} and not {missed}"
+            )
         if self.partial:
             return f"the question names {missed}, which the step does not read; it reads {instead}"
         return f"the question is about {missed} but the step takes its result from {instead} only"
@@ -243,14 +250,35 @@ def column_mismatch(
     weak = not named
     if weak:
         named = noun_named_columns(question, columns)
-    if not used or not named or named & assigned_columns(code):
+    if not used or not named:
         return None
+    built = named & assigned_columns(code)
+    if built:
+        return _built_then_unread(code, columns, named, built)
     missed, instead = named - used, used - named
     if not missed or not instead:
         return None
     return Mismatch(
         tuple(sorted(missed)), tuple(sorted(instead)), partial=bool(used & named), weak=weak
     )
+
+
+def _built_then_unread(
+    code: str, columns: set[str], named: set[str], built: set[str]
+) -> Mismatch | None:
+    """A cell that builds a named column and whose last statement, which builds nothing,
+    reads other columns and no named one: the value shown is not the one built."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    if len(body) < 2:
+        return None
+    last = ast.unparse(body[-1])
+    read = used_columns(last, columns) or set()
+    if not read or read & named or assigned_columns(last):
+        return None
+    return Mismatch(tuple(sorted(built)), tuple(sorted(read)), partial=True, built=True)
 
 
 _COLUMNS_WORD = re.compile(r"\bcolumns?\b", re.I)

@@ -525,6 +525,20 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
     return out
 
 
+_ROW_CONDITION = re.compile(
+    r"\b(?:rows?|records?|entries|observations)\b[\w\s,'-]{0,30}?\b"
+    r"(?:where|whose|that|which|with|starting|ending|containing|matching)\b",
+    re.I,
+)
+
+
+def row_condition(question: str) -> str | None:
+    """The words where ``question`` asks for rows that meet a condition ("rows of the teams
+    that start with G", "rows where deaths > 50"), or None."""
+    found = _ROW_CONDITION.search(question)
+    return None if found is None else found.group()
+
+
 _AMOUNT = re.compile(r"\bhow\s+much\b|\ball\s+the\b", re.I)
 _PER_THING = re.compile(
     r"\b(?:per|each|every|typical(?:ly)?|usual(?:ly)?|expected|normally)\b", re.I

@@ -77,8 +77,7 @@ def averaged_twice(code: str) -> list[str]:
     except SyntaxError:
         return []
     return [
-        f"`{ast.unparse(node)}` divides a mean by a count, and the mean has already "
-        "divided by it"
+        f"`{ast.unparse(node)}` divides a mean by a count, and the mean has already divided by it"
         for node in ast.walk(tree)
         if isinstance(node, ast.BinOp)
         and isinstance(node.op, ast.Div)

@@ -33,6 +33,7 @@ from stateguard.verify.consistency import (
     contradictions,
     fractional_count,
     ignored_names,
+    row_condition,
     threshold_spans,
 )
 from stateguard.verify.degenerate import averaged_twice, degenerate, self_products
@@ -344,6 +345,60 @@ def _shows_stored_value(code: str | None) -> bool:
     return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Name)
 
 
+def _turn_start(steps: Sequence[Step], index: int) -> int:
+    """The index of the first step of the turn of ``steps[index]``: after the last earlier
+    step that closed a turn (a result or final step)."""
+    for j in range(index - 1, -1, -1):
+        if steps[j].result or steps[j].final:
+            return j + 1
+    return 0
+
+
+def _written_in(steps: Sequence[Step], name: str) -> bool:
+    """Whether a step of ``steps`` wrote ``name``: by lineage when recorded, else by an
+    assignment or an in-place call in its code."""
+    for s in steps:
+        if s.cell is not None and any(VarKey.name_of(k) == name for k in s.cell.created):
+            return True
+        try:
+            tree = ast.parse(s.code or "")
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+                return True
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and getattr(node.func.value, "id", None) == name
+                and any(k.arg == "inplace" for k in node.keywords)
+            ):
+                return True
+    return False
+
+
+def unfiltered_rows(inp: RuleInput) -> list[RuleResult]:
+    """A result step that shows a stored table as it stood before the turn (no step of the
+    turn wrote it) while the question asks for the rows that meet a condition → 0.5: the
+    condition was most likely dropped."""
+    step, ex = inp.step, inp.step.execution
+    if not step.result or ex is None or not ex.ok or not _shows_stored_value(step.code):
+        return []
+    wanted = row_condition(inp.task.question)
+    if wanted is None:
+        return []
+    name = (step.code or "").strip().strip("()").strip()
+    if _written_in(inp.steps[_turn_start(inp.steps, inp.index) : inp.index], name):
+        return []
+    return [
+        _doubt(
+            "unfiltered_rows",
+            f'the question asks for "{wanted}…", but the step shows `{name}` as it stood '
+            "before this turn: no condition was applied",
+        )
+    ]
+
+
 def question_ignored(inp: RuleInput) -> list[RuleResult]:
     """A result or answer step whose code so far never uses a threshold, quoted value, or
     column or value of the data that the question names → 0.5 (a warning); → 0 when the
@@ -532,6 +587,7 @@ RULES: tuple[Rule, ...] = (
     one_per_entity,
     threshold_column,
     counted_fraction,
+    unfiltered_rows,
     question_ignored,
 )
 """Every deterministic rule, cheapest evidence first."""
