@@ -378,3 +378,26 @@ def test_the_amount_rule_scores_a_result_step_half() -> None:
     v = DET.verify(task, [step.model_copy(update={"result": True})])
     assert v.score == 0.5 and v.evidence[0].rule == "averaged_amount", v.rationale
     assert DET.verify(task, [step]).score == 1.0  # an exploration may take a mean
+
+
+@pytest.mark.parametrize(
+    ("question", "code", "ignored"),
+    [
+        ("Find all the volume traded in the year of 2015", "vol.groupby('stock').sum()", True),
+        ("How many games were won in 2012?", "df.won.sum()", True),
+        ("What was the revenue for the year 2019?", "df.revenue.sum()", True),
+        # the year used, as a number or inside a date string
+        ("Find all the volume traded in the year of 2015",
+         "vol[vol.index.year == 2015].groupby('stock').sum()", False),
+        ("How many games were won in 2012?", "df.loc['2012-01-01':].won.sum()", False),
+        # a year mentioned, not kept to; a date, not a year
+        ("Do not sum data from the same week of 2015 and other years", "vol.sum()", False),
+        ("What happened in 2015-03?", "df.x.sum()", False),
+        ("Which team won more than 2015 points?", "df[df.points > 2015]", False),
+    ],
+)  # fmt: skip
+def test_a_year_the_question_keeps_rows_to_is_ignored_when_no_code_uses_it(
+    question: str, code: str, ignored: bool
+) -> None:
+    found = [m for m in ignored_names(question, code, None) if m.startswith("the year")]
+    assert bool(found) is ignored, found

@@ -291,6 +291,15 @@ PART_OF_A_LIST = "part of the list"
 """How `ignored_names` begins the note on a list of values the code applies only in part."""
 
 
+_YEAR = re.compile(
+    r"\b(?:(?:in|during|for)\s+(?:the\s+(?:year|season)\s+(?:of\s+)?)?|year\s+(?:of\s+)?)"
+    r"((?:18|19|20)\d\d)\b(?![-/.]\d)",
+    re.I,
+)
+"""A year the question keeps rows to ("in 2015", "in the year of 2015", "year 2012");
+not a year it only mentions ("the same week of 2015 and other years")."""
+
+
 def ignored_names(
     question: str,
     code: str,
@@ -298,9 +307,10 @@ def ignored_names(
     timeout: float = 30.0,
     own: Sequence[str] = (),
 ) -> list[str]:
-    """What the question names (thresholds, quoted values, data columns and values) that
-    ``code`` never uses; each as a short description. Values of one column that the
-    question lists and the code uses only some of are also noted (`PART_OF_A_LIST`).
+    """What the question names (thresholds, quoted values, years it keeps rows to, data
+    columns and values) that ``code`` never uses; each as a short description. Values of
+    one column that the question lists and the code uses only some of are also noted
+    (`PART_OF_A_LIST`).
     Columns of the frames named ``own`` (those the step bound) count as used: the step
     built them."""
     try:
@@ -329,6 +339,9 @@ def ignored_names(
         q = quoted.strip().lower()
         if q not in text and q not in built:
             out.append(f"the value {quoted!r}")
+    for year in _YEAR.findall(question):
+        if float(year) not in numbers and year not in text:
+            out.append(f"the year {year}")
     for kind, name in found:
         n = name.lower()
         if (
