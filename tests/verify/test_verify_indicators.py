@@ -38,6 +38,8 @@ def test_the_marked_columns_read_one_other_column_of_the_same_frame() -> None:
         ("How many smokers are there?", ["smokers"]),
         ("What percentage of the passengers survived?", ["passengers"]),
         ("What is the total of sales?", []),
+        ("How many unique smokers are there?", ["smokers"]),
+        ("How many times did it rain?", []),
     ],
 )
 def test_the_group_is_the_word_a_share_or_count_phrase_is_about(

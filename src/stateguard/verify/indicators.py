@@ -33,12 +33,18 @@ _SHARE = r"(?:percentage|percent|proportion|share|ratio|rate|fraction)"
 _SUBJECT = (
     re.compile(r"\b([A-Za-z]+)\s+" + _SHARE + r"\b", re.I),  # "the Male percentage"
     re.compile(
-        r"\b(?:" + _SHARE + r"|number|count|how\s+many)\s+(?:of\s+)?(?:the\s+)?([A-Za-z]+)", re.I
+        r"\b(?:" + _SHARE + r"|number|count|how\s+many)\s+(?:of\s+)?(?:the\s+)?"
+        r"(?:(?:unique|different|distinct)\s+)?([A-Za-z]+)",
+        re.I,
     ),  # "the share of women", "how many smokers"
 )
 _NOT_A_GROUP = frozenset(
-    {"the", "a", "an", "of", "what", "which", "is", "are", "its", "their", "total", "overall"}
-)
+    {
+        "the", "a", "an", "of", "what", "which", "is", "are", "its", "their", "total",
+        "overall", "times", "rows", "records", "entries", "values", "columns", "cases",
+        "observations", "missing", "unique", "different", "distinct",
+    }
+)  # fmt: skip
 
 
 class MarkedColumn(BaseModel):
