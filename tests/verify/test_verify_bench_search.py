@@ -99,6 +99,32 @@ def test_hybrid_verifier_uses_its_own_model(tmp_path: Path) -> None:
     assert all("<score>" not in m.content for r in policy.requests for m in r.messages)
 
 
+def test_a_chained_verifier_ranks_by_the_rules_and_logs_the_models_tiebreak(
+    tmp_path: Path,
+) -> None:
+    policy = ScriptedModel([*MADE_UP, *RIGHT], name="policy")
+    # the rules decide the made-up answer (0) for both parts: the model judges 3 steps
+    judge = ScriptedModel(["<score>0.5</score><summary>hm</summary>"] * 3, name="verifier")
+    events: list[Event] = []
+    run_search_task(
+        _task(),
+        _config(verifier="deterministic>hybrid"),
+        tmp_path,
+        set(),
+        events.append,
+        policy,
+        verifier_model=judge,
+    )
+    (result,) = [TurnResult.model_validate(e.payload) for e in events if e.kind == "turn"]
+    assert result.correct is True and judge.remaining == 0 and result.llm_calls == 3
+    (log,) = [
+        json.loads(x) for x in (tmp_path / "search" / "longds_toy.jsonl").read_text().splitlines()
+    ]
+    # the rules' scores rank (the model's 0.5 does not lower the right rollout below 1)
+    assert [c["score"] for c in log["candidates"]] == [0.0, 1.0] and log["best"] == 1
+    assert [c["tiebreak"] for c in log["candidates"]] == [0.0, 0.5]
+
+
 def test_search_branches_of_a_task_have_their_own_kernels_and_folders(tmp_path: Path) -> None:
     branches = task_branches(_task(), tmp_path / "w", 60)
     root = branches.root()
@@ -171,6 +197,11 @@ def test_bench_run_cli_with_search_and_a_scripted_model(tmp_path: Path) -> None:
     assert (saved.search, saved.search_n, saved.verifier) == ("best-of-n", 2, "deterministic")
     bad = CliRunner().invoke(app, [*args[:-2], "--search", "greedy"])
     assert bad.exit_code != 0 and "greedy" in bad.output
+    unknown = CliRunner().invoke(app, [*args[:-2], "--verifier", "rules>oracle"])
+    assert unknown.exit_code != 0 and "rules>oracle" in unknown.output
+    assert RunConfig(suite="longds", path=".", verifier="deterministic>hybrid").verifier == (
+        "deterministic>hybrid"
+    )
 
 
 DSEVAL = Path(__file__).resolve().parents[1] / "bench" / "fixtures" / "dseval_spec"

@@ -74,6 +74,8 @@ def test_eval_reports_the_metrics_as_json(tmp_path: Path) -> None:
 def test_search_refuses_an_unknown_strategy(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["verify", "search", str(tmp_path), "--search", "mcts"])
     assert result.exit_code == 2 and "mcts" in result.output
+    bad = CliRunner().invoke(app, ["verify", "search", str(tmp_path), "--verifier", "hybrid>"])
+    assert bad.exit_code == 2 and "unknown verifier 'hybrid>'" in bad.output
 
 
 def _labelled(path: Path) -> None:

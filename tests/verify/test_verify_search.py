@@ -115,3 +115,79 @@ def test_branches_do_not_share_state_in_the_scripted_environment() -> None:
     a, b = branches.child(root), branches.child(root)
     a.run(code("data.append(99)"))
     assert b.ns["data"] == [1, 2, 3, 4] and root.ns["data"] == [1, 2, 3, 4]
+
+
+ALSO_GOOD = "total = 0\nfor x in data:\n    total += x\nprint(total)"
+
+
+def test_a_chained_verifier_breaks_the_first_verifiers_ties_with_the_second() -> None:
+    from stateguard.llm import ScriptedModel
+    from stateguard.verify import ChainedVerifier
+
+    # the rules score both rollouts 1; the second verifier doubts the first rollout's code
+    policy = TablePolicy(
+        {
+            (): [[code(WRONG)], [code(ALSO_GOOD)]],
+            (WRONG,): [[answer("The sum is 9")]],
+            (ALSO_GOOD,): [[answer("The sum is 10")]],
+        }
+    )
+    judge = ScriptedModel(
+        [
+            "<score>0.5</score><summary>drops the first value</summary>",
+            "<score>1</score><summary>as printed</summary>",
+            "<score>1</score><summary>sums every value</summary>",
+            "<score>1</score><summary>as printed</summary>",
+        ]
+    )
+    chained = ChainedVerifier(VERIFIER, StepVerifier("hybrid", model=judge))
+    result = best_of_n(TASK, policy, chained, DictBranches(), n=2)
+    assert [t.score for t in result.candidates] == [1.0, 1.0]
+    assert [t.tiebreak for t in result.candidates] == [0.5, 1.0]
+    assert result.best.steps[0].code == ALSO_GOOD and judge.remaining == 0
+    assert result.best.verdicts[0].layer == "deterministic"  # the first verifier's verdict
+    # the rules alone keep the earliest of the tie
+    again = TablePolicy(
+        {
+            (): [[code(WRONG)], [code(ALSO_GOOD)]],
+            (WRONG,): [[answer("The sum is 9")]],
+            (ALSO_GOOD,): [[answer("The sum is 10")]],
+        }
+    )
+    alone = best_of_n(TASK, again, VERIFIER, DictBranches(), n=2)
+    assert alone.best.steps[0].code == WRONG and alone.best.tiebreak is None
+    result.close()
+    alone.close()
+
+
+def test_the_tiebreak_never_outranks_a_better_first_score() -> None:
+    from stateguard.verify.search.aggregate import path_rank
+
+    def tv(score: float, tie: float | None) -> StepVerdict:
+        return StepVerdict(score=score, tiebreak=tie, rationale="-", layer="deterministic")
+
+    assert path_rank([tv(1.0, 0.0)]) > path_rank([tv(0.5, 1.0)])
+    assert path_rank([tv(1.0, 1.0)]) > path_rank([tv(1.0, 0.5)])
+    assert path_rank([tv(1.0, None)]) < path_rank([tv(1.0, 0.0)])  # no tiebreak: below all
+
+
+@pytest.mark.parametrize("name", ["oracle", "deterministic>", "a>b>c", "llm>hybrid>llm"])
+def test_a_selector_name_is_one_or_two_known_verifiers(name: str) -> None:
+    from stateguard.verify import VerifyError
+    from stateguard.verify.chain import chain_parts
+
+    with pytest.raises(VerifyError, match="unknown verifier"):
+        chain_parts(name)
+
+
+def test_build_verifier_gives_the_model_to_the_llm_parts_only() -> None:
+    from stateguard.llm import ScriptedModel
+    from stateguard.verify import ChainedVerifier, build_verifier
+    from stateguard.verify.chain import needs_model
+
+    model = ScriptedModel([])
+    built = build_verifier("deterministic>hybrid", model)
+    assert isinstance(built, ChainedVerifier) and built.mode == "deterministic>hybrid"
+    assert built.first.llm is None and built.then.llm is not None
+    assert isinstance(build_verifier("deterministic"), StepVerifier)
+    assert needs_model("deterministic>llm") and not needs_model("deterministic")

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stateguard.bench.metrics import TurnRecord
 from stateguard.errors import StateguardError
+from stateguard.verify.chain import SearchVerifier
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -119,8 +120,9 @@ class RunConfig(BaseModel):
     """``--worker llm`` answers each turn by test-time search (`stateguard.bench.search_run`)."""
     search_n: int = Field(default=4, ge=1)
     """Rollouts (best-of-n), candidates per step (beam) or the budget (dvts)."""
-    verifier: Literal["deterministic", "llm", "hybrid"] = "deterministic"
-    """The step verifier that ranks the search's candidates."""
+    verifier: SearchVerifier = "deterministic"
+    """The step verifier that ranks the search's candidates (``deterministic>hybrid``: the
+    rules rank, the hybrid's verdict breaks their ties; `stateguard.verify.chain`)."""
     kernel_python: str | None = None
     """The task kernels' Python (``--kernel-python``; None: the one running stateguard)."""
 

@@ -15,7 +15,8 @@ There is no supervisor in a searched run (``--manager none``): the verifier play
 that part. The model sees the earlier turns' winning code as context, not their
 conversation. Written per task: ``trajectories/<task>.jsonl`` (the winners' steps as
 worker events, readable by ``stateguard verify score``) and ``search/<task>.jsonl``
-(per turn, every candidate trajectory with its verdicts and score).
+(per turn, every candidate trajectory with its verdicts and score, and the tiebreak of
+a chained verifier such as ``deterministic>hybrid``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ from stateguard.bench.tasks import BenchTask
 from stateguard.errors import StateguardError
 from stateguard.kernel import KernelSession
 from stateguard.llm import ChatMessage, ChatModel, ChatResponse
-from stateguard.verify import Step, StepVerifier, VerifyTask
+from stateguard.verify import Step, VerifyTask
+from stateguard.verify.chain import build_verifier, needs_model
 from stateguard.verify.search import Branch, KernelBranches, ModelPolicy, Proposal
 from stateguard.verify.search.strategies import SearchResult
 from stateguard.verify.search.turns import run_strategy
@@ -137,12 +139,14 @@ def _record_search(fh, turn_id: int, result: SearchResult) -> None:
                 "candidates": [
                     {
                         "score": t.score,
+                        "tiebreak": t.tiebreak,
                         "invalid_steps": t.invalid_steps,
                         "answer": t.answer,
                         "steps": [{"code": s.code, "answer": s.answer} for s in t.steps],
                         "verdicts": [
                             {
                                 "score": v.score,
+                                "tiebreak": v.tiebreak,
                                 "invalid": v.invalid,
                                 "layer": v.layer,
                                 "rationale": v.rationale[:300],
@@ -221,9 +225,9 @@ def run_search_task(
         raise StateguardError("--search runs without a supervisor: use --manager none")
     policy_model = CountingModel(model)
     judge_model = None
-    if config.verifier in ("llm", "hybrid"):
+    if needs_model(config.verifier):
         judge_model = CountingModel(verifier_model or model)
-    verifier = StepVerifier(config.verifier, model=judge_model)
+    verifier = build_verifier(config.verifier, judge_model)
     policy = ModelPolicy(
         policy_model, data_files=describe_inputs(task), max_steps=config.max_steps_per_turn
     )

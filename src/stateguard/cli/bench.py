@@ -18,6 +18,7 @@ from stateguard.bench.report import HEADLINE, build_report, write_metrics
 from stateguard.bench.runner import run_benchmark
 from stateguard.errors import StateguardError
 from stateguard.kernel.interpreter import KERNEL_PYTHON_ENV, use_for_kernels
+from stateguard.verify.chain import SEARCH_VERIFIERS
 
 bench_app = typer.Typer(
     help="Benchmarks: replayed or agent runs over DSEval, LongDS and InfiAgent tasks.",
@@ -150,7 +151,9 @@ def run(
         4, "--n", min=1, help="--search budget: rollouts, candidates per step, or DVTS budget."
     ),
     verifier: str = typer.Option(
-        "deterministic", help="Step verifier ranking --search candidates: deterministic|llm|hybrid."
+        "deterministic",
+        help="Step verifier ranking --search candidates: deterministic|llm|hybrid, or "
+        "deterministic>hybrid (the rules rank, the hybrid breaks their ties).",
     ),
     max_steps: int = typer.Option(20, min=1, help="--worker llm: steps per turn at most."),
 ) -> None:
@@ -164,7 +167,7 @@ def run(
     _check(judge, ("deterministic", "llm", "hybrid"), "--judge")
     _check(worker_protocol, ("native", "longds"), "--worker-protocol")
     _check(search, ("best-of-n", "beam", "dvts"), "--search")
-    _check(verifier, ("deterministic", "llm", "hybrid"), "--verifier")
+    _check(verifier, SEARCH_VERIFIERS, "--verifier")
     if limit is not None and task_limit is not None and limit != task_limit:
         raise typer.BadParameter("give --limit or --task-limit, not both", param_hint="--limit")
     judge_overrides = {

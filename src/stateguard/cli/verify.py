@@ -20,8 +20,9 @@ from stateguard.cli.run import _build_model
 from stateguard.errors import TaskFormatError
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
-from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyTask
-from stateguard.verify.evaluation import CHAIN, metrics, recall_by_kind, selection
+from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyError, VerifyTask
+from stateguard.verify.chain import CHAIN, build_verifier, needs_model
+from stateguard.verify.evaluation import metrics, recall_by_kind, selection
 from stateguard.verify.labelling import (
     EvalSession,
     EvalTurn,
@@ -345,7 +346,8 @@ def search_command(
     verifier: str = typer.Option(
         "deterministic",
         "--verifier",
-        help="deterministic|hybrid|llm (hybrid/llm use the same model).",
+        help="deterministic|hybrid|llm, or deterministic>hybrid (the rules rank, the hybrid "
+        "breaks their ties); hybrid/llm use the same model.",
     ),
     max_steps: int = typer.Option(8, "--max-steps", min=1),
     turn_limit: int | None = typer.Option(None, "--turn-limit"),
@@ -361,17 +363,18 @@ def search_command(
         err.print(f"[red]error:[/red] --search {search!r}: expected one of {STRATEGIES}")
         raise typer.Exit(2)
     try:
+        judged = needs_model(verifier)
+    except VerifyError as exc:
+        err.print(f"[red]error:[/red] --verifier: {exc}")
+        raise typer.Exit(2) from exc
+    try:
         task = load_task(task_path)
     except TaskFormatError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     opts = {"base_url": base_url, "model": model, "model_path": model_path}
     policy_model = _build_model(err, opts, config)
-    verifiers = (
-        _verifiers([verifier], err, opts, config)
-        if verifier == "deterministic"
-        else {verifier: StepVerifier(verifier, model=policy_model)}
-    )  # type: ignore[arg-type]
+    ranker = build_verifier(verifier, policy_model if judged else None)
     data_dir = task.data[0] if len(task.data) == 1 and task.data[0].is_dir() else None
     if task.data and data_dir is None:
         err.print("[red]error:[/red] verify search needs the task's data as one directory")
@@ -396,7 +399,7 @@ def search_command(
         [VerifyTask(question=t.question, context=t.context) for t in turns],
         search,  # type: ignore[arg-type]
         policy,
-        verifiers[verifier],
+        ranker,
         branches,
         n=n,
         max_steps=max_steps,

@@ -5,9 +5,11 @@
 environment after the step through fork probes of the kernel. The deterministic
 layer (`rules`) decides where execution, lineage and the audit are decisive; the
 LLM layer (`llm_layer`) judges the rest. `stateguard.verify.search` runs Best-of-N,
-beam search and DVTS over candidate steps with these scores.
+beam search and DVTS over candidate steps with these scores; a `ChainedVerifier`
+(``deterministic>hybrid``) ranks by one verifier and breaks its ties with another.
 """
 
+from stateguard.verify.chain import CHAIN, ChainedVerifier, build_verifier
 from stateguard.verify.environment import Environment, ProbeEnvironment
 from stateguard.verify.errors import SearchError, VerifyError
 from stateguard.verify.llm_layer import LLMLayer
@@ -21,11 +23,13 @@ from stateguard.verify.models import (
     VerifyTask,
 )
 from stateguard.verify.parsing import VerifierReply, parse_verifier_reply
-from stateguard.verify.verifier import VERIFIER_MODES, StepVerifier, VerifierMode
+from stateguard.verify.verifier import VERIFIER_MODES, StepVerifier, Verifier, VerifierMode
 
 __all__ = [
+    "CHAIN",
     "SCORES",
     "VERIFIER_MODES",
+    "ChainedVerifier",
     "Environment",
     "Evidence",
     "InvalidReason",
@@ -36,9 +40,11 @@ __all__ = [
     "Step",
     "StepVerdict",
     "StepVerifier",
+    "Verifier",
     "VerifierMode",
     "VerifierReply",
     "VerifyError",
     "VerifyTask",
+    "build_verifier",
     "parse_verifier_reply",
 ]

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.verify.chain import CHAIN
 from stateguard.verify.labelling import LabelledStep
 
 LABELS = ("0", "0.5", "1")
@@ -96,10 +97,6 @@ class SelectionResult(BaseModel):
     outranked: dict[str, float | None] = {}
     """verifier -> share of pools where a wrong step scored above the reference (the rest of
     its misses are ties: wrong steps scored as high as the reference)."""
-
-
-CHAIN = ">"
-"""Joins verifier names into one lexicographic selector (`selection`)."""
 
 
 def _rank(step: LabelledStep, selector: str) -> tuple[float, ...]:

@@ -93,6 +93,9 @@ class StepVerdict(BaseModel):
     """LLM rounds spent (0 for the deterministic layers)."""
     probe_seconds: float = Field(default=0.0, ge=0.0)
     """Wall time spent in environment probes for this verdict."""
+    tiebreak: Score | None = None
+    """A second verifier's score, which orders steps this verdict scores alike
+    (`stateguard.verify.chain`); None when not chained or when its verdict was invalid."""
 
     @model_validator(mode="after")
     def _one_of(self) -> StepVerdict:

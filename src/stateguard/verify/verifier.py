@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 from stateguard.llm import ChatModel
 from stateguard.verify.environment import Environment
@@ -24,6 +24,20 @@ from stateguard.verify.rules import RULES, Rule, RuleInput, run_rules
 
 VerifierMode = Literal["execution", "deterministic", "hybrid", "llm"]
 VERIFIER_MODES: tuple[VerifierMode, ...] = ("execution", "deterministic", "hybrid", "llm")
+
+
+class Verifier(Protocol):
+    """What a search needs of a verifier: a `StepVerifier`, or a `ChainedVerifier`
+    (`stateguard.verify.chain`)."""
+
+    def verify(
+        self,
+        task: VerifyTask,
+        steps: Sequence[Step],
+        index: int | None = None,
+        env: Environment | None = None,
+        verdicts: Sequence[StepVerdict | None] = (),
+    ) -> StepVerdict: ...
 
 
 class StepVerifier:

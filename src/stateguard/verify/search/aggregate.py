@@ -5,6 +5,10 @@ counted apart; a trajectory whose every verdict is invalid (or that has none) ge
 None, which ranks below every scored trajectory. The default is ``min``: a trajectory
 is as good as its worst step, so one fatal step sinks it while a corrected
 exploration error (0.5) only lowers it.
+
+A chained verifier (`stateguard.verify.chain`) adds a tiebreak score to each verdict;
+paths are ranked by their aggregate, then by the same aggregate of their tiebreaks
+(`path_rank`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,17 @@ DEFAULT_AGGREGATE: Aggregate = "min"
 
 def aggregate(verdicts: Sequence[StepVerdict], how: Aggregate = DEFAULT_AGGREGATE) -> float | None:
     """The trajectory's score from its valid step scores; None when there is none."""
-    scores = [v.score for v in verdicts if v.score is not None]
+    return combine([v.score for v in verdicts if v.score is not None], how)
+
+
+def tiebreak(verdicts: Sequence[StepVerdict], how: Aggregate = DEFAULT_AGGREGATE) -> float | None:
+    """The aggregate of the verdicts' tiebreak scores (a chained verifier's second
+    verifier, `stateguard.verify.chain`); None when there is none."""
+    return combine([v.tiebreak for v in verdicts if v.tiebreak is not None], how)
+
+
+def combine(scores: Sequence[float], how: Aggregate = DEFAULT_AGGREGATE) -> float | None:
+    """``scores`` aggregated by ``how``; None when there is none."""
     if not scores:
         return None
     if how == "min":
@@ -39,3 +53,10 @@ def aggregate(verdicts: Sequence[StepVerdict], how: Aggregate = DEFAULT_AGGREGAT
 def rank_key(score: float | None) -> float:
     """Sort key: higher is better, None below everything."""
     return -1.0 if score is None else score
+
+
+def path_rank(
+    verdicts: Sequence[StepVerdict], how: Aggregate = DEFAULT_AGGREGATE
+) -> tuple[float, float]:
+    """Sort key of a path: its aggregate, then its tiebreak aggregate (higher is better)."""
+    return rank_key(aggregate(verdicts, how)), rank_key(tiebreak(verdicts, how))

@@ -19,10 +19,17 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.verify.errors import SearchError
 from stateguard.verify.models import Step, StepVerdict, VerifyTask
-from stateguard.verify.search.aggregate import DEFAULT_AGGREGATE, Aggregate, aggregate, rank_key
+from stateguard.verify.search.aggregate import (
+    DEFAULT_AGGREGATE,
+    Aggregate,
+    aggregate,
+    path_rank,
+    rank_key,
+    tiebreak,
+)
 from stateguard.verify.search.branches import Branch, BranchFactory
 from stateguard.verify.search.policy import Policy, Proposal
-from stateguard.verify.verifier import StepVerifier
+from stateguard.verify.verifier import Verifier
 
 
 class Trajectory(BaseModel):
@@ -34,6 +41,8 @@ class Trajectory(BaseModel):
     verdicts: tuple[StepVerdict, ...]
     score: float | None
     """The aggregate of the valid verdicts (None: no valid verdict)."""
+    tiebreak: float | None = None
+    """The aggregate of the verdicts' tiebreak scores (a chained verifier), else None."""
     invalid_steps: int = 0
 
     @property
@@ -85,6 +94,7 @@ class _Node:
             steps=tuple(self.steps),
             verdicts=tuple(self.verdicts),
             score=aggregate(self.verdicts, how),
+            tiebreak=tiebreak(self.verdicts, how),
             invalid_steps=sum(1 for v in self.verdicts if not v.valid),
         )
 
@@ -96,7 +106,7 @@ class _Search:
         self,
         task: VerifyTask,
         policy: Policy,
-        verifier: StepVerifier,
+        verifier: Verifier,
         branches: BranchFactory,
         max_steps: int,
         how: Aggregate,
@@ -118,13 +128,16 @@ class _Search:
         self.calls += 1
         return _Node(branch, [*node.verdicts, verdict], node.base)
 
-    def path_key(self, node: _Node) -> float:
-        return rank_key(aggregate(node.verdicts, self.how))
+    def path_key(self, node: _Node) -> tuple[float, float]:
+        return path_rank(node.verdicts, self.how)
 
     def finish(self, nodes: list[_Node]) -> SearchResult:
         """Pick the best node (ties: the earliest), close the others."""
         trajectories = [n.trajectory(self.how) for n in nodes]
-        best = max(range(len(nodes)), key=lambda i: rank_key(trajectories[i].score))
+        best = max(
+            range(len(nodes)),
+            key=lambda i: (rank_key(trajectories[i].score), rank_key(trajectories[i].tiebreak)),
+        )
         for i, n in enumerate(nodes):
             if i != best:
                 n.branch.close()
@@ -139,7 +152,7 @@ class _Search:
 def best_of_n(
     task: VerifyTask,
     policy: Policy,
-    verifier: StepVerifier,
+    verifier: Verifier,
     branches: BranchFactory,
     *,
     n: int = 4,
@@ -168,7 +181,7 @@ def _expand(s: _Search, node: _Node, k: int) -> list[_Node]:
 def beam_search(
     task: VerifyTask,
     policy: Policy,
-    verifier: StepVerifier,
+    verifier: Verifier,
     branches: BranchFactory,
     *,
     beam_width: int = 2,
@@ -199,7 +212,7 @@ def beam_search(
 def dvts(
     task: VerifyTask,
     policy: Policy,
-    verifier: StepVerifier,
+    verifier: Verifier,
     branches: BranchFactory,
     *,
     n: int = 8,
@@ -217,7 +230,7 @@ def dvts(
         while not node.done:
             children = _expand(s, node, candidates)
             node.branch.close()
-            best = max(range(len(children)), key=lambda i: rank_key(children[i].verdicts[-1].score))
+            best = max(range(len(children)), key=lambda i: path_rank(children[i].verdicts[-1:]))
             for i, c in enumerate(children):
                 if i != best:
                     c.branch.close()

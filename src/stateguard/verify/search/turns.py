@@ -13,7 +13,7 @@ from stateguard.verify.search.aggregate import DEFAULT_AGGREGATE, Aggregate
 from stateguard.verify.search.branches import Branch, BranchFactory
 from stateguard.verify.search.policy import Policy
 from stateguard.verify.search.strategies import SearchResult, beam_search, best_of_n, dvts
-from stateguard.verify.verifier import StepVerifier
+from stateguard.verify.verifier import Verifier
 
 Strategy = Literal["best-of-n", "beam", "dvts"]
 STRATEGIES: tuple[Strategy, ...] = ("best-of-n", "beam", "dvts")
@@ -49,7 +49,7 @@ def run_strategy(
     strategy: Strategy,
     task: VerifyTask,
     policy: Policy,
-    verifier: StepVerifier,
+    verifier: Verifier,
     branches: BranchFactory,
     *,
     n: int,
@@ -80,7 +80,7 @@ def search_turns(
     turns: Sequence[VerifyTask],
     strategy: Strategy,
     policy: Policy,
-    verifier: StepVerifier,
+    verifier: Verifier,
     branches: BranchFactory,
     *,
     n: int = 4,
