@@ -234,3 +234,6 @@ def test_beam_on_dseval_judges_the_winners_own_kernel(tmp_path: Path) -> None:
     best = log["candidates"][log["best"]]
     assert best["score"] == 1.0 and best["steps"][0]["code"].startswith("df = pd.read_csv")
     assert policy.remaining == 0
+    # the prompt names the inputs/ copy the kernel has, not a data/ directory it lacks
+    system = policy.requests[0].messages[0].content
+    assert "directory `inputs/`" in system and "directory `data/`" not in system

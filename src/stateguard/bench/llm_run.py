@@ -52,11 +52,18 @@ from stateguard.worker.summary import TurnTally
 _LISTED = 30
 
 
+def inputs_dir(task: BenchTask) -> str:
+    """The directory of the kernel's working directory that holds the task's inputs:
+    ``inputs`` for DSEval (a writable copy), ``data`` (read-only) otherwise
+    (`stateguard.bench.observe.task_kernel`)."""
+    return "inputs" if task.suite == "dseval" else "data"
+
+
 def describe_inputs(task: BenchTask) -> str:
     """The input listing for the worker's system prompt, with the paths the code must use."""
     if task.data_dir is None:
         return ""
-    prefix = "inputs" if task.suite == "dseval" else "data"
+    prefix = inputs_dir(task)
     files = sorted(p for p in task.data_dir.rglob("*") if p.is_file())
     lines = ["Files:"] + [
         f"- {prefix}/{p.relative_to(task.data_dir).as_posix()} ({p.stat().st_size / 1024:.1f} KB)"
@@ -113,6 +120,7 @@ def run_llm_task(
             max_steps_per_turn=config.max_steps_per_turn,
             cell_timeout=config.cell_timeout,
             data_files=describe_inputs(task),
+            data_dir=inputs_dir(task),
         )
         # appended: the finished turns' lines stay, only turns run anew are written
         with open(traj_path, "a", encoding="utf-8") as traj:

@@ -32,7 +32,7 @@ from typing import TextIO
 from stateguard.audit import Auditor
 from stateguard.bench.events import Emit, Event
 from stateguard.bench.gold import load_or_run_gold
-from stateguard.bench.llm_run import describe_inputs
+from stateguard.bench.llm_run import describe_inputs, inputs_dir
 from stateguard.bench.observe import (
     capture,
     checked_names,
@@ -229,7 +229,10 @@ def run_search_task(
         judge_model = CountingModel(verifier_model or model)
     verifier = build_verifier(config.verifier, judge_model)
     policy = ModelPolicy(
-        policy_model, data_files=describe_inputs(task), max_steps=config.max_steps_per_turn
+        policy_model,
+        data_files=describe_inputs(task),
+        max_steps=config.max_steps_per_turn,
+        data_dir=inputs_dir(task),
     )
     work = run_dir / "work" / f"{task.task_id}-search"
     gold = None

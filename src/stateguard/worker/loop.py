@@ -75,6 +75,27 @@ from stateguard.worker.prompts import corrective_messages, render, system_templa
 from stateguard.worker.scope import ScopeLog
 
 NO_DATA_TEXT = "There are no input files for this session."
+
+READ_ONLY_DATA = "data"
+"""The read-only data directory of a session (`stateguard.kernel`'s ``data/`` mount)."""
+
+
+def data_place(data_dir: str = READ_ONLY_DATA) -> str:
+    """Where the prompt says the input files are: the read-only ``data/`` of a session, or
+    another directory of the working directory (a benchmark's ``inputs/`` copy)."""
+    if data_dir == READ_ONLY_DATA:
+        return (
+            "The input files are in the directory `data/` (relative to the working directory;\n"
+            "the same path is in the environment variable `STATEGUARD_DATA_DIR`). They are\n"
+            "read-only: load them, never modify them. Write any file you create to the working\n"
+            "directory instead."
+        )
+    return (
+        f"The input files are in the directory `{data_dir}/` (relative to the working\n"
+        f"directory). Load them from there, with the paths listed below."
+    )
+
+
 SILENT_CELL = "(no output)"
 """The observation of a cell that showed nothing, before what its names hold."""
 FORMATTED_THOUGHT = (
@@ -86,7 +107,7 @@ CODE_STOP = "\n```\n\n"
 step's code. Generation stops there (the fence is closed again by the loop)."""
 
 
-_LISTED_TABLE = re.compile(r"^- (data/.+?\.(?:csv|tsv)) \(", re.M | re.I)
+_LISTED_TABLE = re.compile(r"^- ([\w.-]+/.+?\.(?:csv|tsv)) \(", re.M | re.I)
 
 
 def load_example(data_files: str) -> str:
@@ -100,11 +121,15 @@ def load_example(data_files: str) -> str:
     return "\n".join(f"  {line}" if line else "" for line in lines)
 
 
-def system_prompt(data_files: str, max_steps: int, example: str | None = None) -> str:
+def system_prompt(
+    data_files: str, max_steps: int, example: str | None = None, data_dir: str = READ_ONLY_DATA
+) -> str:
     """The worker's system prompt with the data listing, example and step budget filled in
-    (``example``: the example step's code; default: load the first listed table)."""
+    (``example``: the example step's code; default: load the first listed table;
+    ``data_dir``: the directory the listing's paths start with, `data_place`)."""
     return render(
         system_template(),
+        data_place=data_place(data_dir),
         data_files=data_files or NO_DATA_TEXT,
         max_steps=max_steps,
         load_example=example if example is not None else load_example(data_files),
@@ -160,13 +185,15 @@ class Worker:
         check_answer_numbers: bool = True,
         constrain_replies: bool = True,
         data_files: str = "",
+        data_dir: str = READ_ONLY_DATA,
         system: str | None = None,
         setup: Preload | None = None,
     ) -> None:
         """``context_chars`` bounds the prompt sent per call (see `Conversation`).
 
-        ``data_files`` describes the input files for the system prompt; ``system``
-        replaces the whole system prompt. ``setup`` (`stateguard.worker.preload`) is run
+        ``data_files`` describes the input files for the system prompt, ``data_dir`` the
+        directory their paths start with (``data``: the session's read-only data);
+        ``system`` replaces the whole system prompt. ``setup`` (`stateguard.worker.preload`) is run
         as the session's first cell, before the first model call. ``turn_seconds``
         (None: no limit) and ``no_progress_limit`` end a turn without an answer;
         ``retry_samples`` extra candidates are drawn when a reply repeats a failed cell
@@ -211,7 +238,7 @@ class Worker:
         prompt = (
             system
             if system is not None
-            else system_prompt(data_files, max_steps_per_turn, example=example)
+            else system_prompt(data_files, max_steps_per_turn, example=example, data_dir=data_dir)
         )
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self._system_sent = False

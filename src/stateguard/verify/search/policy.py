@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.llm import ChatMessage, ChatModel
 from stateguard.verify.models import Step, VerifyTask
-from stateguard.worker.loop import system_prompt
+from stateguard.worker.loop import READ_ONLY_DATA, system_prompt
 from stateguard.worker.parsing import parse_reply
 
 
@@ -54,13 +54,15 @@ class ModelPolicy:
         retries: int = 2,
         data_files: str = "",
         max_steps: int = 20,
+        data_dir: str = READ_ONLY_DATA,
     ) -> None:
-        """``temperature`` > 0 so that candidates differ."""
+        """``temperature`` > 0 so that candidates differ; ``data_files`` and ``data_dir`` as
+        for the worker (`stateguard.worker.loop.system_prompt`)."""
         self.model = model
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.retries = retries
-        self.system = system_prompt(data_files, max_steps)
+        self.system = system_prompt(data_files, max_steps, data_dir=data_dir)
 
     def messages(self, task: VerifyTask, steps: Sequence[Step]) -> list[ChatMessage]:
         """The conversation so far, as the worker would have had it."""
