@@ -191,3 +191,18 @@ def test_build_verifier_gives_the_model_to_the_llm_parts_only() -> None:
     assert built.first.llm is None and built.then.llm is not None
     assert isinstance(build_verifier("deterministic"), StepVerifier)
     assert needs_model("deterministic>llm") and not needs_model("deterministic")
+
+
+def test_of_rollouts_with_an_equally_bad_worst_step_the_better_mean_wins() -> None:
+    policy = TablePolicy(
+        {
+            (): [[code(FATAL)], [code(GOOD)]],
+            (FATAL,): [[answer("The sum is 10")]],
+            (GOOD,): [[answer("The sum is 99")]],  # no execution printed 99: 0
+        }
+    )
+    result = best_of_n(TASK, policy, VERIFIER, DictBranches(), n=2)
+    assert [[x.score for x in t.verdicts] for t in result.candidates] == [[0.0, 0.0], [1.0, 0.0]]
+    assert [t.score for t in result.candidates] == [0.0, 0.0]
+    assert result.best.steps[0].code == GOOD  # min ties; its mean step score is higher
+    result.close()

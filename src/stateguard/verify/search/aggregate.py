@@ -6,9 +6,10 @@ None, which ranks below every scored trajectory. The default is ``min``: a traje
 is as good as its worst step, so one fatal step sinks it while a corrected
 exploration error (0.5) only lowers it.
 
-A chained verifier (`stateguard.verify.chain`) adds a tiebreak score to each verdict;
-paths are ranked by their aggregate, then by the same aggregate of their tiebreaks
-(`path_rank`).
+Paths are ranked by their aggregate, then by the mean of their step scores (under
+``min`` many paths tie at 0: the one that also did something right ranks first), then,
+with a chained verifier (`stateguard.verify.chain`, which adds a tiebreak score to each
+verdict), by the same aggregate of their tiebreaks (`path_rank`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ def rank_key(score: float | None) -> float:
 
 def path_rank(
     verdicts: Sequence[StepVerdict], how: Aggregate = DEFAULT_AGGREGATE
-) -> tuple[float, float]:
-    """Sort key of a path: its aggregate, then its tiebreak aggregate (higher is better)."""
-    return rank_key(aggregate(verdicts, how)), rank_key(tiebreak(verdicts, how))
+) -> tuple[float, float, float]:
+    """Sort key of a path (higher is better): its aggregate; then the mean of its step
+    scores, so that of two paths whose worst step is as bad, the one with better steps
+    otherwise wins; then the aggregate of its tiebreak scores."""
+    return (
+        rank_key(aggregate(verdicts, how)),
+        rank_key(aggregate(verdicts, "mean")),
+        rank_key(tiebreak(verdicts, how)),
+    )

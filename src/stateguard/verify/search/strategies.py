@@ -1,7 +1,8 @@
 """Best-of-N, beam search and DVTS over candidate steps, ranked by the step verifier.
 
 - `best_of_n`: N independent greedy rollouts, each step verified; the trajectory with
-  the best aggregate wins (ties: the earliest).
+  the best aggregate wins (ties: the better mean step score, then the earliest;
+  `aggregate.path_rank`).
 - `beam_search`: from each kept branch, K candidate next steps, each run in its own
   child branch and verified; the B children whose paths aggregate best are kept.
 - `dvts`: the budget N is split into N // K independent subtrees; each advances
@@ -24,7 +25,6 @@ from stateguard.verify.search.aggregate import (
     Aggregate,
     aggregate,
     path_rank,
-    rank_key,
     tiebreak,
 )
 from stateguard.verify.search.branches import Branch, BranchFactory
@@ -128,16 +128,13 @@ class _Search:
         self.calls += 1
         return _Node(branch, [*node.verdicts, verdict], node.base)
 
-    def path_key(self, node: _Node) -> tuple[float, float]:
+    def path_key(self, node: _Node) -> tuple[float, float, float]:
         return path_rank(node.verdicts, self.how)
 
     def finish(self, nodes: list[_Node]) -> SearchResult:
         """Pick the best node (ties: the earliest), close the others."""
         trajectories = [n.trajectory(self.how) for n in nodes]
-        best = max(
-            range(len(nodes)),
-            key=lambda i: (rank_key(trajectories[i].score), rank_key(trajectories[i].tiebreak)),
-        )
+        best = max(range(len(nodes)), key=lambda i: path_rank(nodes[i].verdicts, self.how))
         for i, n in enumerate(nodes):
             if i != best:
                 n.branch.close()
