@@ -70,8 +70,8 @@ class Indicator(BaseModel):
 
 def marked_columns(code: str) -> list[MarkedColumn]:
     """Each ``frame['c'] = <expression>`` of ``code`` whose expression reads exactly one
-    other column of ``frame`` (names of other objects, ``np.nan``, are let be: the probe
-    keeps only real columns)."""
+    other column of ``frame`` by name (attributes of other names, ``np.nan``, do not
+    count; the probe keeps only columns that exist)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:

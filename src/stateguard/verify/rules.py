@@ -400,11 +400,12 @@ def unfiltered_rows(inp: RuleInput) -> list[RuleResult]:
 
 
 def question_ignored(inp: RuleInput) -> list[RuleResult]:
-    """A result or answer step whose code so far never uses a threshold, quoted value, or
-    column or value of the data that the question names → 0.5 (a warning); → 0 when the
-    result step shows a stored value unchanged and what is never applied is a threshold
-    or a quoted value (a condition on the rows that nothing applied), and → 0 when the
-    question lists values of one column and the code uses only some of them."""
+    """A result or answer step whose code so far never uses a threshold, quoted value, year
+    the question keeps rows to, or column or value of the data that the question names →
+    0.5 (a warning); → 0 when the result step shows a stored value unchanged and what is
+    never applied is a threshold or a quoted value (a condition on the rows that nothing
+    applied), and → 0 when the question lists values of one column and the code uses only
+    some of them."""
     step = inp.step
     if not (
         step.answer is not None
@@ -463,7 +464,8 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     reads some named columns and, instead of another named one, an unnamed one → 0.5 (a
     doubt: it may derive the named one); one whose shown table selects a list of columns
     leaving out a column the question asks for, for one it does not name → 0; a column
-    named by its own words alone ("how many orders" → ``order_id``) missed → 0.5. See
+    named by its own words alone ("how many orders" → ``order_id``) missed, or a named
+    column the cell builds and then does not show, → 0.5. See
     `stateguard.verify.columns`."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
