@@ -206,3 +206,27 @@ def test_of_rollouts_with_an_equally_bad_worst_step_the_better_mean_wins() -> No
     assert [t.score for t in result.candidates] == [0.0, 0.0]
     assert result.best.steps[0].code == GOOD  # min ties; its mean step score is higher
     result.close()
+
+
+def test_a_chained_verifier_runs_shared_rules_once() -> None:
+    from stateguard.llm import ScriptedModel
+    from stateguard.verify import ChainedVerifier, VerifyError
+
+    runs: list[int] = []
+
+    def counting(inp):  # a rule that finds nothing and counts its runs
+        runs.append(inp.index)
+        return []
+
+    judge = ScriptedModel(["<score>0.5</score><summary>hm</summary>"])
+    chained = ChainedVerifier(
+        StepVerifier("deterministic", rules=(counting,)),
+        StepVerifier("hybrid", model=judge, rules=(counting,)),
+    )
+    branch = DictBranches().root()
+    branch.run(code(GOOD))
+    verdict = chained.verify(TASK, branch.steps, env=branch.environment())
+    assert runs == [0] and judge.remaining == 0
+    assert (verdict.score, verdict.tiebreak) == (1.0, 0.5)
+    with pytest.raises(VerifyError, match="out of range"):
+        chained.verify(TASK, branch.steps, index=3)

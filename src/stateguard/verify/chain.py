@@ -54,9 +54,23 @@ class ChainedVerifier:
         env: Environment | None = None,
         verdicts: Sequence[StepVerdict | None] = (),
     ) -> StepVerdict:
-        """The first verifier's verdict on ``steps[index]``, the second's score as tiebreak."""
-        lead = self.first.verify(task, steps, index, env, verdicts)
-        tie = self.then.verify(task, steps, index, env, verdicts)
+        """The first verifier's verdict on ``steps[index]``, the second's score as tiebreak.
+        When both read the same rules, the rules (and their probes) run once."""
+        first, then = self.first, self.then
+        shared = (
+            "execution" not in (first.mode, then.mode)
+            and first.rules == then.rules
+            and first.probe_timeout == then.probe_timeout
+        )
+        if shared:
+            steps = tuple(steps)
+            i = first.step_index(steps, index)
+            results, spent = first.rule_results(task, steps, i, env)
+            lead = first.conclude(task, steps, i, env, verdicts, results, spent)
+            tie = then.conclude(task, steps, i, env, verdicts, results)
+        else:
+            lead = first.verify(task, steps, index, env, verdicts)
+            tie = then.verify(task, steps, index, env, verdicts)
         return lead.model_copy(
             update={
                 "tiebreak": tie.score,

@@ -20,7 +20,7 @@ from stateguard.verify.environment import Environment
 from stateguard.verify.errors import VerifyError
 from stateguard.verify.llm_layer import LLMLayer
 from stateguard.verify.models import Step, StepVerdict, VerifyTask
-from stateguard.verify.rules import RULES, Rule, RuleInput, run_rules
+from stateguard.verify.rules import RULES, Rule, RuleInput, RuleResult, run_rules
 
 VerifierMode = Literal["execution", "deterministic", "hybrid", "llm"]
 VERIFIER_MODES: tuple[VerifierMode, ...] = ("execution", "deterministic", "hybrid", "llm")
@@ -80,19 +80,53 @@ class StepVerifier:
         ``verdicts`` are the earlier steps' verdicts (the LLM layer reads them).
         """
         steps = tuple(steps)
+        index = self.step_index(steps, index)
+        if self.mode == "execution":
+            return self._execution(steps[index])
+        results, spent = self.rule_results(task, steps, index, env)
+        return self.conclude(task, steps, index, env, verdicts, results, spent)
+
+    @staticmethod
+    def step_index(steps: Sequence[Step], index: int | None) -> int:
+        """``index`` checked against ``steps`` (None: the last step)."""
         index = len(steps) - 1 if index is None else index
         if not 0 <= index < len(steps):
             raise VerifyError(f"step index {index} is out of range for {len(steps)} steps")
-        if self.mode == "execution":
-            return self._execution(steps[index])
+        return index
+
+    def rule_results(
+        self,
+        task: VerifyTask,
+        steps: Sequence[Step],
+        index: int,
+        env: Environment | None,
+    ) -> tuple[list[RuleResult], float]:
+        """The deterministic layer's results on ``steps[index]``, and the seconds they took."""
         started = time.perf_counter()
         results = run_rules(
             RuleInput(
-                task=task, steps=steps, index=index, env=env, probe_timeout=self.probe_timeout
+                task=task,
+                steps=tuple(steps),
+                index=index,
+                env=env,
+                probe_timeout=self.probe_timeout,
             ),
             self.rules,
         )
-        spent = time.perf_counter() - started
+        return results, time.perf_counter() - started
+
+    def conclude(
+        self,
+        task: VerifyTask,
+        steps: Sequence[Step],
+        index: int,
+        env: Environment | None,
+        verdicts: Sequence[StepVerdict | None],
+        results: Sequence[RuleResult],
+        spent: float = 0.0,
+    ) -> StepVerdict:
+        """The verdict from the rules' ``results`` (`rule_results`), by this verifier's mode:
+        the worst decisive score, else the warnings (``deterministic``) or the LLM layer."""
         evidence = tuple(r.evidence for r in results)
         decisive = [r for r in results if r.score is not None and r.evidence.decisive]
         if decisive and self.mode != "llm":
@@ -115,8 +149,9 @@ class StepVerifier:
                 layer="deterministic",
                 probe_seconds=spent,
             )
-        assert self.llm is not None
-        verdict = self.llm.judge(task, steps, index, env, evidence, verdicts)
+        if self.llm is None:
+            raise VerifyError(f"verifier mode {self.mode!r} needs a model")
+        verdict = self.llm.judge(task, tuple(steps), index, env, evidence, verdicts)
         return verdict.model_copy(update={"probe_seconds": verdict.probe_seconds + spent})
 
     def verify_all(
