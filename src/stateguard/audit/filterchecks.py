@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +26,7 @@ Probe = Callable[..., ProbeResult]
 """``probe(code, timeout=...)``: runs code on a throw-away fork of the session."""
 
 _MAX_CHECKS = 12
+_T = TypeVar("_T")
 
 
 class AbsentFilter(BaseModel):
@@ -52,6 +53,24 @@ def frame_column(node: ast.expr) -> tuple[str, str] | None:
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         return node.value.id, node.attr
     return None
+
+
+def column_assignments(code: str) -> list[tuple[tuple[str, str], ast.Assign]]:
+    """``((frame, column), node)`` of each ``frame['column'] = …`` of ``code`` (one target,
+    a subscript of a named frame); none when the code does not parse."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        written = frame_column(target)
+        if written is not None and isinstance(target, ast.Subscript):
+            out.append((written, node))
+    return out
 
 
 def _constant(node: ast.expr) -> tuple[bool, Any]:
@@ -109,6 +128,29 @@ def absent_filters(probe: Probe, code: str, timeout: float = 20.0) -> list[Absen
         return [AbsentFilter.model_validate(r) for r in rows or []]
     except ValueError:  # a namespace that forged the probe's output: say nothing
         return []
+
+
+def probe_rows(
+    probe: Probe,
+    helper: str,
+    keyed: dict[tuple[str, ...], _T],
+    parse: Callable[[_T, list[Any]], Any],
+    timeout: float,
+) -> list[Any]:
+    """Run the kernel-side ``helper`` on the keys of ``keyed`` in a probe; for each row it
+    prints that starts with one of the keys, ``parse(keyed[key], rest of the row)``. A row
+    ``parse`` cannot read (a namespace that forged the probe's output) voids them all."""
+    rows = probe_json(probe, namespace.call(helper, list(keyed)), timeout)
+    width = len(next(iter(keyed), ()))
+    out = []
+    try:
+        for row in rows or []:
+            item = keyed.get(tuple(row[:width]))
+            if item is not None:
+                out.append(parse(item, list(row[width:])))
+    except (TypeError, ValueError, IndexError):
+        return []
+    return out
 
 
 def probe_json(probe: Probe, cell: str, timeout: float) -> Any:

@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from stateguard.audit.filterchecks import frame_column, probe_json
-from stateguard.kernel import ProbeResult, namespace
+from stateguard.audit.filterchecks import column_assignments, frame_column, probe_rows
+from stateguard.kernel import ProbeResult
 
 _ELEMENTWISE = frozenset({"map", "apply"})
 
@@ -48,17 +48,8 @@ class LostValues(BaseModel):
 
 def mapped_columns(code: str) -> list[MappedColumn]:
     """Each ``frame['c'] = …frame['s'].map(…)…`` (or ``.apply``) assignment of ``code``."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
     out: list[MappedColumn] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-            continue
-        target = frame_column(node.targets[0])
-        if target is None or not isinstance(node.targets[0], ast.Subscript):
-            continue
+    for target, node in column_assignments(code):
         for sub in ast.walk(node.value):
             if (
                 isinstance(sub, ast.Call)
@@ -88,18 +79,13 @@ def lost_values(
     mapped = mapped_columns(code)
     if not mapped:
         return []
-    triples = [(m.frame, m.column, m.source) for m in mapped]
-    rows = probe_json(probe, namespace.call("lost_values", triples), timeout)
-    by_key = {(m.frame, m.column, m.source): m for m in mapped}
-    out = []
-    try:
-        for frame, column, source, lost, total in rows or []:
-            m = by_key.get((frame, column, source))
-            if m is not None:
-                out.append(LostValues(mapped=m, lost=int(lost), rows=int(total)))
-    except (TypeError, ValueError):  # a namespace that forged the probe's output
-        return []
-    return out
+    return probe_rows(
+        probe,
+        "lost_values",
+        {(m.frame, m.column, m.source): m for m in mapped},
+        lambda m, rest: LostValues(mapped=m, lost=int(rest[0]), rows=int(rest[1])),
+        timeout,
+    )
 
 
 def describe(found: LostValues) -> str:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 _MODULE = "stateguard.kernel.namespace"
@@ -120,6 +120,17 @@ def _frames(ns: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _tables(keys: Sequence[Sequence[Any]]) -> Iterator[tuple[Any, Sequence[Any]]]:
+    """``(frame, key)`` for each key ``(frame name, column, more columns…)`` whose frame is
+    a pandas DataFrame of the namespace holding every column the key names."""
+    ns = _user_ns()
+    frames = _frames({k[0]: ns[k[0]] for k in keys if k[0] in ns})
+    for key in keys:
+        table = frames.get(key[0])
+        if table is not None and all(c in table.columns for c in key[1:]):
+            yield table, key
+
+
 def absent_values(checks: Sequence[tuple[str, str, Any]]) -> None:
     """Print, for each ``(frame, column, value)`` whose column exists and holds no cell
     equal to ``value``: the column's most frequent values, whether the value is there as
@@ -176,12 +187,9 @@ def columns(names: Sequence[str]) -> None:
 def nan_columns(pairs: Sequence[tuple[str, str]]) -> None:
     """Print ``[[frame, column, rows], ...]`` for each pair whose column exists, has rows,
     and holds only missing values."""
-    ns = _user_ns()
-    frames = _frames({f: ns[f] for f, _ in pairs if f in ns})
     out = []
-    for frame, column in pairs:
-        table = frames.get(frame)
-        if table is None or column not in table.columns or len(table) == 0:
+    for table, (frame, column) in _tables(pairs):
+        if len(table) == 0:
             continue
         try:
             if bool(table[column].isna().all()):
@@ -194,13 +202,8 @@ def nan_columns(pairs: Sequence[tuple[str, str]]) -> None:
 def lost_values(triples: Sequence[tuple[str, str, str]]) -> None:
     """Print ``[[frame, column, source, lost, rows], ...]`` for each triple whose columns
     exist and where ``lost`` > 0 rows are missing in ``column`` but not in ``source``."""
-    ns = _user_ns()
-    frames = _frames({f: ns[f] for f, _, _ in triples if f in ns})
     out = []
-    for frame, column, source in triples:
-        table = frames.get(frame)
-        if table is None or column not in table.columns or source not in table.columns:
-            continue
+    for table, (frame, column, source) in _tables(triples):
         try:
             lost = int((table[column].isna() & table[source].notna()).sum())
         except Exception:
@@ -241,13 +244,8 @@ def shown_keys() -> None:
 def column_kinds(pairs: Sequence[tuple[str, str]]) -> None:
     """Print ``[[frame, column, kind], ...]`` for each pair whose column exists: ``number``
     (a numeric dtype), ``text`` (its first non-missing values are all strings) or ``other``."""
-    ns = _user_ns()
-    frames = _frames({f: ns[f] for f, _ in pairs if f in ns})
     out = []
-    for frame, column in pairs:
-        table = frames.get(frame)
-        if table is None or column not in table.columns:
-            continue
+    for table, (frame, column) in _tables(pairs):
         try:
             series = table[column]
             if getattr(series, "ndim", 1) != 1:
@@ -273,13 +271,8 @@ def indicator_values(triples: Sequence[tuple[str, str, str]]) -> None:
     ``column`` holds only 0 and 1 (or booleans) where ``source`` holds a value, and whose
     ``source`` holds at most `_MAX_CATEGORIES` values, each mapped to one of them: the
     source values (as text) mapped to 1 and those mapped to 0."""
-    ns = _user_ns()
-    frames = _frames({f: ns[f] for f, _, _ in triples if f in ns})
     out = []
-    for frame, column, source in triples:
-        table = frames.get(frame)
-        if table is None or column not in table.columns or source not in table.columns:
-            continue
+    for table, (frame, column, source) in _tables(triples):
         try:
             pairs = table[[source, column]].dropna().drop_duplicates()
             if len(pairs) > _MAX_CATEGORIES or pairs[source].duplicated().any():
@@ -298,13 +291,8 @@ def indicator_values(triples: Sequence[tuple[str, str, str]]) -> None:
 def fractional_columns(pairs: Sequence[tuple[str, str]]) -> None:
     """Print ``[[frame, column], ...]`` for each pair whose column is numeric and holds a
     value with a fractional part (it cannot be a count of things)."""
-    ns = _user_ns()
-    frames = _frames({f: ns[f] for f, _ in pairs if f in ns})
     out = []
-    for frame, column in pairs:
-        table = frames.get(frame)
-        if table is None or column not in table.columns:
-            continue
+    for table, (frame, column) in _tables(pairs):
         try:
             series = table[column]
             if getattr(series, "ndim", 1) != 1 or series.dtype.kind != "f":

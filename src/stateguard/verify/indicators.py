@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from stateguard.audit.filterchecks import frame_column, probe_json
-from stateguard.kernel import ProbeResult, namespace
+from stateguard.audit.filterchecks import column_assignments, frame_column, probe_rows
+from stateguard.kernel import ProbeResult
 from stateguard.verify.columns import stem
 
 _SHARE = r"(?:percentage|percent|proportion|share|ratio|rate|fraction)"
@@ -72,24 +72,14 @@ def marked_columns(code: str) -> list[MarkedColumn]:
     """Each ``frame['c'] = <expression>`` of ``code`` whose expression reads exactly one
     other column of ``frame`` by name (attributes of other names, ``np.nan``, do not
     count; the probe keeps only columns that exist)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
     out: list[MarkedColumn] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-            continue
-        target = node.targets[0]
-        written = frame_column(target)
-        if written is None or not isinstance(target, ast.Subscript):
-            continue
+    for written, node in column_assignments(code):
         read = {fc for fc in _columns_read(node.value) if fc[0] == written[0]} - {written}
         if len(read) == 1:
-            source = read.pop()
+            ((_, source),) = read
             out.append(
                 MarkedColumn(
-                    frame=written[0], column=written[1], source=source[1], code=ast.unparse(node)
+                    frame=written[0], column=written[1], source=source, code=ast.unparse(node)
                 )
             )
     return list(dict.fromkeys(out))
@@ -116,24 +106,15 @@ def indicators(
     marked = marked_columns(code)
     if not marked:
         return []
-    triples = [(m.frame, m.column, m.source) for m in marked]
-    rows = probe_json(probe, namespace.call("indicator_values", triples), timeout)
-    by_key = {(m.frame, m.column, m.source): m for m in marked}
-    out = []
-    try:
-        for frame, column, source, ones, zeros in rows or []:
-            m = by_key.get((frame, column, source))
-            if m is not None:
-                out.append(
-                    Indicator(
-                        marked=m,
-                        ones=tuple(str(v) for v in ones),
-                        zeros=tuple(str(v) for v in zeros),
-                    )
-                )
-    except (TypeError, ValueError):  # a namespace that forged the probe's output
-        return []
-    return out
+    return probe_rows(
+        probe,
+        "indicator_values",
+        {(m.frame, m.column, m.source): m for m in marked},
+        lambda m, rest: Indicator(
+            marked=m, ones=tuple(str(v) for v in rest[0]), zeros=tuple(str(v) for v in rest[1])
+        ),
+        timeout,
+    )
 
 
 def asked_groups(question: str) -> list[str]:
