@@ -39,21 +39,23 @@ def _is_column(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
 
 
-def self_products(code: str, question: str) -> list[str]:
-    """Each column of ``code`` multiplied by itself, unless the question speaks of squares."""
-    if _SQUARE.search(question):
-        return []
+def _binops(code: str, op: type[ast.operator]) -> list[ast.BinOp]:
+    """Every binary operation ``op`` of ``code`` (none when it does not parse)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
+    return [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, op)]
+
+
+def self_products(code: str, question: str) -> list[str]:
+    """Each column of ``code`` multiplied by itself, unless the question speaks of squares."""
+    if _SQUARE.search(question):
+        return []
     return [
         f"`{ast.unparse(node)}` multiplies a column by itself, and the question asks for no square"
-        for node in ast.walk(tree)
-        if isinstance(node, ast.BinOp)
-        and isinstance(node.op, ast.Mult)
-        and _is_column(node.left)
-        and _same(node.left, node.right)
+        for node in _binops(code, ast.Mult)
+        if _is_column(node.left) and _same(node.left, node.right)
     ]
 
 
@@ -72,17 +74,10 @@ def _last_call(node: ast.AST) -> str | None:
 
 def averaged_twice(code: str) -> list[str]:
     """Each mean of ``code`` divided by a count (see the module)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
     return [
         f"`{ast.unparse(node)}` divides a mean by a count, and the mean has already divided by it"
-        for node in ast.walk(tree)
-        if isinstance(node, ast.BinOp)
-        and isinstance(node.op, ast.Div)
-        and _last_call(node.left) == "mean"
-        and _last_call(node.right) in _COUNTS
+        for node in _binops(code, ast.Div)
+        if _last_call(node.left) == "mean" and _last_call(node.right) in _COUNTS
     ]
 
 
