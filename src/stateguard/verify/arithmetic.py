@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from stateguard.kernel import ProbeResult
 from stateguard.verify.columns import column_kinds, column_of, words
-from stateguard.verify.consistency import number_text
+from stateguard.verify.consistency import number_of, number_text
 
 _COMBINING = frozenset({"sum", "mean", "median", "prod", "std", "var", "cumsum", "cumprod"})
 _OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
@@ -80,21 +80,11 @@ def combined_columns(code: str) -> list[Use]:
             isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDER)
         ):
             left, right = node.left, node.comparators[0]
-            if _is_number(right):
+            if number_of(right) is not None:
                 add(left, node, threshold=True)
-            elif _is_number(left):
+            elif number_of(left) is not None:
                 add(right, node, threshold=True)
     return list(dict.fromkeys(out))
-
-
-def _is_number(node: ast.AST) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, int | float)
-        and not isinstance(node.value, bool)
-    )
 
 
 def is_identifier(column: str) -> bool:
@@ -155,9 +145,9 @@ def hardcoded_ids(code: str, question: str) -> list[str]:
             continue
         for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
             col = column_of(side)
-            if col is None or not is_identifier(col[1]) or not _is_number(other):
+            value = number_of(other)
+            if col is None or not is_identifier(col[1]) or value is None:
                 continue
-            value = ast.literal_eval(other)
             shown = number_text(value)
             if not re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w.])", question):
                 out.append(
