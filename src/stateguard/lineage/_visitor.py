@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from stateguard.lineage._frames import read_model, rows_model
 from stateguard.lineage._paths import access_path, block_heads, block_key, has_break
 from stateguard.lineage._scopes import (
     _args_names,
@@ -45,6 +46,8 @@ class _StatementVisitor(ast.NodeVisitor):
         self.guards: list[int] = []
         self.control: list[tuple[int, ...]] = []  # reads of enclosing tests (control flow)
         self.inner_flow = False  # a value read a name bound earlier in this statement
+        self._target: tuple[int, str] | None = None  # (value node id, name it is bound to)
+        self.computed: dict[str, tuple[int, ...]] = {}  # column -> reads, of the last chain
 
     # -- resolution -------------------------------------------------------
 
@@ -166,15 +169,48 @@ class _StatementVisitor(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.ctx, ast.Load):
-            self._visit_chain(node)
+            if not self._frame_chain(node):
+                self._visit_chain(node)
         else:
             self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if isinstance(node.ctx, ast.Load):
-            self._visit_chain(node)
+            if not self._frame_chain(node):
+                self._visit_chain(node)
         else:
             self.generic_visit(node)
+
+    def _frame_chain(self, node: ast.AST, rows_of: bool = False) -> bool:
+        """Read a pandas chain through the frame model (`lineage._frames`): the columns
+        and rows it uses, not the whole frame. False when the model does not apply."""
+        if self._deferred:
+            return False
+        target = self._target[1] if self._target and self._target[0] == id(node) else None
+        found = rows_model(node) if rows_of else read_model(node, target)
+        if found is None or not self._is_global(found.reads[0][0]):
+            return False
+        for call in found.calls:
+            self._call_facts(call)
+        computed_nodes = {id(v): c for c, v in found.computed}
+        own: list[int] = []
+        computed: dict[str, tuple[int, ...]] = {}
+        for other in found.others:
+            start = len(self.accesses)
+            self.visit(other)
+            if id(other) in computed_nodes:
+                computed[computed_nodes[id(other)]] = self._reads_since(start)
+            else:
+                own.extend(self._reads_since(start))
+        for root, path in found.reads:
+            start = len(self.accesses)
+            self._load(root, path, True)
+            if not (path and path[0][0] == "carry"):
+                own.extend(self._reads_since(start))
+        if target is not None:
+            # a computed column depends on its own value and on what chose the rows
+            self.computed = {c: (*deps, *own) for c, deps in computed.items()}
+        return True
 
     def visit_Assign(self, node: ast.Assign) -> None:
         lam = node.value if isinstance(node.value, ast.Lambda) else None
@@ -200,9 +236,19 @@ class _StatementVisitor(ast.NodeVisitor):
             start = len(self.accesses)
             parts = self._literal_parts(target, value)
             if parts is None:
+                if isinstance(target, ast.Name):
+                    self._target, self.computed = (id(value), target.id), {}
                 self.visit(value)
+                self._target = None
                 own = self._reads_since(start) if isinstance(target, ast.Name) else None
                 self._visit_target(target, self._with_control(own))
+                if isinstance(target, ast.Name):
+                    # df2 = df.assign(z=..): each computed column with its own reads
+                    for col, col_deps in self.computed.items():
+                        deps = self._with_control(col_deps)
+                        if deps is not None:
+                            self._access("store", target.id, (["key", col],), True, deps, True)
+                    self.computed = {}
             else:
                 assert isinstance(target, ast.Name)
                 self._visit_target(target, self._with_control(self._reads_since(start)))
@@ -512,16 +558,21 @@ class _StatementVisitor(ast.NodeVisitor):
     # -- calls ------------------------------------------------------------
 
     def visit_Call(self, node: ast.Call) -> None:
+        if self._frame_chain(node):
+            return
         func = node.func
-        if not self._deferred:
-            callee = _dotted(func)
-            args = [(callee, a) for a in node.args]
-            args += [("?" if k.arg == "out" else callee, k.value) for k in node.keywords]
-            for who, arg in args:
-                inner = arg.value if isinstance(arg, ast.Starred) else arg
-                root = _root_name(inner)
-                if root is not None and self._is_global(root):
-                    self.call_args.setdefault((who or "?", root))
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "len"
+            and len(node.args) == 1
+            and not node.keywords
+            and not isinstance(node.args[0], ast.Starred)
+            and self._is_global("len")
+            and self._frame_chain(node.args[0], rows_of=True)
+        ):
+            self._call_facts(node)  # len(df): the rows of df
+            return
+        self._call_args(node)
         if (
             isinstance(func, ast.Attribute)
             and func.attr in _WRITE_ONLY_METHODS
@@ -564,6 +615,28 @@ class _StatementVisitor(ast.NodeVisitor):
                 for k in node.keywords:
                     self.visit(k.value)
                 return
+        self._call_tail(node)
+        self.generic_visit(node)
+
+    def _call_facts(self, node: ast.Call) -> None:
+        """What a call tells apart from its reads: callees, receivers, in-place marks."""
+        self._call_args(node)
+        self._call_tail(node)
+
+    def _call_args(self, node: ast.Call) -> None:
+        func = node.func
+        if not self._deferred:
+            callee = _dotted(func)
+            args = [(callee, a) for a in node.args]
+            args += [("?" if k.arg == "out" else callee, k.value) for k in node.keywords]
+            for who, arg in args:
+                inner = arg.value if isinstance(arg, ast.Starred) else arg
+                root = _root_name(inner)
+                if root is not None and self._is_global(root):
+                    self.call_args.setdefault((who or "?", root))
+
+    def _call_tail(self, node: ast.Call) -> None:
+        func = node.func
         if isinstance(func, ast.Name) and self._is_global(func.id) and not self._deferred:
             self.calls.setdefault(func.id)
         elif isinstance(func, ast.Attribute):
@@ -589,7 +662,6 @@ class _StatementVisitor(ast.NodeVisitor):
             )
             if inplace_kw or func.attr in INPLACE_METHODS:
                 self._mark(self.inplace, func.value)
-        self.generic_visit(node)
 
     # -- nested scopes ----------------------------------------------------
 

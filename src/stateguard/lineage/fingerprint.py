@@ -121,6 +121,55 @@ def changed_columns(old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) ->
     return out
 
 
+def reframed_columns(old: Any, new: Any) -> list[str] | None:
+    """For a name rebound from frame `old` to frame `new` (``df = df.assign(..)``): the
+    parts (``['c']``) that differ, added and removed columns included, when both frames
+    hold the same rows in the same order and their shared columns in the same order;
+    None otherwise (the rebinding then replaces the whole value). A column counts as the
+    same when it holds the same buffer or equal values of the same dtype."""
+    pd = sys.modules.get("pandas")
+    if pd is None or not (isinstance(old, pd.DataFrame) and isinstance(new, pd.DataFrame)):
+        return None
+    try:
+        if not (old.columns.is_unique and new.columns.is_unique):
+            return None
+        if old.index is not new.index and not (
+            old.index.dtype == new.index.dtype
+            and list(old.index.names) == list(new.index.names)
+            and old.index.equals(new.index)
+        ):
+            return None
+        in_new = set(new.columns)
+        in_old = set(old.columns)
+        if [c for c in old.columns if c in in_new] != [c for c in new.columns if c in in_old]:
+            return None  # the shared columns were reordered
+        before = dict(zip(old.columns, old._iter_column_arrays(), strict=True))
+        out: list[str] = []
+        for label, arr in zip(new.columns, new._iter_column_arrays(), strict=True):
+            prev = before.get(label, _ABSENT)
+            if prev is _ABSENT or not _same_column(prev, arr, pd):
+                out.append(f"[{label!r}]")
+        out += [f"[{c!r}]" for c in old.columns if c not in in_new]
+        return out
+    except Exception:  # another pandas internals layout, an odd index: the whole value
+        return None
+
+
+def _same_column(a: Any, b: Any, pd: Any) -> bool:
+    if a is b:
+        return True
+    if a.dtype != b.dtype or len(a) != len(b):
+        return False
+    np = sys.modules["numpy"]
+    if (
+        isinstance(a, np.ndarray)
+        and isinstance(b, np.ndarray)
+        and a.__array_interface__ == b.__array_interface__
+    ):
+        return True  # one buffer, seen through two frames
+    return bool(pd.Series(a, copy=False).equals(pd.Series(b, copy=False)))
+
+
 def is_immutable_scalar(obj: Any) -> bool:
     """int, float, complex, str, bytes, bool, None, or a tuple of these."""
     if isinstance(obj, _SCALARS):

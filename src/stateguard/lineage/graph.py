@@ -33,6 +33,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.lineage.facts import Access, StatementInfo
+from stateguard.lineage.parts import ROWS
 from stateguard.lineage.placement import CellIndex
 from stateguard.lineage.report import CellReport
 
@@ -744,7 +745,14 @@ class _CellPass:
         g._seq += 1
         seq = g._seq
         created: list[str] = []
-        literal = [] if mutated else self._literal_parts(st, name, by_access, seq)
+        literal = (
+            []
+            if mutated
+            else [
+                *self._literal_parts(st, name, by_access, seq),
+                *self._carried_parts(st, name, by_access, seq),
+            ]
+        )
         all_parents.update(dict.fromkeys(literal))
         key = g._add(
             root=name,
@@ -803,6 +811,46 @@ class _CellPass:
                 )  # fmt: skip
                 j += 1
             out = parts  # the last bind of the name in the statement wins
+        return out
+
+    def _carried_parts(
+        self, st: StatementInfo, name: str, by_access: dict[int, list[str]], seq: int
+    ) -> list[str]:
+        """Columns a frame-valued chain carried into `name` (``df2 = df[mask]``, a merge):
+        each derives from the source column and from what chose the rows, and the rows
+        part from the latter alone."""
+        g = self.g
+        pairs: dict[str, dict[str, None]] = {}
+        chosen: dict[str, None] = {}
+        for j, a in enumerate(st.accesses):
+            if a.kind != "read" or j not in by_access:
+                continue
+            if a.path and a.path[0][0] == "carry":
+                got = self.report.carried.get(f"{st.index}:{j}")
+                if not got or a.path[0][1][0] != name or a.root not in g._live:
+                    continue
+                for src, dst in got:
+                    eff = g._effective(_symbol(a.root, (src,)))
+                    if eff is not None:
+                        pairs.setdefault(dst, {})[eff] = None
+            else:
+                chosen.update(dict.fromkeys(by_access[j]))
+        if not pairs:
+            return []
+        out: list[str] = []
+        for dst, parents in pairs.items():
+            out.append(
+                g._add(
+                    root=name, parts=(dst,), kind="store", cell=self.cell,
+                    statement=st.index, parents=(*parents, *chosen), seq=seq,
+                )
+            )  # fmt: skip
+        out.append(
+            g._add(
+                root=name, parts=(ROWS,), kind="store", cell=self.cell,
+                statement=st.index, parents=tuple(chosen), seq=seq,
+            )
+        )  # fmt: skip
         return out
 
     def _stored_here(self, st: StatementInfo) -> set[str]:
@@ -884,13 +932,27 @@ class _CellPass:
             # an in-place method of the value changed these parts: each derives from its
             # own previous version and from what else the statement read, not from the
             # whole value the method was called on (that would tie every part to all others)
+            reframed = name in report.reframed
             others: dict[str, None] = {}
             for j, versions in by_access.items():
                 a = st.accesses[j]
-                if a.root == name and self._access_parts(st, j, a) == [()]:
+                if reframed:
+                    # df = df.assign(..): what the frame carried through is not an input
+                    if a.root == name and a.path and a.path[0][0] == "carry":
+                        continue
+                elif a.root == name and self._access_parts(st, j, a) == [()]:
                     continue
                 others.update(dict.fromkeys(versions))
+            computed = self._computed_deps(st, name, by_access) if reframed else {}
             for parts in here[name]:
+                if parts in computed:
+                    created.append(
+                        g._add(
+                            root=name, parts=parts, kind="store", cell=self.cell,
+                            statement=st.index, parents=computed[parts],
+                        )
+                    )  # fmt: skip
+                    continue
                 prev = g._effective(_symbol(name, parts))
                 deps = (*others, *shared, *((prev,) if prev is not None else ()))
                 created.append(
@@ -901,6 +963,20 @@ class _CellPass:
                 )  # fmt: skip
             created.extend(self._holders(st, name, here[name]))
         return created
+
+    def _computed_deps(
+        self, st: StatementInfo, name: str, by_access: dict[int, list[str]]
+    ) -> dict[tuple[str, ...], tuple[str, ...]]:
+        """Columns the statement computed for `name` (``df = df.assign(z=..)``), with the
+        versions each was computed from."""
+        out: dict[tuple[str, ...], tuple[str, ...]] = {}
+        for a in st.accesses:
+            if a.kind == "store" and a.literal and a.root == name and a.path:
+                deps: dict[str, None] = {}
+                for d in a.deps or ():
+                    deps.update(dict.fromkeys(by_access.get(d, ())))
+                out[(f"[{a.path[0][1]!r}]",)] = tuple(deps)
+        return out
 
     def _holders(self, st: StatementInfo, name: str, paths: list[tuple[str, ...]]) -> list[str]:
         """ "part" versions of the values holding the parts just written, innermost first."""

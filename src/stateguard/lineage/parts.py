@@ -54,6 +54,10 @@ MUTATING_METHODS = frozenset(
 )  # fmt: skip
 
 
+#: The part of a DataFrame that is its rows: which rows exist, in which order.
+ROWS = ".index"
+
+
 def part_text(key: Any, kind: str = "key") -> str:
     """The text of one part: ``['a']``, ``[0]``, ``.w``."""
     return f".{key}" if kind == "attr" else f"[{key!r}]"
@@ -97,6 +101,17 @@ def _reach(obj: Any, steps: tuple[Any, ...]) -> tuple[list[list[str]], int]:
             break
         if pd is not None and isinstance(obj, pd.DataFrame):
             cols = obj.columns
+            if kind == "rows":
+                return [[*parts, ROWS]], used
+            if kind in ("fcols", "mcols"):
+                found = (
+                    frame_columns(cols, value, None)
+                    if kind == "fcols"
+                    else frame_columns(cols, value[0], value[1])
+                )
+                if found is None:
+                    break
+                return [[*parts, part_text(x)] for x in found], used
             if kind in ("key", "col"):
                 label = _hashable(value)
                 return (
@@ -157,6 +172,30 @@ def _reach(obj: Any, steps: tuple[Any, ...]) -> tuple[list[list[str]], int]:
     else:
         return [parts], used
     return [parts], used - 1
+
+
+def frame_columns(cols: Any, labels: list[Any], suffix: str | None) -> list[Any] | None:
+    """The columns of a frame that `labels` name; None when one is not a column (the read
+    is then of the whole frame). With a merge `suffix`, a label may be a suffixed column of
+    this side (``v_x``), and labels of the other side are skipped."""
+    if not cols.is_unique:
+        return None
+    out: list[Any] = []
+    for raw in labels:
+        label = _hashable(raw)
+        if not _is_label(label):
+            return None
+        if _has_label(cols, label):
+            out.append(label)
+        elif suffix is None:
+            return None
+        elif (
+            isinstance(label, str)
+            and label.endswith(suffix)
+            and _has_label(cols, label[: -len(suffix)])
+        ):
+            out.append(label[: -len(suffix)])
+    return out
 
 
 def _is_label(x: Any) -> bool:

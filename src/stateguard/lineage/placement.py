@@ -86,6 +86,9 @@ class CellIndex:
             ]
             placement[name] = callers[-1] if callers else last
         first_call = next((st.index for st in stmts if st.calls), last)
+        for name in report.reframed:
+            if name in last_writer:
+                placement[name] = last_writer[name]  # rebound there, to a reframed frame
         for name in report.mutated:
             if name in placement:
                 continue

@@ -49,6 +49,13 @@ class CellReport(BaseModel):
     """For mutated names whose change is known part by part: the part paths changed
     (added and removed parts included). A mutated name absent here changed as a whole."""
 
+    carried: dict[str, tuple[tuple[str, str], ...]] = {}
+    """``"statement:access"`` of a frame-valued chain bound to a new name (``df2 =
+    df.assign(..)``, a filtered copy, a merge) -> (source column part, bound column part)
+    for each column that passed through unchanged, so each keeps its own lineage."""
+    reframed: tuple[str, ...] = ()
+    """Names rebound to a new frame holding the same rows, whose changed columns are in
+    `mutated_parts` (``df = df.assign(z=..)`` adds a column, like ``df['z'] = ..``)."""
     token: str = ""
     """The session's secret, given to the runtime pass at install: a report without it
     was not made by the pass this session installed."""

@@ -32,6 +32,7 @@ from stateguard.lineage.fingerprint import (
     compare,
     fingerprint,
     is_immutable_scalar,
+    reframed_columns,
 )
 from stateguard.lineage.objects import (
     _MISSING,
@@ -43,8 +44,10 @@ from stateguard.lineage.objects import (
 )
 from stateguard.lineage.parts import (
     MUTATING_METHODS,
+    frame_columns,
     may_change_arguments,
     normalize,
+    part_text,
     reach,
     tracked_pure_receiver,
 )
@@ -348,7 +351,7 @@ class LineageAgent:
         if self.markers.failed:
             ran = {k for st in analysis.statements for k in st.guards}
         executed = _executed(analysis, self._failed_statement(result, analysis))
-        paths = self._paths(analysis, before, after)
+        paths, carried = self._paths(analysis, before, after)
         stores = self._stores(analysis, executed, ran, paths)
         evidence = _static_evidence(analysis)
         alias_groups = self._alias_groups(candidates, after)
@@ -404,6 +407,22 @@ class LineageAgent:
                     own = stores.get(name, [])
                     mutated_parts[name] = tuple(dict.fromkeys([*own, *((p,) for p in parts)]))
 
+        reframed: list[str] = []
+        cell_reads = set(analysis.reads)
+        for name in [n for n in rebound if n in cell_reads and n in before]:
+            # df = df.assign(..), df = df.merge(..): the same rows, some columns changed
+            parts = reframed_columns(before[name], after[name])
+            if parts is None:
+                continue
+            del rebound[name]
+            self._cache.pop(name, None)
+            if not parts:
+                unchanged.append(name)
+                continue
+            reframed.append(name)
+            mutated[name] = summarize(after[name])
+            mutated_parts[name] = tuple((p,) for p in parts)
+
         changed_names = set(rebound) | set(mutated)
         for n in (*candidates, *rebound, *deleted):
             self._unindex(n)
@@ -424,6 +443,8 @@ class LineageAgent:
             ran_blocks=None if self.markers.failed else tuple(sorted(ran)),
             paths=paths,
             mutated_parts=mutated_parts,
+            carried=carried,
+            reframed=tuple(reframed),
         )
 
     def _opaque(self, analysis: CellAnalysis, ns: dict[str, Any], candidates: set[str]) -> set[str]:
@@ -489,12 +510,20 @@ class LineageAgent:
 
     def _paths(
         self, analysis: CellAnalysis, before: dict[str, Any], after: dict[str, Any]
-    ) -> dict[str, tuple[tuple[str, ...], ...]]:
-        """Normalize every access path of the cell against the live values."""
+    ) -> tuple[dict[str, tuple[tuple[str, ...], ...]], dict[str, tuple[tuple[str, str], ...]]]:
+        """Normalize every access path of the cell against the live values; and, for the
+        frame-valued chains bound to a name, the columns they carried (see `_carry`)."""
         out: dict[str, tuple[tuple[str, ...], ...]] = {}
+        carried: dict[str, tuple[tuple[str, str], ...]] = {}
         for st in analysis.statements:
             for i, a in enumerate(st.accesses):
                 if not a.path:
+                    continue
+                if a.kind == "read" and a.path[0][0] == "carry":
+                    pairs = _carry(a.root, a.path, before, after)
+                    if pairs:
+                        out[f"{st.index}:{i}"] = tuple(dict.fromkeys((s,) for s, _ in pairs))
+                        carried[f"{st.index}:{i}"] = pairs
                     continue
                 if a.kind == "read":
                     obj = before[a.root] if a.root in before else after.get(a.root)
@@ -508,7 +537,7 @@ class LineageAgent:
                     continue
                 if found != [[]]:
                     out[f"{st.index}:{i}"] = tuple(tuple(p) for p in found)
-        return out
+        return out, carried
 
     @staticmethod
     def _stores(
@@ -780,6 +809,37 @@ def rearm(token: str, seq: int) -> None:
 def agent() -> LineageAgent | None:
     """The installed agent, if any."""
     return _AGENT
+
+
+#: Above this many columns a carried frame is read whole (one version per column costs more
+#: than it saves).
+CARRY_MAX_COLUMNS = 500
+
+
+def _carry(
+    root: str, path: tuple[Any, ...], before: dict[str, Any], after: dict[str, Any]
+) -> tuple[tuple[str, str], ...]:
+    """(source part, bound part) for each column of the frame bound to the chain's target
+    that came unchanged from `root` (by label; ``v_x`` from ``v`` after a merge); empty when
+    the chain's target is not a new frame (the read is then of the whole source)."""
+    pd = sys.modules.get("pandas")
+    target, computed, suffix = path[0][1]
+    if pd is None or len(path) != 1 or target is None or target == root:
+        return ()
+    src, dst = before.get(root, after.get(root)), after.get(target)
+    if not (isinstance(src, pd.DataFrame) and isinstance(dst, pd.DataFrame)):
+        return ()
+    if dst.shape[1] > CARRY_MAX_COLUMNS or not dst.columns.is_unique:
+        return ()
+    skip = set(computed)
+    out: list[tuple[str, str]] = []
+    for label in dst.columns:
+        if label in skip:
+            continue
+        found = frame_columns(src.columns, [label], suffix or None)
+        if found:
+            out.append((part_text(found[0]), part_text(label)))
+    return tuple(out)
 
 
 def _keyed(obj: Any) -> bool:
