@@ -27,6 +27,8 @@ import io
 import tokenize
 from typing import Any, NamedTuple
 
+from stateguard.lineage._paths import _constant
+
 #: Frame methods that keep every column and only select, order or copy rows.
 _ROW_METHODS = frozenset(
     {"head", "tail", "copy", "sort_index", "reset_index", "sample", "drop", "truncate"}
@@ -460,6 +462,25 @@ def _root_is(node: ast.AST, root: str) -> bool:
     return isinstance(node, ast.Name) and node.id == root
 
 
+def _selects_first(links: list[ast.AST]) -> bool:
+    """``df['a'].sum()``, ``arr[0].sum()``, ``df.a.mean()``: one part, then what is done
+    with it; the plain access path already reads exactly that part."""
+    first = links[0]
+    if isinstance(first, ast.Subscript):
+        return _constant(first.slice)[0]
+    if isinstance(first, ast.Attribute) and len(links) > 1:
+        nxt = links[1]
+        return not (isinstance(nxt, ast.Call) and nxt.func is first) and first.attr not in (
+            "loc",
+            "iloc",
+            "at",
+            "iat",
+            "shape",
+            *_ROWS_ATTRS,
+        )
+    return False
+
+
 def _interesting(links: list[ast.AST]) -> bool:
     """Whether the chain has a link the plain access path does not already read exactly."""
     for i, link in enumerate(links):
@@ -467,7 +488,11 @@ def _interesting(links: list[ast.AST]) -> bool:
             return True
         if isinstance(link, ast.Attribute) and link.attr in _ROWS_ATTRS | {"shape"}:
             return True
-        if isinstance(link, ast.Subscript) and _labels(link.slice) is None:
+        if (
+            isinstance(link, ast.Subscript)
+            and _labels(link.slice) is None
+            and not _constant(link.slice)[0]
+        ):
             prev = links[i - 1] if i else None
             if not (isinstance(prev, ast.Attribute) and prev.attr in ("loc", "at")):
                 return True
@@ -485,7 +510,7 @@ def read_model(node: ast.AST, target: str | None = None) -> FrameRead | None:
     if found is None:
         return None
     name, links = found
-    if not _interesting(links):
+    if not _interesting(links) or _selects_first(links):
         return None
     m = _Model(name.id)
     try:

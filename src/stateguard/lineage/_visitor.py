@@ -195,17 +195,17 @@ class _StatementVisitor(ast.NodeVisitor):
         computed_nodes = {id(v): c for c, v in found.computed}
         own: list[int] = []
         computed: dict[str, tuple[int, ...]] = {}
+        for root, path in found.reads:
+            start = len(self.accesses)
+            self._load(root, path, True)
+            if not (path and path[0][0] == "carry"):
+                own.extend(self._reads_since(start))
         for other in found.others:
             start = len(self.accesses)
             self.visit(other)
             if id(other) in computed_nodes:
                 computed[computed_nodes[id(other)]] = self._reads_since(start)
             else:
-                own.extend(self._reads_since(start))
-        for root, path in found.reads:
-            start = len(self.accesses)
-            self._load(root, path, True)
-            if not (path and path[0][0] == "carry"):
                 own.extend(self._reads_since(start))
         if target is not None:
             # a computed column depends on its own value and on what chose the rows
@@ -568,9 +568,12 @@ class _StatementVisitor(ast.NodeVisitor):
             and not node.keywords
             and not isinstance(node.args[0], ast.Starred)
             and self._is_global("len")
-            and self._frame_chain(node.args[0], rows_of=True)
+            and rows_model(node.args[0]) is not None
         ):
-            self._call_facts(node)  # len(df): the rows of df
+            self.visit(func)
+            self._call_facts(node)
+            if not self._frame_chain(node.args[0], rows_of=True):  # len(df): its rows
+                self.visit(node.args[0])
             return
         self._call_args(node)
         if (
