@@ -20,6 +20,8 @@ DEV_CASES = REPO_ROOT.parent / "shared" / "lineage-cases" / "dev.json"
 GRANULARITY_CASES = REPO_ROOT.parent / "shared" / "lineage-cases" / "granularity.json"
 EXTRA_CASES = Path(__file__).resolve().parent / "cases" / "extra.json"
 PARTS_CASES = Path(__file__).resolve().parent / "cases" / "parts.json"
+PANDAS_CASES = REPO_ROOT.parent / "shared" / "lineage-cases" / "pandas.json"
+IDIOM_CASES = Path(__file__).resolve().parent / "cases" / "pandas_idioms.json"
 
 
 def _ids(path: Path) -> list[str]:
@@ -72,6 +74,44 @@ def test_parts_case(parts_summary: CheckSummary, case_id: str) -> None:
     result = _result(parts_summary, case_id)
     if not result.passed:
         pytest.fail(_explain(result), pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def pandas_summary() -> CheckSummary:
+    """check_cases over the shared everyday-pandas set (run once for the module)."""
+    if not PANDAS_CASES.is_file():
+        pytest.skip(f"shared lineage cases not found at {PANDAS_CASES}")
+    return check_cases(load_cases(PANDAS_CASES), jobs=2)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("case_id", _ids(PANDAS_CASES) or ["<pandas set absent>"])
+def test_pandas_case(pandas_summary: CheckSummary, case_id: str) -> None:
+    result = _result(pandas_summary, case_id)
+    if not result.passed:
+        pytest.fail(_explain(result), pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def idiom_summary() -> CheckSummary:
+    """check_cases over tests/lineage/cases/pandas_idioms.json (run once for the module)."""
+    return check_cases(load_cases(IDIOM_CASES), jobs=2)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("case_id", _ids(IDIOM_CASES))
+def test_pandas_idiom_case(idiom_summary: CheckSummary, case_id: str) -> None:
+    """Everyday pandas idioms, one rule each: what the operation reads, with a near miss
+    (a column it does read changes) and the conservative fallbacks."""
+    result = _result(idiom_summary, case_id)
+    if not result.passed:
+        pytest.fail(_explain(result), pytrace=False)
+
+
+def test_pandas_idioms_have_both_labels() -> None:
+    cases = load_cases(IDIOM_CASES)
+    labels = [c.expect_stale for case in cases for c in case.checks]
+    assert len(cases) >= 30 and labels.count(True) >= 20 and labels.count(False) >= 20
 
 
 @pytest.mark.kernel

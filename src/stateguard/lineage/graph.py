@@ -633,7 +633,10 @@ class _CellPass:
         if not access.path:
             return [()]
         found = self.report.paths.get(f"{st.index}:{i}")
-        return [tuple(p) for p in found] if found else [()]
+        if found is None:
+            return [()]  # not reached part by part: the whole value
+        # empty: a merged column looked up on the side that does not hold it
+        return [tuple(p) for p in found]
 
     def _reads(
         self,
