@@ -51,6 +51,34 @@ WORKLOADS: dict[str, tuple[str, str]] = {
         "",
         "wide['c17'] = wide['c17'] * 1.0001",
     ),
+    "20 chained pandas operations, 1e5 rows": (
+        "import numpy as np, pandas as pd\n"
+        "rng = np.random.default_rng(2)\n"
+        "n = 100_000\n"
+        "sales = pd.DataFrame({'region': rng.choice(list('NSEW'), n), 'qty': rng.integers(1, 9, n),"
+        " 'price': rng.random(n) * 10, 'note': rng.choice(['', 'x'], n)})\n"
+        "regions = pd.DataFrame({'region': list('NSEW'), 'mgr': list('abcd')})",
+        "sales['rev'] = sales['qty'] * sales['price']\n"
+        "sales = sales.assign(tax=sales['rev'] * 0.2)\n"
+        "n_rows = len(sales)\n"
+        "by_region = sales.groupby('region')['rev'].sum()\n"
+        "sizes = sales.groupby('region').size()\n"
+        "named = sales.groupby('region').agg(total=('rev', 'sum'), units=('qty', 'sum'))\n"
+        "big = sales[sales['qty'] > 4]['rev'].mean()\n"
+        "q = sales.query('price > 5')['qty'].sum()\n"
+        "top = sales.nlargest(5, 'rev')['region'].tolist()\n"
+        "head = sales.sort_values('price').head(10)['qty']\n"
+        "pv = sales.pivot_table(index='region', values='qty', aggfunc='sum')\n"
+        "m = sales.merge(regions, on='region', how='left')\n"
+        "mgr_rev = m.groupby('mgr')['rev'].sum()\n"
+        "sel = sales.loc[sales['region'].isin(['N', 'E']), 'price'].sum()\n"
+        "sales['flag'] = np.where(sales['qty'] > 4, 'big', 'small')\n"
+        "share = sales['rev'] / sales.groupby('region')['rev'].transform('sum')\n"
+        "by_flag = sales.groupby('flag')['qty'].mean()\n"
+        "rows = sales.shape[0]\n"
+        "res = {'n': len(sales), 'rev': by_region}\n"
+        "agg = sales.agg({'qty': 'sum', 'price': 'mean'})",
+    ),
     "50 variables touched": (
         "\n".join(f"v{i} = list(range(100))" for i in range(50)),
         "\n".join(f"v{i}.append({i})" for i in range(50))
