@@ -161,10 +161,12 @@ def _same_column(a: Any, b: Any, pd: Any) -> bool:
     if a.dtype != b.dtype or len(a) != len(b):
         return False
     np = sys.modules["numpy"]
+    # string and other extension arrays over a numpy buffer: compare the buffers
+    bufa, bufb = getattr(a, "_ndarray", a), getattr(b, "_ndarray", b)
     if (
-        isinstance(a, np.ndarray)
-        and isinstance(b, np.ndarray)
-        and a.__array_interface__ == b.__array_interface__
+        isinstance(bufa, np.ndarray)
+        and isinstance(bufb, np.ndarray)
+        and bufa.__array_interface__ == bufb.__array_interface__
     ):
         return True  # one buffer, seen through two frames
     return bool(pd.Series(a, copy=False).equals(pd.Series(b, copy=False)))
