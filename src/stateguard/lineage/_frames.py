@@ -65,6 +65,13 @@ _MERGE_KEYWORDS = frozenset(
      "indicator", "sort"}
 )  # fmt: skip
 
+#: groupby methods whose result's columns each come from the same column of the groups.
+_PER_COLUMN = frozenset(
+    {"sum", "mean", "median", "min", "max", "first", "last", "count", "nunique", "std",
+     "var", "sem", "prod", "head", "tail", "nth", "sample", "cumsum", "cummax", "cummin",
+     "cumprod", "rank", "shift", "diff", "pct_change", "quantile", "ffill", "bfill"}
+)  # fmt: skip
+
 ALL = None  # carry: every column of the frame
 
 
@@ -167,6 +174,7 @@ class _Model:
         self.kind = "frame"
         self.carry: set[Any] | None = ALL  # columns the value is made of
         self.cols: dict[Any, None] = {}  # columns read besides (keys, masks, sort keys)
+        self.mcols: dict[Any, None] = {}  # the same, after a merge
         self.rows = False
         self.extra: list[tuple[str, tuple[Any, ...]]] = []  # reads of other frames
         self.others: list[ast.AST] = []
@@ -175,7 +183,8 @@ class _Model:
         self.right: list[tuple[str, set[Any] | None]] = []  # merged frames and their carry
 
     def read_cols(self, labels: list[Any]) -> None:
-        self.cols.update(dict.fromkeys(labels))
+        # after a merge, a column comes from one side or the other
+        (self.mcols if self.right else self.cols).update(dict.fromkeys(labels))
 
     def select(self, labels: list[Any], one: bool) -> None:
         if self.carry is not ALL and not set(labels) <= self.carry:
@@ -288,6 +297,11 @@ class _Model:
             return
         if self.kind == "groupby":
             self.rows = True
+            if name in _PER_COLUMN:
+                # each column of the result comes from the same column of each group
+                self.others.extend(args)
+                self.kind = "frame"
+                return
             if name in _KEY_ONLY:
                 self.carry = set()
             elif name in ("agg", "aggregate"):
@@ -510,6 +524,22 @@ def read_model(node: ast.AST, target: str | None = None) -> FrameRead | None:
     if found is None:
         return None
     name, links = found
+    if (
+        len(links) >= 2
+        and isinstance(links[0], ast.Attribute)
+        and links[0].attr == "merge"
+        and isinstance(links[1], ast.Call)
+        and len(links[1].args) >= 2
+        and isinstance(links[1].args[0], ast.Name)
+    ):
+        # pd.merge(left, right, ..): left.merge(right, ..)
+        call = links[1]
+        left = call.args[0]
+        assert isinstance(left, ast.Name)
+        method = ast.Attribute(value=left, attr="merge", ctx=ast.Load())
+        links = [method, ast.Call(func=method, args=call.args[1:], keywords=call.keywords)]
+        links += found[1][2:]
+        name = left
     if not _interesting(links) or _selects_first(links):
         return None
     m = _Model(name.id)
@@ -592,6 +622,10 @@ def _emit(m: _Model, target: str | None) -> FrameRead:
             computed = []
     if cols:
         reads.append((m.root, (["fcols", list(cols)],)))
+    if m.mcols:
+        reads.append((m.root, (["mcols", [list(m.mcols), "_x"]],)))
+        for right, _ in m.right:
+            reads.append((right, (["mcols", [list(m.mcols), "_y"]],)))
     reads.extend(m.extra)
     others = [*m.others, *(v for _, v in m.computed)]
     return FrameRead(reads, others, m.calls, computed)
