@@ -52,3 +52,14 @@ def test_import_layers() -> None:
         pytest.fail("lint-imports is not installed; install the 'dev' extra")
     proc = subprocess.run([tool], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ci_builds_the_docs_strictly_and_the_readme_is_a_quick_start() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert any(line.startswith("mkdocs build --strict") for line in ci.splitlines())
+    assert "pytest -m train" in ci, ".ci/run must still run the training tests"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "the README is the quick start; reference: docs/"
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert pages and all(page in nav for page in pages), "every docs/ page is in the nav"

@@ -7,7 +7,9 @@ observations exactly as the model would.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ pytest.importorskip(
     "smolagents", reason="needs the smolagents extra: pip install -e '.[smolagents]'"
 )
 
+import smolagents
 from smolagents import CodeAgent, tool
 from smolagents.local_python_executor import InterpreterError
 from smolagents.models import ChatMessage, MessageRole, Model
@@ -171,3 +174,29 @@ def test_tools_survive_a_kernel_restart(executor: GuardedExecutor) -> None:
     assert "restarted" in str(died.value)
     again = executor("print(cost_rate('south'))")
     assert again.logs.strip() == "0.3"
+
+
+def test_the_readme_example_runs_as_written(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's smolagents example, verbatim, with its model scripted."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "GuardedExecutor" in b]
+    assert len(blocks) == 1, "the README has one smolagents example"
+    example = blocks[0]
+    assert len(example.strip().splitlines()) <= 15
+    model = ScriptedSmolModel(
+        [
+            ((), code("Cost.", "revenue = 1000\nrate = 0.1\ncost = revenue * rate\nprint(cost)")),
+            (("100.0",), code("Answer.", "final_answer(cost)")),
+            ((), code("Revise.", "rate = 0.2\nfinal_answer(cost + 5)")),
+            (
+                ("stale value read: cost@v1", "was not accepted"),
+                code("Recompute.", "cost = revenue * rate\nfinal_answer(cost + 5)"),
+            ),
+        ]
+    )
+    monkeypatch.setattr(smolagents, "OpenAIServerModel", lambda *a, **k: model)
+    exec(compile(example, "README.md", "exec"), {})
+    assert model.script == []
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "205.0"
