@@ -99,7 +99,11 @@ def test_a_stale_value_is_noted_a_refused_answer_is_retried_and_the_answer_is_ri
             (("100.0",), code("Answer.", "final_answer(cost)")),
             # turn 2: the rate is revised; the old cost is reused
             ((), code("New rate.", "rate = 0.2\nprint(rate)")),
-            ((), code("Add the fee.", "total = cost + 5\nprint(total)")),
+            # the manager's notes on earlier states open the turn's first observation
+            (
+                ("<analytical_state_hint>", "S1"),
+                code("Add the fee.", "total = cost + 5\nprint(total)"),
+            ),
             (
                 ("105.0", "stateguard: stale value read: cost@v1 is stale"),
                 code("Answer anyway.", "final_answer(total)"),

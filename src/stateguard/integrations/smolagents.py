@@ -205,9 +205,7 @@ class GuardedExecutor(PythonExecutor):
 
         smolagents calls this at the start of every ``agent.run``: a turn in which code
         already ran ends here, so each run is a turn of its own."""
-        if self._turn_used:
-            self.guard.end_turn()
-            self._turn_used = False
+        self._end_used_turn()
         hosted = {name: t for name, t in tools.items() if name != "final_answer"}
         wrong = sorted(name for name, t in hosted.items() if not isinstance(t, Tool))
         if wrong:
@@ -233,7 +231,11 @@ class GuardedExecutor(PythonExecutor):
 
     def send_variables(self, variables: dict[str, Any]) -> None:
         """Assign the agent's variables in the kernel; lineage records them, unchanged
-        ones are not sent again (a resent value would be a new version)."""
+        ones are not sent again (a resent value would be a new version).
+
+        smolagents calls this first at the start of every ``agent.run``, so it also ends a
+        turn in which code already ran."""
+        self._end_used_turn()
         changed: dict[str, str] = {}
         for name, value in variables.items():
             if not isinstance(name, str) or not name.isidentifier():
@@ -291,6 +293,11 @@ class GuardedExecutor(PythonExecutor):
             printed = f"Printed before the error:\n{logs}" if logs else ""
             raise InterpreterError(_join(printed, head, found))
         return CodeOutput(output=execution.result, logs=_join(logs, found), is_final_answer=False)
+
+    def _end_used_turn(self) -> None:
+        if self._turn_used:
+            self.guard.end_turn()
+            self._turn_used = False
 
     def _clip(self, text: str) -> str:
         cap = self.max_print_outputs_length
