@@ -11,8 +11,9 @@ over a `GuardedSession`, so the agent and its loop stay as they are::
 
 What changes for the agent:
 
-- Its code runs in stateguard's kernel (a bubblewrap sandbox where ``bwrap`` is
-  installed, as every `GuardedSession` kernel), with lineage and the audit beside it.
+- Its code runs in the session's kernel (by default an ipykernel in a bubblewrap
+  sandbox where ``bwrap`` is installed, unconfined and saying so where it is not), with
+  lineage and the audit beside it.
 - Each observation ends with stateguard's notes: the stale values the code read (``stale
   value read: ...``), the audit's findings (``audit alarm: ...``), a rebuilt kernel, and the
   manager's notes (rendered by `stateguard.hints`).
