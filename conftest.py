@@ -3,10 +3,16 @@
 A test may use `ScriptedModel`, or the OpenAI-compatible client against a fake server
 on this machine (loopback). The embedded llama.cpp model needs the opt-in
 ``local_model`` marker.
+
+Tests marked ``train`` need the ``train`` extra (torch, transformers, TRL, PEFT); without
+it they are skipped with a reason naming the extra, so ``pip install -e '.[dev]'`` is enough
+for the rest of the suite.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
@@ -16,6 +22,25 @@ import pytest
 from stateguard.llm import local, openai_model
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+_TRAIN_MODULES = ("torch", "transformers", "trl", "peft", "datasets")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the tests marked ``train`` when a library of the ``train`` extra is missing."""
+    missing = [m for m in _TRAIN_MODULES if importlib.util.find_spec(m) is None]
+    if not missing:
+        return
+    if os.environ.get("STATEGUARD_TRAIN") == "required":
+        raise pytest.UsageError(
+            f"STATEGUARD_TRAIN=required but the train extra is incomplete: {', '.join(missing)} "
+            "missing (pip install -e '.[train]')"
+        )
+    skip = pytest.mark.skip(
+        reason=f"needs the train extra ({', '.join(missing)} missing): pip install -e '.[train]'"
+    )
+    for item in items:
+        if item.get_closest_marker("train") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

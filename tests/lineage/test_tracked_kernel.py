@@ -391,19 +391,20 @@ def test_timeout_interrupts_and_tracking_continues(ts: TrackedSession) -> None:
 
 
 def test_readme_lineage_example_prints_what_it_says() -> None:
-    """The README's lineage example runs as shown and prints its commented output."""
+    """The lineage page's example (docs/lineage.md) runs as shown and prints its
+    commented output."""
     import contextlib
     import io
     import re
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Lineage in one example", 1)[1]
+    page = Path(__file__).resolve().parents[2] / "docs" / "lineage.md"
+    section = page.read_text(encoding="utf-8").split("# Lineage in one example", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)  # type: ignore[union-attr]
     expected = [ln[2:] for ln in code.splitlines() if ln.startswith("# ")]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {})
+        exec(compile(code, "docs/lineage.md", "exec"), {})
     lines = out.getvalue().splitlines()
     assert lines[0] == "False"
     assert lines[1] == " ".join(expected)

@@ -4,7 +4,7 @@ and the next cell's stale reads are still reported.
 
 The checks are those a host can make of a pass running inside the same interpreter as
 the code it watches: a per-session token and the count of reports. Code that reads the
-agent's own token and counter can still forge a report; that is stated in the README.
+agent's own token and counter can still forge a report; that is stated in docs/limits.md.
 """
 
 from __future__ import annotations

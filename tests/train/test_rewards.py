@@ -444,10 +444,11 @@ def test_grpo_reward_called_as_grpo_trainer_calls_it() -> None:
     assert text == pytest.approx([1.0, 1.0, 0.75, 0.75])
 
 
+@pytest.mark.train
 def test_grpo_trainer_reward_path_with_trl() -> None:
     """The reward goes through TRL's own GRPOTrainer._calculate_rewards."""
-    pytest.importorskip("torch", reason="needs stateguard[train]")
-    trl = pytest.importorskip("trl", reason="needs stateguard[train]")
+    pytest.importorskip("torch", reason="needs the train extra: pip install -e '.[train]'")
+    trl = pytest.importorskip("trl", reason="needs the train extra: pip install -e '.[train]'")
     import torch  # the optional training extra
 
     class Trainer:  # the attributes _calculate_rewards reads

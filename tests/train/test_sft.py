@@ -69,9 +69,7 @@ def write_jsonl(path: Path, data: list[dict[str, Any]]) -> None:
 def torch() -> Iterator[Any]:
     """torch (the test skips without the training extra), on one thread while it runs:
     for a tiny model more threads only wait on each other on 2 shared cores."""
-    mod = pytest.importorskip(
-        "torch", reason="needs the training extra: pip install 'stateguard[train]'"
-    )
+    mod = pytest.importorskip("torch", reason="needs the train extra: pip install -e '.[train]'")
     threads = mod.get_num_threads()
     mod.set_num_threads(1)
     yield mod
@@ -127,6 +125,7 @@ def exported(tmp_path: Path) -> Path:
     return data
 
 
+@pytest.mark.train
 def test_sft_cli_trains_a_lora_adapter_and_the_loss_decreases(
     tmp_path: Path, exported: Path, torch: Any
 ) -> None:
@@ -165,6 +164,7 @@ def test_sft_cli_trains_a_lora_adapter_and_the_loss_decreases(
     assert not torch.allclose(before, tuned(ids).logits)
 
 
+@pytest.mark.train
 def test_sft_last_message_loss(tmp_path: Path, exported: Path, torch: Any) -> None:
     texts = [m["content"] for r in rows(6) for m in r["messages"]]
     model = tiny_model(tmp_path / "tiny", texts)
@@ -182,6 +182,7 @@ def test_sft_last_message_loss(tmp_path: Path, exported: Path, torch: Any) -> No
     assert (tmp_path / "a" / "adapter_config.json").is_file()
 
 
+@pytest.mark.train
 def test_a_template_without_generation_markers_needs_another_loss(
     tmp_path: Path, exported: Path, torch: Any
 ) -> None:
