@@ -52,7 +52,8 @@ def test_replay_ceiling_skips_failing_reference_and_records_lineage_dependencies
     assert turns[2]["depends_on"] == [1]
     # reads the revised price column (turn 2) and the qty column created at turn 1
     assert turns[3]["depends_on"] == [1, 2]
-    assert turns[5]["depends_on"] == [2]
+    # groups by region (turn 1) and averages the revised price column (turn 2)
+    assert turns[5]["depends_on"] == [1, 2]
     assert not any(t["flagged"] or t["injected"] for t in turns.values())
     m = compute_metrics(RunStore(gold_cache).records())
     assert m["turn_accuracy"] == 1.0 and m["turns_skipped"] == 1 and m["turns_total"] == 6
