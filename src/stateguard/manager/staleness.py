@@ -1,0 +1,128 @@
+"""Which committed states are stale, from lineage: recorded as marks at each commit.
+
+A state is stale when one of the versions it read or produced
+
+* was itself superseded by a covering version of its symbol or of a value holding it
+  (``rate@v1`` by ``rate@v2``, ``df['net']@v1`` by ``df['net']@v2`` or by ``df@v7``), or
+* was derived from a version superseded that way and not re-derived from the new one
+  (lineage's `LineageGraph.why_stale`).
+
+A "part" version of a holder (a column added to or changed in a frame) supersedes nothing
+by itself: when what a state read is out of date only because the frame holding it gained
+or changed *other* parts, the state is not stale. A write made by the state's own steps
+does not make it stale either. Committed states never change, so the marks are recorded on
+the state whose commit found them (`AnalyticalState.stale_marks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stateguard.lineage import LineageGraph, StaleReason, VariableVersion
+from stateguard.manager.binding import NOT_PRODUCED, holders_of
+from stateguard.state import AnalyticalState, StaleMark
+
+
+def first_superseder(
+    graph: LineageGraph, v: VariableVersion, after: int | None = None
+) -> VariableVersion | None:
+    """The first covering version of ``v``'s symbol, or of a value holding it, created after
+    ``v`` (or after creation order ``after`` when later); None when there is none."""
+    floor = v.seq if after is None else max(v.seq, after)
+    found: VariableVersion | None = None
+    for symbol in (v.name, *holders_of(v)):
+        for w in graph.versions(symbol):
+            if w.seq > floor and w.kind not in NOT_PRODUCED:
+                if found is None or w.seq < found.seq:
+                    found = w
+                break  # versions of one symbol are in creation order
+    return found
+
+
+def _own_floor(v: VariableVersion, own: dict[str, int]) -> int | None:
+    """The latest creation order at which the state itself wrote ``v``'s symbol or a holder."""
+    seqs = [own[s] for s in (v.name, *holders_of(v)) if s in own]
+    return max(seqs) if seqs else None
+
+
+def _covering_reason(
+    graph: LineageGraph, key: str, reason: StaleReason, own: dict[str, int]
+) -> tuple[str, str] | None:
+    """(outdated, superseded_by) when ``reason``'s outdated version was replaced by a
+    covering write that ``key`` was not derived from, and not by the state itself."""
+    try:
+        outdated = graph.version(reason.outdated)
+    except KeyError:
+        return None
+    sup = first_superseder(graph, outdated, _own_floor(outdated, own))
+    if sup is None or sup.key == key or sup.key in graph.ancestors(key):
+        return None
+    return outdated.key, sup.key
+
+
+def stale_version(
+    graph: LineageGraph, key: str, own: dict[str, int] | None = None
+) -> tuple[str, str] | None:
+    """(outdated, superseded_by) when version ``key`` makes a state stale, else None.
+
+    ``own`` maps the symbols the state itself produced to the creation order of its write;
+    those writes do not count.
+    """
+    own = own or {}
+    try:
+        v = graph.version(key)
+    except KeyError:
+        return None
+    if v.kind != "part":
+        sup = first_superseder(graph, v, _own_floor(v, own))
+        if sup is not None:
+            return key, sup.key
+    reason = graph.why_stale(key)
+    if reason is None:
+        return None
+    found = _covering_reason(graph, key, reason, own)
+    if found is not None:
+        return found
+    # the earliest outdated edge is a part change only: look for one that is not
+    for anc in sorted(graph.ancestors(key), key=lambda k: graph.version(k).seq):
+        r = graph.why_stale(anc)
+        if r is not None and (found := _covering_reason(graph, key, r, own)) is not None:
+            return found
+    return None
+
+
+def state_stale_marks(graph: LineageGraph, state: AnalyticalState) -> list[StaleMark]:
+    """Marks for every version of ``state`` that makes it stale now (recording order)."""
+    own: dict[str, int] = {}
+    for ref in state.used_variables:
+        if ref.role == "produced":
+            try:
+                v = graph.version(ref.key)
+            except KeyError:
+                continue
+            own[v.name] = max(own.get(v.name, -1), v.seq)
+    out: list[StaleMark] = []
+    for ref in state.used_variables:
+        found = stale_version(graph, ref.key, own)
+        if found is not None:
+            out.append(
+                StaleMark(
+                    state_id=state.id, version=ref.key, outdated=found[0], superseded_by=found[1]
+                )
+            )
+    return out
+
+
+def new_stale_marks(
+    graph: LineageGraph, committed: Sequence[AnalyticalState]
+) -> tuple[StaleMark, ...]:
+    """Marks on committed states (recorded with roles) that no earlier commit recorded."""
+    known = {(m.state_id, m.version) for st in committed for m in st.stale_marks}
+    out: list[StaleMark] = []
+    for st in committed:
+        if not st.records_roles and st.used_variables:
+            continue  # recorded without roles: the name rule of the store applies
+        for mark in state_stale_marks(graph, st):
+            if (mark.state_id, mark.version) not in known:
+                out.append(mark)
+    return tuple(out)
