@@ -75,6 +75,8 @@ def is_bookkeeping(v: VariableVersion) -> bool:
 def span_record(steps: Sequence[StepView], graph: LineageGraph) -> tuple[list[str], list[str]]:
     """(versions the span read from before it, versions it produced), bookkeeping dropped.
 
+    Read: the versions its cells read that it did not create, and a whole-value read of a
+    "part" version it did create when that value holds parts from before the span.
     Produced: the last version per symbol of a kind that replaces its content (a bind, an
     in-place change, a store into a part), never a "part" version of a holder.
     """
@@ -89,8 +91,19 @@ def span_record(steps: Sequence[StepView], graph: LineageGraph) -> tuple[list[st
             v = _version(graph, key)
             if v is not None and v.kind not in NOT_PRODUCED:
                 produced[v.name] = key
+    # a whole-frame read of a "part" version the span made (a column was added in the same
+    # cell) still reads the columns it holds from before the span: the last one per symbol
+    holders: dict[str, str] = {}
+    for s in steps:
+        if s.cell is None:
+            continue
+        for r in s.cell.reads:
+            v = _version(graph, r.version)
+            if v is not None and v.kind == "part" and r.version in created:
+                if not created.issuperset(content_versions(graph, [r.version])):
+                    holders[v.name] = r.version
     reads = []
-    for key in external:
+    for key in [*external, *holders.values()]:
         v = _version(graph, key)
         if v is None or is_bookkeeping(v):
             continue
