@@ -99,9 +99,10 @@ def span_record(steps: Sequence[StepView], graph: LineageGraph) -> tuple[list[st
             continue
         for r in s.cell.reads:
             v = _version(graph, r.version)
-            if v is not None and v.kind == "part" and r.version in created:
-                if not created.issuperset(content_versions(graph, [r.version])):
-                    holders[v.name] = r.version
+            if v is None or v.kind != "part" or r.version not in created:
+                continue
+            if not created.issuperset(content_versions(graph, [r.version])):
+                holders[v.name] = r.version
     reads = []
     for key in [*external, *holders.values()]:
         v = _version(graph, key)
