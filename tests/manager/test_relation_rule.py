@@ -228,7 +228,9 @@ def test_span_record_reads_parts_produces_columns_and_drops_bookkeeping() -> Non
         _step(2, (df3,), ()),
     ]
     reads, produced = span_record(steps, g)  # type: ignore[arg-type]
-    assert reads == [k["a"], rate]  # not pd (bookkeeping), not df@v3 (the span made it)
+    # not pd (bookkeeping); df@v3 the span made, but reading it whole read the columns it
+    # holds from before the span (df@v1, df['net']@v1)
+    assert reads == [k["a"], rate, df3]
     assert produced == [cost]  # not df@v3 (a "part" version), not pd@v1
 
 
