@@ -62,9 +62,13 @@ def commit_draft(
     if problems:
         raise IllegalActionError("COMMIT_STATE", event, "; ".join(e.message for e in problems))
     graph = workspace.graph
-    created = [v.name for v in draft.state.used_variables if v.version and is_current(graph, v)]
+    # the values holding what the state recorded (a column part is saved with its frame)
+    names: dict[str, None] = {}
+    for ref in draft.state.used_variables:
+        if ref.version and is_current(graph, ref):
+            names.setdefault(graph.version(ref.key).root or ref.name)
     ckpt = checkpoint_id(draft.state.id)
-    saved = workspace.checkpoint(ckpt, created)
+    saved = workspace.checkpoint(ckpt, list(names))
     unverified = tuple(s.step for s in span if s.cell is not None and s.cell.unverified is not None)
     marks = new_stale_marks(graph, store.committed())
     state = draft.state.with_changes(
