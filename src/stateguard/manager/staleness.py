@@ -91,8 +91,10 @@ def stale_version(
     return None
 
 
-def state_stale_marks(graph: LineageGraph, state: AnalyticalState) -> list[StaleMark]:
-    """Marks for every version of ``state`` that makes it stale now (recording order)."""
+def state_stale_marks(
+    graph: LineageGraph, state: AnalyticalState, skip: frozenset[str] = frozenset()
+) -> list[StaleMark]:
+    """Marks for every version of ``state`` (but those in ``skip``) that makes it stale now."""
     own: dict[str, int] = {}
     for ref in state.used_variables:
         if ref.role == "produced":
@@ -103,6 +105,8 @@ def state_stale_marks(graph: LineageGraph, state: AnalyticalState) -> list[Stale
             own[v.name] = max(own.get(v.name, -1), v.seq)
     out: list[StaleMark] = []
     for ref in state.used_variables:
+        if ref.key in skip:
+            continue
         found = stale_version(graph, ref.key, own)
         if found is not None:
             out.append(
@@ -117,12 +121,13 @@ def new_stale_marks(
     graph: LineageGraph, committed: Sequence[AnalyticalState]
 ) -> tuple[StaleMark, ...]:
     """Marks on committed states (recorded with roles) that no earlier commit recorded."""
-    known = {(m.state_id, m.version) for st in committed for m in st.stale_marks}
+    known: dict[str, set[str]] = {}
+    for st in committed:
+        for m in st.stale_marks:
+            known.setdefault(m.state_id, set()).add(m.version)
     out: list[StaleMark] = []
     for st in committed:
         if not st.records_roles and st.used_variables:
             continue  # recorded without roles: the name rule of the store applies
-        for mark in state_stale_marks(graph, st):
-            if (mark.state_id, mark.version) not in known:
-                out.append(mark)
+        out += state_stale_marks(graph, st, frozenset(known.get(st.id, ())))
     return tuple(out)
