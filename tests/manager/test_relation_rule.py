@@ -44,6 +44,13 @@ class Versions:
     def version(self, key: str) -> VariableVersion:
         return self.by_key[key]
 
+    def versions(self, name: str) -> tuple[VariableVersion, ...]:
+        return tuple(v for v in self.by_key.values() if v.name == name)
+
+    def parts_of(self, name: str) -> tuple[str, ...]:
+        names = (v.name for v in self.by_key.values() if v.root == name.split("[", 1)[0])
+        return tuple(dict.fromkeys(n for n in names if n.startswith(name) and n != name))
+
 
 def ref(key: str, role: str | None) -> VariableRef:
     name, _, version = key.rpartition("@v")
@@ -245,3 +252,15 @@ def test_span_record_keeps_the_last_covering_version_per_symbol() -> None:
     reads, produced = span_record(steps, g)  # type: ignore[arg-type]
     assert reads == []
     assert produced == [df2, net]
+
+
+def test_rewriting_a_loaded_column_invalidates_whole_readers_not_the_loader() -> None:
+    g, k = frame_with_columns()
+    s1 = state("S1", produced=(k["df1"],))  # loaded the frame
+    total = g.add("total", parents=(k["df1"],))
+    s2 = state("S2", read=(k["df1"],), produced=(total,))  # summed the whole frame
+    s3 = state("S3", read=(k["net"],))
+    # df['a'] (read somewhere as df@v1 held it) is rewritten in place
+    a2 = g.add("df['a']", "store", (k["a"],))
+    rels = relations(g, state("S4", read=(k["a"],), produced=(a2,)), [s1, s2, s3])
+    assert rels == ["invalidate→S2", "branch→S1"]

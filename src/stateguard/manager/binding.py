@@ -14,8 +14,9 @@ Relations (`infer_relations`), from those versions only:
   supersedes a version the earlier one read or produced: a newer version of the same
   symbol (``rate@v2`` over ``rate@v1``, ``df['net']@v2`` over ``df['net']@v1``) or a
   rebinding of a value holding it (``df@v7`` over ``df['net']@v1``). A whole-frame read
-  counts as reading the columns that frame version was made of. Adding a column
-  supersedes nothing.
+  counts as reading the columns that frame version held (`content_versions`); a frame
+  produced whole does not (rewriting a loaded column supersedes what read that column,
+  not the state that loaded it). Adding a column supersedes nothing.
 * otherwise, to the states that produced what it read (directly, or the frame a column was
   first read from): **combine** with two or more, **progress** from the one when it is the
   latest committed state, **branch** from an older one;
@@ -72,6 +73,11 @@ def is_bookkeeping(v: VariableVersion) -> bool:
     return v.version == 1 and v.summary.startswith(CODE_SUMMARIES)
 
 
+def _made_from(v: VariableVersion, created: set[str]) -> bool:
+    """A part as a value the span made held it (first read here)."""
+    return v.kind == "derived" and created.issuperset(v.parents)
+
+
 def span_record(steps: Sequence[StepView], graph: LineageGraph) -> tuple[list[str], list[str]]:
     """(versions the span read from before it, versions it produced), bookkeeping dropped.
 
@@ -101,14 +107,15 @@ def span_record(steps: Sequence[StepView], graph: LineageGraph) -> tuple[list[st
             v = _version(graph, r.version)
             if v is None or v.kind != "part" or r.version not in created:
                 continue
-            if not created.issuperset(content_versions(graph, [r.version])):
+            content = content_versions(graph, [r.version]).values()
+            if any(c.key not in created and not _made_from(c, created) for c in content):
                 holders[v.name] = r.version
     reads = []
     for key in [*external, *holders.values()]:
         v = _version(graph, key)
         if v is None or is_bookkeeping(v):
             continue
-        if v.kind == "derived" and created.issuperset(v.parents):
+        if _made_from(v, created):
             continue  # a part of a value the span made, first read here
         reads.append(key)
     made = [k for k in produced.values() if not is_bookkeeping(graph.version(k))]
@@ -149,10 +156,14 @@ def holders_of(v: VariableVersion) -> list[str]:
     return [root + "".join(v.parts[:i]) for i in range(len(v.parts))]
 
 
-def content_versions(graph: LineageGraph, keys: Iterable[str]) -> dict[str, VariableVersion]:
-    """The versions ``keys`` stand for: a "part" version of a holder (a whole-frame read)
-    stands for the versions it was made of (the value it was last replaced with and the
-    parts written since), recursively; every other version for itself."""
+def content_versions(
+    graph: LineageGraph, keys: Iterable[str], *, held: bool = True
+) -> dict[str, VariableVersion]:
+    """The versions ``keys`` stand for when read whole: each version itself; for a "part"
+    version of a holder (a whole-frame read), the versions it was made of (the value it
+    was last replaced with and the parts written since), recursively; with ``held``, for a
+    value that holds parts, also the parts as it held them that were read somewhere
+    ("derived" versions of it)."""
     out: dict[str, VariableVersion] = {}
     todo = list(keys)
     while todo:
@@ -165,6 +176,10 @@ def content_versions(graph: LineageGraph, keys: Iterable[str]) -> dict[str, Vari
         out[key] = v
         if v.kind == "part":
             todo.extend(v.parents)
+        elif held and v.kind != "derived":
+            for child in graph.parts_of(v.name):
+                todo += [d.key for d in graph.versions(child) if d.kind == "derived"
+                         and key in d.parents]  # fmt: skip
     return out
 
 
@@ -203,10 +218,16 @@ def sources_of(graph: LineageGraph, reads: Iterable[str], made_by: dict[str, str
 
 
 def superseded(
-    graph: LineageGraph, produced: Iterable[str], earlier: Iterable[str]
+    graph: LineageGraph,
+    produced: Iterable[str],
+    earlier: Iterable[str],
+    earlier_made: Iterable[str] = (),
 ) -> list[tuple[str, str]]:
     """(earlier version, the produced version superseding it) pairs: a produced covering
-    version of the same symbol, or of a value holding it, created after it."""
+    version of the same symbol, or of a value holding it, created after it. ``earlier``
+    were read (a whole value read stands for the parts it held), ``earlier_made`` produced
+    (a value produced whole does not: a later rewrite of one of its columns supersedes
+    what read that column, not what loaded the frame)."""
     newest: dict[str, VariableVersion] = {}
     for key in produced:
         v = _version(graph, key)
@@ -215,7 +236,9 @@ def superseded(
         if v.name not in newest or newest[v.name].seq < v.seq:
             newest[v.name] = v
     out: list[tuple[str, str]] = []
-    for key, old in content_versions(graph, earlier).items():
+    content = content_versions(graph, earlier)
+    content.update(content_versions(graph, earlier_made, held=False))
+    for key, old in content.items():
         for symbol in (old.name, *holders_of(old)):
             new = newest.get(symbol)
             if new is not None and new.seq > old.seq and new.key != key:
@@ -257,5 +280,5 @@ def proven_invalidations(
     return [
         st.id
         for st in committed
-        if superseded(graph, made, [*_state_versions(st, "read"), *_state_versions(st, "produced")])
+        if superseded(graph, made, _state_versions(st, "read"), _state_versions(st, "produced"))
     ]

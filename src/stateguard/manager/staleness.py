@@ -2,16 +2,19 @@
 
 A state is stale when one of the versions it read or produced
 
-* was itself superseded by a covering version of its symbol or of a value holding it
-  (``rate@v1`` by ``rate@v2``, ``df['net']@v1`` by ``df['net']@v2`` or by ``df@v7``), or
-* was derived from a version superseded that way and not re-derived from the new one
-  (lineage's `LineageGraph.why_stale`).
+* was itself replaced by a covering version of its symbol or of a value holding it
+  (``rate@v1`` by ``rate@v2``, ``df['net']@v1`` by ``df['net']@v2`` or by ``df@v7``),
+* was derived from a version replaced that way, and not re-derived from the new one
+  (lineage's `LineageGraph.why_stale`), or
+* holds a part that was replaced: a whole-frame read of ``df@v3`` when a column it held
+  (``df['a']``, as read somewhere, or written into it) was rewritten since.
 
-A "part" version of a holder (a column added to or changed in a frame) supersedes nothing
-by itself: when what a state read is out of date only because the frame holding it gained
-or changed *other* parts, the state is not stale. A write made by the state's own steps
-does not make it stale either. Committed states never change, so the marks are recorded on
-the state whose commit found them (`AnalyticalState.stale_marks`).
+A "part" version of a holder supersedes nothing by itself: when what a state read is out
+of date only because the frame holding it gained columns, the state is not stale. (A
+column rewritten without ever being read before is indistinguishable from a new one.) A
+write made by the state's own steps does not make it stale either. Committed states never
+change, so the marks are recorded on the state whose commit found them
+(`AnalyticalState.stale_marks`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stateguard.lineage import LineageGraph, StaleReason, VariableVersion
-from stateguard.manager.binding import NOT_PRODUCED, holders_of
+from stateguard.manager.binding import NOT_PRODUCED, content_versions, holders_of
 from stateguard.state import AnalyticalState, StaleMark
 
 
@@ -45,50 +48,64 @@ def _own_floor(v: VariableVersion, own: dict[str, int]) -> int | None:
     return max(seqs) if seqs else None
 
 
-def _covering_reason(
-    graph: LineageGraph, key: str, reason: StaleReason, own: dict[str, int]
+def _replaced(
+    graph: LineageGraph, v: VariableVersion, key: str, own: dict[str, int], *, content: bool
 ) -> tuple[str, str] | None:
-    """(outdated, superseded_by) when ``reason``'s outdated version was replaced by a
-    covering write that ``key`` was not derived from, and not by the state itself."""
+    """(outdated, superseded_by) when ``v`` (with ``content``: or what it stands for read
+    whole, `content_versions`) was replaced by a covering write that ``key`` was not
+    derived from, and not by the state itself."""
+    found = (
+        [v]
+        if not content
+        else sorted(content_versions(graph, [v.key]).values(), key=lambda c: c.seq)
+    )
+    for c in found:
+        sup = first_superseder(graph, c, _own_floor(c, own))
+        if sup is not None and sup.key != key and sup.key not in graph.ancestors(key):
+            return c.key, sup.key
+    return None
+
+
+def _reason_replaced(
+    graph: LineageGraph, key: str, reason: StaleReason | None, own: dict[str, int]
+) -> tuple[str, str] | None:
+    if reason is None:
+        return None
     try:
         outdated = graph.version(reason.outdated)
     except KeyError:
         return None
-    sup = first_superseder(graph, outdated, _own_floor(outdated, own))
-    if sup is None or sup.key == key or sup.key in graph.ancestors(key):
-        return None
-    return outdated.key, sup.key
+    return _replaced(graph, outdated, key, own, content=True)
 
 
 def stale_version(
-    graph: LineageGraph, key: str, own: dict[str, int] | None = None
+    graph: LineageGraph, key: str, own: dict[str, int] | None = None, *, read: bool = True
 ) -> tuple[str, str] | None:
     """(outdated, superseded_by) when version ``key`` makes a state stale, else None.
 
-    ``own`` maps the symbols the state itself produced to the creation order of its write;
-    those writes do not count.
+    In order: the version itself replaced; lineage's reason (`LineageGraph.why_stale`)
+    when what it names was replaced, or a part it held was; when the state ``read`` the
+    version, a part it held replaced; the reason of one of its ancestors. ``own`` maps the
+    symbols the state itself produced to the creation order of its write; those writes do
+    not count.
     """
     own = own or {}
     try:
         v = graph.version(key)
     except KeyError:
         return None
-    if v.kind != "part":
-        sup = first_superseder(graph, v, _own_floor(v, own))
-        if sup is not None:
-            return key, sup.key
-    reason = graph.why_stale(key)
-    if reason is None:
-        return None
-    found = _covering_reason(graph, key, reason, own)
-    if found is not None:
-        return found
-    # the earliest outdated edge is a part change only: look for one that is not
-    for anc in sorted(graph.ancestors(key), key=lambda k: graph.version(k).seq):
-        r = graph.why_stale(anc)
-        if r is not None and (found := _covering_reason(graph, key, r, own)) is not None:
-            return found
-    return None
+    found = _replaced(graph, v, key, own, content=False)
+    if found is None:
+        found = _reason_replaced(graph, key, graph.why_stale(key), own)
+    if found is None and read:
+        found = _replaced(graph, v, key, own, content=True)
+    if found is None and graph.why_stale(key) is not None:
+        # the earliest outdated edge is a change of other parts only: look for one that is not
+        for anc in sorted(graph.ancestors(key), key=lambda k: graph.version(k).seq):
+            found = _reason_replaced(graph, key, graph.why_stale(anc), own)
+            if found is not None:
+                break
+    return found
 
 
 def state_stale_marks(
@@ -107,7 +124,7 @@ def state_stale_marks(
     for ref in state.used_variables:
         if ref.key in skip:
             continue
-        found = stale_version(graph, ref.key, own)
+        found = stale_version(graph, ref.key, own, read=ref.role != "produced")
         if found is not None:
             out.append(
                 StaleMark(
