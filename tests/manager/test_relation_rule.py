@@ -264,3 +264,20 @@ def test_rewriting_a_loaded_column_invalidates_whole_readers_not_the_loader() ->
     a2 = g.add("df['a']", "store", (k["a"],))
     rels = relations(g, state("S4", read=(k["a"],), produced=(a2,)), [s1, s2, s3])
     assert rels == ["invalidate→S2", "branch→S1"]
+
+
+def test_a_version_already_superseded_is_not_invalidated_again() -> None:
+    g, k = frame_with_columns()
+    s1 = state("S1", produced=(k["df1"],))
+    s2 = state("S2", read=(k["a"],))
+    df3 = g.add("df", "bind", (k["df2"],))  # df = df.drop(columns=...)
+    s3 = state("S3", read=(k["df2"],), produced=(df3,))
+    assert relations(g, s3, [s1, s2]) == ["invalidate→S1", "invalidate→S2"]
+    b = g.add("df['b']", "derived", (df3,))
+    s4 = state("S4", read=(b,))
+    df4 = g.add("df", "bind", (df3,))  # df = pd.get_dummies(df)
+    # S1 and S2 used df@v1, which S3 had already replaced: only S3 and S4 are superseded now
+    assert relations(g, state("S5", read=(df3,), produced=(df4,)), [s1, s2, s3, s4]) == [
+        "invalidate→S3",
+        "invalidate→S4",
+    ]

@@ -156,6 +156,22 @@ def holders_of(v: VariableVersion) -> list[str]:
     return [root + "".join(v.parts[:i]) for i in range(len(v.parts))]
 
 
+def first_superseder(
+    graph: LineageGraph, v: VariableVersion, after: int | None = None
+) -> VariableVersion | None:
+    """The first covering version of ``v``'s symbol, or of a value holding it, created after
+    ``v`` (or after creation order ``after`` when later); None when there is none."""
+    floor = v.seq if after is None else max(v.seq, after)
+    found: VariableVersion | None = None
+    for symbol in (v.name, *holders_of(v)):
+        for w in graph.versions(symbol):
+            if w.seq > floor and w.kind not in NOT_PRODUCED:
+                if found is None or w.seq < found.seq:
+                    found = w
+                break  # versions of one symbol are in creation order
+    return found
+
+
 def content_versions(
     graph: LineageGraph, keys: Iterable[str], *, held: bool = True
 ) -> dict[str, VariableVersion]:
@@ -222,12 +238,15 @@ def superseded(
     produced: Iterable[str],
     earlier: Iterable[str],
     earlier_made: Iterable[str] = (),
+    already: Iterable[str] = (),
 ) -> list[tuple[str, str]]:
     """(earlier version, the produced version superseding it) pairs: a produced covering
-    version of the same symbol, or of a value holding it, created after it. ``earlier``
-    were read (a whole value read stands for the parts it held), ``earlier_made`` produced
-    (a value produced whole does not: a later rewrite of one of its columns supersedes
-    what read that column, not what loaded the frame)."""
+    version of the same symbol, or of a value holding it, created after it, unless a
+    version in ``already`` (what committed states produced) had superseded it first.
+    ``earlier`` were read (a whole value read stands for the parts it held),
+    ``earlier_made`` produced (a value produced whole does not: a later rewrite of one of
+    its columns supersedes what read that column, not what loaded the frame)."""
+    already = set(already)
     newest: dict[str, VariableVersion] = {}
     for key in produced:
         v = _version(graph, key)
@@ -242,7 +261,9 @@ def superseded(
         for symbol in (old.name, *holders_of(old)):
             new = newest.get(symbol)
             if new is not None and new.seq > old.seq and new.key != key:
-                out.append((key, new.key))
+                first = first_superseder(graph, old) if already else None
+                if first is None or first.key not in already:
+                    out.append((key, new.key))
                 break
     return out
 
@@ -275,10 +296,14 @@ def infer_relations(
 def proven_invalidations(
     used: Sequence[VariableRef], committed: Sequence[AnalyticalState], graph: LineageGraph
 ) -> list[str]:
-    """Committed states whose read or produced versions ``used``'s produced ones supersede."""
+    """Committed states whose read or produced versions ``used``'s produced ones supersede
+    (a version a committed state had already superseded is not superseded again)."""
     made = [v.key for v in used if v.role in ("produced", None)]
+    before = producers(committed)
     return [
         st.id
         for st in committed
-        if superseded(graph, made, _state_versions(st, "read"), _state_versions(st, "produced"))
+        if superseded(
+            graph, made, _state_versions(st, "read"), _state_versions(st, "produced"), before
+        )
     ]

@@ -22,24 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stateguard.lineage import LineageGraph, StaleReason, VariableVersion
-from stateguard.manager.binding import NOT_PRODUCED, content_versions, holders_of
+from stateguard.manager.binding import content_versions, first_superseder, holders_of
 from stateguard.state import AnalyticalState, StaleMark
-
-
-def first_superseder(
-    graph: LineageGraph, v: VariableVersion, after: int | None = None
-) -> VariableVersion | None:
-    """The first covering version of ``v``'s symbol, or of a value holding it, created after
-    ``v`` (or after creation order ``after`` when later); None when there is none."""
-    floor = v.seq if after is None else max(v.seq, after)
-    found: VariableVersion | None = None
-    for symbol in (v.name, *holders_of(v)):
-        for w in graph.versions(symbol):
-            if w.seq > floor and w.kind not in NOT_PRODUCED:
-                if found is None or w.seq < found.seq:
-                    found = w
-                break  # versions of one symbol are in creation order
-    return found
 
 
 def _own_floor(v: VariableVersion, own: dict[str, int]) -> int | None:
