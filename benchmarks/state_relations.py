@@ -40,12 +40,16 @@ def main() -> None:
             committed = store.committed()
             states += len(committed)
             stale += len(store.stale_states())
-            marks = store.stale_marks()
+            marks = getattr(store, "stale_marks", dict)()  # an older checkout has none
             for s in committed:
                 for r in s.relations:
                     types[r.type] += 1
                     if r.type == "invalidate":
-                        made = [v.key for v in s.used_variables if v.role in ("produced", None)]
+                        made = [
+                            v.key
+                            for v in s.used_variables
+                            if getattr(v, "role", None) in ("produced", None)
+                        ]
                         target = store.get(r.related_state_id or "")
                         used = [v.key for v in target.used_variables]
                         why = [m.summary for m in marks.get(target.id, ())][:2]

@@ -127,11 +127,12 @@ def bind_variables(
     keys: Sequence[str],
     names: Sequence[str] = (),
     roles: dict[str, VariableRole] | None = None,
+    default_role: VariableRole | None = None,
 ) -> tuple[VariableRef, ...]:
     """VariableRefs for version keys and for bare names (bound to their current version).
 
     A policy cannot invent a version: unknown names or keys are dropped. ``roles`` gives
-    the role of a key (a bare name bound here was read).
+    the role of a key; any other gets ``default_role``.
     """
     roles = roles or {}
     out: dict[str, VariableRef] = {}
@@ -145,7 +146,7 @@ def bind_variables(
             if found is None:
                 continue
             v = found
-        role = roles.get(v.key, "read" if roles else None)
+        role = roles.get(v.key, default_role)
         out[v.key] = VariableRef(name=v.name, version=v.version, value_summary=v.summary, role=role)
     return tuple(out.values())
 

@@ -15,7 +15,7 @@ from stateguard.manager.binding import (
     span_versions,
 )
 from stateguard.manager.protocol import StepView
-from stateguard.state import AnalyticalState, Relation, StateStore
+from stateguard.state import AnalyticalState, Relation, StateStore, VariableRole
 from stateguard.types import VarKey
 
 
@@ -70,7 +70,8 @@ def updated_state(
     )
     external, _ = span_versions(span)
     reads, produced = span_record(span, graph)
-    roles = {k: "read" for k in reads} | {k: "produced" for k in produced}
+    roles: dict[str, VariableRole] = {k: "read" for k in reads}
+    roles.update({k: "produced" for k in produced})
     requested_keys = [v for v in action.used_variables if VarKey.is_key(v)]
     requested_names = [v for v in action.used_variables if not VarKey.is_key(v)]
     if action.used_variables:
@@ -80,7 +81,7 @@ def updated_state(
         names = [n for n in requested_names if n not in span_keys]
     else:
         keys, names = [*reads, *produced], []
-    used = bind_variables(graph, keys, names, roles)
+    used = bind_variables(graph, keys, names, roles, default_role="read")
     interval = (span[0].step, span[-1].step) if span else (None, None)
     state = draft.state.with_changes(
         issue=action.issue or draft.state.issue,
