@@ -31,3 +31,4 @@ def test_commit_over_an_unverified_step_is_marked() -> None:
 class _EmptyRun:
     def __init__(self) -> None:
         self.invalidators: dict[str, tuple[str, ...]] = {}
+        self.stale_marks: dict[str, tuple] = {}

@@ -135,3 +135,21 @@ def test_free_text_evidence_and_details() -> None:
         "the answer states 42, which no successful execution in this turn printed (never printed)",
     )
     assert "an LLM's own account" in hint.text
+
+
+def test_a_stale_state_note_names_the_superseded_version() -> None:
+    note = StateNote(
+        id="S2",
+        issue="cost at the old rate",
+        variables=("rate@v1", "cost@v1"),
+        invalidated_by=("S5",),
+        stale=("rate@v1 superseded by rate@v2", "cost@v1 ← rate@v1 superseded by rate@v2"),
+    )
+    text = HintRenderer().render(Hint(kind="state", notice=StateNotice(states=(note,)))).text
+    (entry,) = json.loads(block(text, "analytical_state_hint")[0])
+    states = "S5 (rate@v1 superseded by rate@v2, +1 more)"
+    assert entry["relations"] == [HintTemplates.default().fill("invalidated", states=states)]
+    single = note.model_copy(update={"stale": note.stale[:1]})
+    text = HintRenderer().render(Hint(kind="state", notice=StateNotice(states=(single,)))).text
+    (entry,) = json.loads(block(text, "analytical_state_hint")[0])
+    assert entry["relations"] == ["invalidated by S5 (rate@v1 superseded by rate@v2)"]

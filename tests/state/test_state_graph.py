@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stateguard.errors import StoreError
-from stateguard.state import StateStore
+from stateguard.state import AnalyticalState, Relation, StaleMark, StateStore, VariableRef
 
 
 @pytest.fixture
@@ -194,3 +194,45 @@ def test_pack_hint_compacts_before_omitting(wide: StateStore) -> None:
     # The least related state (last of the leaves in the caller's order) is compacted first.
     s7 = next(line for line in text.splitlines() if line.startswith("[S7]"))
     assert "summary" not in s7 and "v7_0@v1" in s7
+
+
+def _roles(*refs: tuple[str, int, str]) -> tuple[VariableRef, ...]:
+    return tuple(VariableRef(name=n, version=v, role=r) for n, v, r in refs)  # type: ignore[arg-type]
+
+
+def test_states_with_roles_are_stale_exactly_when_a_later_commit_marked_them(store) -> None:
+    s1 = AnalyticalState(id="S1", issue="rate", used_variables=_roles(("rate", 1, "produced")))
+    s2 = AnalyticalState(
+        id="S2",
+        issue="cost",
+        used_variables=_roles(("rate", 1, "read"), ("cost", 1, "produced")),
+        relations=(Relation(type="progress", related_state_id="S1"),),
+    )
+    mark = StaleMark(state_id="S1", version="rate@v1", outdated="rate@v1", superseded_by="rate@v2")
+    derived = StaleMark(
+        state_id="S2", version="cost@v1", outdated="rate@v1", superseded_by="rate@v2"
+    )
+    # an unrelated later state (S4, no shared name) found them stale and holds the marks
+    s3 = AnalyticalState(id="S3", issue="other", used_variables=_roles(("z", 1, "produced")))
+    s4 = AnalyticalState(
+        id="S4",
+        issue="later",
+        used_variables=_roles(("y", 1, "produced")),
+        stale_marks=(mark, derived),
+    )
+    for s in (s1, s2, s3, s4):
+        store.commit(s)
+    assert store.invalidation_map() == {"S1": ("S4",), "S2": ("S4",)}
+    assert store.stale_states() == {"S1", "S2"}
+    assert store.stale_marks() == {"S1": (mark,), "S2": (derived,)}
+    # a marked state is stale even though no relation invalidates it; the packed hint says so
+    assert "[S2] (INVALIDATED by S4)" in store.pack_hint_states(["S2"])
+
+
+def test_with_roles_a_newer_version_alone_marks_nothing_stale(store) -> None:
+    s1 = AnalyticalState(id="S1", issue="frame", used_variables=_roles(("df", 1, "produced")))
+    # the legacy name rule would call S1 invalidated by this df@v3
+    s2 = AnalyticalState(id="S2", issue="column", used_variables=_roles(("df", 3, "read")))
+    for s in (s1, s2):
+        store.commit(s)
+    assert store.invalidation_map() == {} and store.stale_states() == set()

@@ -6,7 +6,14 @@ import pytest
 from pydantic import ValidationError
 
 from stateguard.errors import StoreError
-from stateguard.state import AnalyticalState, Constraint, Relation, StateIndexEntry, VariableRef
+from stateguard.state import (
+    AnalyticalState,
+    Constraint,
+    Relation,
+    StaleMark,
+    StateIndexEntry,
+    VariableRef,
+)
 
 
 def test_variable_ref_key() -> None:
@@ -144,7 +151,9 @@ def test_a_version_1_store_is_migrated_on_open(tmp_path) -> None:
     from stateguard.state import store as store_mod
 
     v1 = "\n".join(
-        line for line in store_mod._SCHEMA.splitlines() if "unverified_steps" not in line
+        line
+        for line in store_mod._SCHEMA.splitlines()
+        if "unverified_steps" not in line and "stale_marks" not in line
     )
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path)
@@ -159,3 +168,42 @@ def test_a_version_1_store_is_migrated_on_open(tmp_path) -> None:
         assert st.get("S1").issue == "old" and st.get("S1").unverified_steps == ()
         done = st.commit(st.get("S1").with_changes(unverified_steps=(3,)))
         assert st.get("S1").unverified_steps == (3,) == done.unverified_steps
+
+
+def test_a_version_2_store_is_migrated_on_open(tmp_path) -> None:
+    """Files written before `stale_marks` existed open, gain the column, and keep rows."""
+    import sqlite3
+
+    from stateguard.state import StaleMark
+    from stateguard.state import store as store_mod
+
+    v2 = "\n".join(line for line in store_mod._SCHEMA.splitlines() if "stale_marks" not in line)
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(v2 + "\nINSERT INTO schema_version (version) VALUES (2);")
+    conn.execute(
+        "INSERT INTO states (id, status, issue, constraints, used_variables, conclusions,"
+        " relations) VALUES ('S1', 'draft', 'old', '[]', '[]', '[]', '[]')"
+    )
+    conn.commit()
+    conn.close()
+    with store_mod.StateStore(path) as st:
+        assert st.get("S1").stale_marks == ()
+        st.commit(st.get("S1"))
+        mark = StaleMark(state_id="S1", version="a@v1", outdated="a@v1", superseded_by="a@v2")
+        st.save_draft(AnalyticalState(id="S2", issue="new", stale_marks=(mark,)))
+        assert st.commit(st.get("S2")).stale_marks == (mark,)
+    raw = sqlite3.connect(path)
+    assert raw.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+    raw.close()
+
+
+def test_a_stale_mark_names_versions_and_another_state() -> None:
+    with pytest.raises(ValidationError, match="version key"):
+        StaleMark(state_id="S1", version="rate", outdated="rate@v1", superseded_by="rate@v2")
+    mark = StaleMark(state_id="S1", version="rate@v1", outdated="rate@v1", superseded_by="rate@v2")
+    assert mark.summary == "rate@v1 superseded by rate@v2"
+    derived = mark.model_copy(update={"version": "cost@v1"})
+    assert derived.summary == "cost@v1 ← rate@v1 superseded by rate@v2"
+    with pytest.raises(ValidationError, match="names the state itself"):
+        AnalyticalState(id="S1", issue="x", stale_marks=(mark,))

@@ -38,9 +38,11 @@ class HintRenderer:
     def _entry(self, note: StateNote, level: int) -> dict[str, Any]:
         relations = list(note.relations)
         if note.invalidated_by:
-            relations.append(
-                self.templates.fill("invalidated", states=", ".join(note.invalidated_by))
-            )
+            states = ", ".join(note.invalidated_by)
+            if note.stale:
+                more = len(note.stale) - 1
+                states += f" ({note.stale[0]}" + (f", +{more} more" if more else "") + ")"
+            relations.append(self.templates.fill("invalidated", states=states))
         variables = list(note.variables)
         issue = note.issue
         conclusions = list(note.conclusions)

@@ -10,6 +10,7 @@ from stateguard.errors import IllegalActionError
 from stateguard.manager.drafts import Draft
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
+from stateguard.manager.staleness import new_stale_marks
 from stateguard.manager.verify import is_current, verify_state
 from stateguard.manager.workspace import Workspace
 from stateguard.state import AnalyticalState, Relation, StateStore
@@ -53,17 +54,25 @@ def commit_draft(
     *,
     event: str,
 ) -> Committed:
-    """Commit ``draft`` over the steps of ``span``; `IllegalActionError` if a check fails."""
+    """Commit ``draft`` over the steps of ``span``; `IllegalActionError` if a check fails.
+
+    The committed state carries the marks of earlier states it finds stale
+    (`stateguard.manager.staleness`)."""
     problems = verify_draft(draft, workspace)
     if problems:
         raise IllegalActionError("COMMIT_STATE", event, "; ".join(e.message for e in problems))
     graph = workspace.graph
-    created = [v.name for v in draft.state.used_variables if v.version and is_current(graph, v)]
+    # the values holding what the state recorded (a column part is saved with its frame)
+    names: dict[str, None] = {}
+    for ref in draft.state.used_variables:
+        if ref.version and is_current(graph, ref):
+            names.setdefault(graph.version(ref.key).root or ref.name)
     ckpt = checkpoint_id(draft.state.id)
-    saved = workspace.checkpoint(ckpt, created)
+    saved = workspace.checkpoint(ckpt, list(names))
     unverified = tuple(s.step for s in span if s.cell is not None and s.cell.unverified is not None)
+    marks = new_stale_marks(graph, store.committed())
     state = draft.state.with_changes(
-        relations=relations, checkpoint_id=ckpt, unverified_steps=unverified
+        relations=relations, checkpoint_id=ckpt, unverified_steps=unverified, stale_marks=marks
     )
     store.save_draft(state)
     return Committed(

@@ -8,9 +8,14 @@ from pydantic import BaseModel
 
 from stateguard.lineage import LineageGraph
 from stateguard.manager import actions as A
-from stateguard.manager.binding import bind_variables, span_versions
+from stateguard.manager.binding import (
+    bind_variables,
+    proven_invalidations,
+    span_record,
+    span_versions,
+)
 from stateguard.manager.protocol import StepView
-from stateguard.state import AnalyticalState, Relation, StateStore
+from stateguard.state import AnalyticalState, Relation, StateStore, VariableRole
 from stateguard.types import VarKey
 
 
@@ -53,24 +58,30 @@ def updated_state(
 ) -> tuple[AnalyticalState, tuple[str, ...]]:
     """The draft's state after ``action``, and the versions its span read from before it.
 
-    A policy names variables; versions come from lineage (bound within the span first).
+    The state records what the span read and produced, as lineage saw it
+    (`stateguard.manager.binding.span_record`). A policy that names variables narrows
+    that to the ones named (a name the span never touched is bound to its current
+    version, as read).
     """
     span = (
         list(steps[draft.step_start :])
         if action.source_interval is None
         else [s for s in steps if action.source_interval[0] <= s.step <= action.source_interval[1]]
     )
-    external, created = span_versions(span)
+    external, _ = span_versions(span)
+    reads, produced = span_record(span, graph)
+    roles: dict[str, VariableRole] = {k: "read" for k in reads}
+    roles.update({k: "produced" for k in produced})
     requested_keys = [v for v in action.used_variables if VarKey.is_key(v)]
     requested_names = [v for v in action.used_variables if not VarKey.is_key(v)]
     if action.used_variables:
-        span_keys = {VarKey.name_of(k): k for k in [*external, *created]}
-        keys = [k for k in requested_keys if k in set(external) | set(created)]
+        span_keys = {VarKey.name_of(k): k for k in [*reads, *produced]}
+        keys = [k for k in requested_keys if k in roles]
         keys += [span_keys[n] for n in requested_names if n in span_keys]
         names = [n for n in requested_names if n not in span_keys]
     else:
-        keys, names = [*external, *created], []
-    used = bind_variables(graph, keys, names)
+        keys, names = [*reads, *produced], []
+    used = bind_variables(graph, keys, names, roles, default_role="read")
     interval = (span[0].step, span[-1].step) if span else (None, None)
     state = draft.state.with_changes(
         issue=action.issue or draft.state.issue,
@@ -83,16 +94,31 @@ def updated_state(
 
 
 def normalize_relations(
-    store: StateStore, rels: Sequence[Relation], draft: Draft | None
+    store: StateStore,
+    rels: Sequence[Relation],
+    draft: Draft | None,
+    graph: LineageGraph | None = None,
 ) -> tuple[Relation, ...]:
-    """Keep relations to committed states only, dedupe, add proven invalidations."""
-    committed = {s.id for s in store.committed()}
+    """Keep relations to committed states only, dedupe, add proven invalidations.
+
+    With lineage (``graph``) and a draft whose versions carry roles, an invalidation is
+    proven by a produced version superseding one an earlier state read or produced, and an
+    ``invalidate`` no version proves is dropped; otherwise the store's name rule proves it.
+    """
+    committed_states = store.committed()
+    committed = {s.id for s in committed_states}
     out: dict[tuple[str, str | None], Relation] = {}
     for r in rels:
         if r.type == "init" or r.related_state_id in committed:
             out[(r.type, r.related_state_id)] = r
     if draft is not None and draft.updated:
-        for sid in store.invalidated_by(draft.state.with_changes(relations=())):
+        state = draft.state.with_changes(relations=())
+        if graph is not None and state.records_roles:
+            proven = proven_invalidations(state.used_variables, committed_states, graph)
+            out = {k: v for k, v in out.items() if v.type != "invalidate" or k[1] in proven}
+        else:
+            proven = store.invalidated_by(state)
+        for sid in proven:
             if sid in committed:
                 out[("invalidate", sid)] = Relation(type="invalidate", related_state_id=sid)
     non_init = {k: v for k, v in out.items() if v.type != "init"}
@@ -113,7 +139,7 @@ def revise_draft(
         draft.updated = True
         n = len(draft.state.used_variables)
         return f"updated {draft.state.id}: {n} variables bound from lineage"
-    rels = normalize_relations(store, finalized_relations(draft, action), draft)
+    rels = normalize_relations(store, finalized_relations(draft, action), draft, graph)
     draft.state = draft.state.with_changes(relations=rels)
     store.save_draft(draft.state)
     draft.relations_final = True

@@ -186,7 +186,9 @@ class StateHarness:
 
     def _commit(self, event: str) -> str:
         assert self._draft is not None
-        rels = normalize_relations(self.store, self._draft.state.relations, self._draft)
+        rels = normalize_relations(
+            self.store, self._draft.state.relations, self._draft, self.workspace.graph
+        )
         done = commit_draft(
             self._draft, self.spans.pending, self.workspace, self.store, rels, event=event
         )

@@ -65,6 +65,8 @@ class StateNote(BaseModel):
     """Relations to earlier states, e.g. ``progress S1``."""
     invalidated_by: tuple[str, ...] = ()
     """Later states whose writes superseded what this state used."""
+    stale: tuple[str, ...] = ()
+    """Why it is stale, one per version: ``cost@v1 ← rate@v1 superseded by rate@v2``."""
 
 
 class StateNotice(BaseModel):

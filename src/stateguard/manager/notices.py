@@ -32,6 +32,7 @@ def turn_state_hint(store: StateStore, draft: AnalyticalState | None, recent: in
 def state_hint(store: StateStore, state_ids: Sequence[str]) -> Hint | None:
     """Notes on the given committed states (invalidations marked); None when there are none."""
     invalidated = store.invalidation_map()
+    marks = store.stale_marks()
     notes = []
     for sid in state_ids:
         state = store.get(sid)
@@ -45,6 +46,7 @@ def state_hint(store: StateStore, state_ids: Sequence[str]) -> Hint | None:
                 conclusions=state.conclusions,
                 relations=tuple(r.summary for r in state.relations if r.type != "init"),
                 invalidated_by=tuple(invalidated.get(state.id, ())),
+                stale=tuple(m.summary for m in marks.get(state.id, ())),
             )
         )
     if not notes:

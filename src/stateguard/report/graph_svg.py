@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from stateguard.report.layout import NODE_H, NODE_W, START_R, layout, path_data
-from stateguard.state import AnalyticalState
+from stateguard.state import AnalyticalState, StaleMark
 
 RELATION_TYPES: tuple[str, ...] = ("init", "progress", "branch", "combine", "invalidate")
 """Every relation type, in legend order."""
@@ -70,7 +70,11 @@ def _markers() -> str:
 
 
 def _node_markup(
-    state: AnalyticalState, centre_x: float, top: float, invalidators: Sequence[str]
+    state: AnalyticalState,
+    centre_x: float,
+    top: float,
+    invalidators: Sequence[str],
+    marks: Sequence[StaleMark] = (),
 ) -> str:
     stale = bool(invalidators)
     classes = "state-node stale" if stale else "state-node"
@@ -78,7 +82,16 @@ def _node_markup(
     tooltip = f"{state.id}{turn}: {state.issue}"
     if stale:
         tooltip += f"\nSTALE: invalidated by {', '.join(invalidators)}"
+        tooltip += "".join(f"\n{m.summary}" for m in marks)
     variables = ", ".join(state.variable_keys) or "no variables"
+    superseded = ""
+    if marks:
+        # the superseded version (and its replacement) in place of the variables line
+        variables = f"{marks[0].outdated} → {marks[0].superseded_by}"
+        superseded = (
+            f' data-superseded="{_attr(marks[0].outdated)}"'
+            f' data-superseded-by="{_attr(marks[0].superseded_by)}"'
+        )
     x, y = centre_x - NODE_W / 2, top
     tag = (
         f'<text class="stale-tag" x="{x + NODE_W - 10:.1f}" y="{y + 18:.1f}" '
@@ -88,7 +101,7 @@ def _node_markup(
     )
     return (
         f'<g class="{classes}" data-state-id="{_attr(state.id)}" '
-        f'data-stale="{"true" if stale else "false"}">'
+        f'data-stale="{"true" if stale else "false"}"{superseded}>'
         f"<title>{escape(tooltip)}</title>"
         f'<a href="#state-{_attr(state.id)}">'
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{NODE_W}" height="{NODE_H}" rx="8"/>'
@@ -112,13 +125,17 @@ def _edge_markup(rel: str, owner: str, related: str | None, path: str) -> str:
 
 
 def render_state_graph(
-    states: Sequence[AnalyticalState], invalidators: Mapping[str, Sequence[str]]
+    states: Sequence[AnalyticalState],
+    invalidators: Mapping[str, Sequence[str]],
+    marks: Mapping[str, Sequence[StaleMark]] | None = None,
 ) -> str:
     """Inline ``<svg>`` of the committed ``states`` (commit order) and their relations.
 
-    ``invalidators`` maps each stale state id to the ids invalidating it.
-    Relations whose target is not among ``states`` are not drawn.
+    ``invalidators`` maps each stale state id to the ids invalidating it; ``marks`` (when
+    known) to which of its versions is stale and what superseded it: a stale node names
+    the first one. Relations whose target is not among ``states`` are not drawn.
     """
+    marks = marks or {}
     placed = layout(states)
     w, h = f"{placed.width:.0f}", f"{placed.height:.0f}"
     parts = [
@@ -137,7 +154,8 @@ def render_state_graph(
     )
     parts.append(f'<g class="edges">{edges}</g>')
     nodes = "".join(
-        _node_markup(s, *placed.nodes[s.id], invalidators.get(s.id, ())) for s in states
+        _node_markup(s, *placed.nodes[s.id], invalidators.get(s.id, ()), marks.get(s.id, ()))
+        for s in states
     )
     parts.append(f'<g class="nodes">{nodes}</g></svg>')
     return "".join(parts)
@@ -158,8 +176,8 @@ def render_legend() -> str:
     )
     items.append(
         '<li><svg width="46" height="18" aria-hidden="true"><rect class="legend-node stale" '
-        'x="2" y="2" width="38" height="14" rx="4"/></svg>stale (invalidated, directly or '
-        "through what it built on)</li>"
+        'x="2" y="2" width="38" height="14" rx="4"/></svg>stale (a version it read or '
+        "produced was superseded, or derived from one that was; the node names it)</li>"
     )
     return (
         '<div class="legend"><p class="legend-note">Arrows point from a state to the later '

@@ -99,7 +99,7 @@ def _graph_section(run: RunData) -> str:
     if run.drafts:
         notes.append(f"{run.drafts} draft state(s) were never committed and are not drawn.")
     note = f'<p class="graph-note">{esc(" ".join(notes))}</p>' if notes else ""
-    svg = render_state_graph(run.states, run.invalidators)
+    svg = render_state_graph(run.states, run.invalidators, run.stale_marks)
     return (
         f'<div class="graph-box">{render_legend()}<div class="graph-scroll">{svg}</div>{note}</div>'
     )
@@ -120,6 +120,7 @@ def _state_card(state: AnalyticalState, run: RunData, used_by: list[tuple[str, s
     if stale:
         by = ", ".join(state_link(i) for i in invalidators)
         head.append(f'<span class="badge stale-badge">stale — invalidated by {by}</span>')
+    marks = run.stale_marks.get(state.id, ())
     if state.unverified_steps:
         steps = ", ".join(map(str, state.unverified_steps))
         head.append(
@@ -127,12 +128,16 @@ def _state_card(state: AnalyticalState, run: RunData, used_by: list[tuple[str, s
             "</span>"
         )
     body = [f"<h3>{''.join(head)}</h3>", f'<p class="issue">{esc(state.issue)}</p>']
+    if marks:
+        items = "".join(f"<li><code>{esc(m.summary)}</code></li>" for m in marks)
+        body.append(f'<h4>Stale because</h4><ul class="stale-why">{items}</ul>')
 
     body.append("<h4>Variables</h4>")
     if state.used_variables:
         items = "".join(
             f"<li><code>{esc(v.key)}</code> = {esc(v.value_summary) if v.value_summary else DASH}"
-            "</li>"
+            + (f' <span class="role">{esc(v.role)}</span>' if v.role else "")
+            + "</li>"
             for v in state.used_variables
         )
         body.append(f'<ul class="vars">{items}</ul>')

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.errors import StateguardError
-from stateguard.state import AnalyticalState, StateStore
+from stateguard.state import AnalyticalState, StaleMark, StateStore
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -99,6 +99,9 @@ class RunData(_Frozen):
     """Committed states in commit order."""
     invalidators: dict[str, tuple[str, ...]] = {}
     """Stale committed state id -> the later committed states invalidating it."""
+    stale_marks: dict[str, tuple[StaleMark, ...]] = {}
+    """Stale committed state id -> which of its versions is stale and what superseded it
+    (empty for states recorded without lineage roles)."""
     drafts: int = 0
     """Draft states never committed (not drawn)."""
     states_recorded: bool = False
@@ -329,12 +332,14 @@ def load_run(run_dir: Path) -> RunData:
     turns, meta = _turns(_require(run_dir, TRAJECTORY), _require(run_dir, ANSWERS))
     states: list[AnalyticalState] = []
     invalidators: dict[str, tuple[str, ...]] = {}
+    marks: dict[str, tuple[StaleMark, ...]] = {}
     drafts = 0
     db = run_dir / STATES
     if db.is_file():
         with StateStore(db) as store:
             states = store.committed()
             invalidators = store.invalidation_map()
+            marks = {k: v for k, v in store.stale_marks().items() if k in invalidators}
             drafts = len(store.drafts())
     return RunData(
         name=run_dir.resolve().name,
@@ -342,6 +347,7 @@ def load_run(run_dir: Path) -> RunData:
         turns=turns,
         states=tuple(states),
         invalidators=invalidators,
+        stale_marks=marks,
         drafts=drafts,
         states_recorded=db.is_file(),
         notebook=_notebook(run_dir / NOTEBOOK),

@@ -8,9 +8,11 @@ from stateguard.state.models import (
     Constraint,
     Relation,
     RelationType,
+    StaleMark,
     StateIndexEntry,
     StateStatus,
     VariableRef,
+    VariableRole,
 )
 from stateguard.state.store import SCHEMA_VERSION, StateStore
 
@@ -20,8 +22,10 @@ __all__ = [
     "Constraint",
     "Relation",
     "RelationType",
+    "StaleMark",
     "StateIndexEntry",
     "StateStatus",
     "StateStore",
     "VariableRef",
+    "VariableRole",
 ]

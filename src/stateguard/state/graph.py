@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 import networkx as nx
 
-from stateguard.state.models import AnalyticalState
+from stateguard.state.models import AnalyticalState, StaleMark
 
 PROPAGATING_RELATIONS: frozenset[str] = frozenset({"progress", "branch", "combine"})
 """Relation types through which staleness flows downstream (never ``invalidate``)."""
@@ -126,14 +126,38 @@ def invalidated_by(committed: Sequence[AnalyticalState], new_state: AnalyticalSt
     return _ordered(graph, result)
 
 
+def stale_marks(committed: Sequence[AnalyticalState]) -> dict[str, tuple[StaleMark, ...]]:
+    """Each committed state some later committed state marked stale, with those marks.
+
+    Keys follow commit order; marks follow the commit order of the states holding them.
+    Marks naming a state that is not an earlier committed state are ignored.
+    """
+    order = {s.id: i for i, s in enumerate(committed)}
+    found: dict[str, dict[StaleMark, None]] = {}
+    for state in committed:
+        for mark in state.stale_marks:
+            if order.get(mark.state_id, len(order)) < order[state.id]:
+                found.setdefault(mark.state_id, {})[mark] = None
+    return {k: tuple(found[k]) for k in sorted(found, key=order.__getitem__)}
+
+
 def invalidation_map(committed: Sequence[AnalyticalState]) -> dict[str, tuple[str, ...]]:
     """Map each stale committed state to the later committed states invalidating it.
 
-    Both keys and values follow commit order.
+    States recorded with lineage roles (`AnalyticalState.records_roles`) are stale exactly
+    when a later state's commit marked them (`stale_marks`; the value lists the marking
+    states). States recorded without roles follow the name rule of `invalidated_by`. Both
+    keys and values follow commit order.
     """
-    invalidators: dict[str, list[str]] = {}
-    for state in committed:
-        for victim in invalidated_by(committed, state):
-            invalidators.setdefault(victim, []).append(state.id)
     order = {s.id: i for i, s in enumerate(committed)}
+    invalidators: dict[str, list[str]] = {}
+    if any(s.records_roles for s in committed):
+        for state in committed:
+            for target in dict.fromkeys(m.state_id for m in state.stale_marks):
+                if order.get(target, len(order)) < order[state.id]:
+                    invalidators.setdefault(target, []).append(state.id)
+    else:
+        for state in committed:
+            for victim in invalidated_by(committed, state):
+                invalidators.setdefault(victim, []).append(state.id)
     return {k: tuple(invalidators[k]) for k in sorted(invalidators, key=order.__getitem__)}

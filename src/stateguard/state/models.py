@@ -25,6 +25,9 @@ RelationType = Literal["init", "progress", "branch", "invalidate", "combine"]
 StateStatus = Literal["draft", "committed", "abandoned"]
 """Lifecycle of a state: draft -> committed (immutable) | abandoned."""
 
+VariableRole = Literal["read", "produced"]
+"""What a state's turn did with a version: read it from before its steps, or produced it."""
+
 
 class Constraint(BaseModel):
     """A constraint the analysis must respect (e.g. "exclude refunded orders").
@@ -47,11 +50,49 @@ class VariableRef(BaseModel):
     name: str = Field(min_length=1)
     version: int = Field(ge=0)
     value_summary: str = ""
+    role: VariableRole | None = None
+    """``read`` (from before the state's steps) or ``produced`` (by them), as lineage saw
+    it; None in states recorded without roles (their relations follow the name rule of
+    `stateguard.state.graph.invalidated_by`)."""
 
     @property
     def key(self) -> str:
         """Versioned key, e.g. ``margin@v2``."""
         return str(VarKey(self.name, self.version))
+
+
+class StaleMark(BaseModel):
+    """An earlier state found stale when the state holding this mark was committed.
+
+    ``version`` is a version the earlier state read or produced; it depends on
+    ``outdated`` (the version itself when it was superseded directly), which
+    ``superseded_by`` replaced.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    state_id: str = Field(min_length=1)
+    version: str = Field(min_length=1)
+    outdated: str = Field(min_length=1)
+    superseded_by: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _keys(self) -> StaleMark:
+        for field in ("version", "outdated", "superseded_by"):
+            value = getattr(self, field)
+            if not VarKey.is_key(value):
+                raise ValueError(
+                    f"stale mark: {field} must be a version key name@vN, got {value!r}"
+                )
+        return self
+
+    @property
+    def summary(self) -> str:
+        """``rate@v1 superseded by rate@v2``, or ``cost@v1 ← rate@v1 superseded by rate@v2``."""
+        head = self.version
+        if self.version != self.outdated:
+            head += f" ← {self.outdated}"
+        return f"{head} superseded by {self.superseded_by}"
 
 
 class Relation(BaseModel):
@@ -112,6 +153,9 @@ class AnalyticalState(BaseModel):
     unverified_steps: tuple[int, ...] = ()
     """Steps of the span whose lineage was unverified (no valid report came back): what
     they read was not checked. A state committed with some says so."""
+    stale_marks: tuple[StaleMark, ...] = ()
+    """Earlier states this state's commit found stale, each with the version that made it
+    so (see `StaleMark`); committed states never change, so staleness is recorded here."""
 
     @field_validator("relations", mode="after")
     @classmethod
@@ -128,6 +172,9 @@ class AnalyticalState(BaseModel):
         for relation in self.relations:
             if relation.related_state_id == self.id:
                 raise ValueError(f"state {self.id}: {relation.type!r} relation targets itself")
+        for mark in self.stale_marks:
+            if mark.state_id == self.id:
+                raise ValueError(f"state {self.id}: a stale mark names the state itself")
         start, end = self.source_step_start, self.source_step_end
         if start is not None and end is not None and start > end:
             raise ValueError(
@@ -141,6 +188,15 @@ class AnalyticalState(BaseModel):
     def variable_keys(self) -> tuple[str, ...]:
         """Versioned keys of ``used_variables`` in order (e.g. ``("margin@v2",)``)."""
         return tuple(v.key for v in self.used_variables)
+
+    @property
+    def records_roles(self) -> bool:
+        """Whether its versions carry lineage roles (read/produced), or it holds stale marks."""
+        return bool(self.stale_marks) or any(v.role is not None for v in self.used_variables)
+
+    def versions_with_role(self, role: VariableRole) -> tuple[VariableRef, ...]:
+        """Its versions of one role, in order."""
+        return tuple(v for v in self.used_variables if v.role == role)
 
     @property
     def related_ids(self) -> tuple[str, ...]:

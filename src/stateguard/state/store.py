@@ -31,14 +31,17 @@ from pydantic import ValidationError
 
 from stateguard.errors import StoreError
 from stateguard.state import graph as state_graph
-from stateguard.state.models import AnalyticalState, StateIndexEntry
+from stateguard.state.models import AnalyticalState, StaleMark, StateIndexEntry
 from stateguard.state.packing import pack_states
 
-SCHEMA_VERSION = 2
-"""Version of the on-disk schema; a version-1 file is migrated on open (one column added),
-any other version fails."""
+SCHEMA_VERSION = 3
+"""Version of the on-disk schema; a version-1 or -2 file is migrated on open (a column
+added per version), any other version fails."""
 
-_JSON_FIELDS = ("constraints", "used_variables", "conclusions", "relations", "unverified_steps")
+_JSON_FIELDS = (
+    "constraints", "used_variables", "conclusions", "relations", "unverified_steps",
+    "stale_marks",
+)  # fmt: skip
 _SCALAR_FIELDS = (
     "id", "issue", "source_step_start", "source_step_end", "checkpoint_id",
     "status", "turn", "created_at", "committed_at",
@@ -51,6 +54,13 @@ BEGIN IMMEDIATE;
 ALTER TABLE states ADD COLUMN unverified_steps TEXT NOT NULL DEFAULT '[]'
     CHECK (json_valid(unverified_steps));
 UPDATE schema_version SET version = 2;
+COMMIT;
+"""
+_MIGRATE_2_TO_3 = """
+BEGIN IMMEDIATE;
+ALTER TABLE states ADD COLUMN stale_marks TEXT NOT NULL DEFAULT '[]'
+    CHECK (json_valid(stale_marks));
+UPDATE schema_version SET version = 3;
 COMMIT;
 """
 
@@ -74,6 +84,7 @@ CREATE TABLE states (
     conclusions TEXT NOT NULL CHECK (json_valid(conclusions)),
     relations TEXT NOT NULL CHECK (json_valid(relations)),
     unverified_steps TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(unverified_steps)),
+    stale_marks TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(stale_marks)),
     CHECK ((status = 'committed') = (commit_seq IS NOT NULL))
 );
 CREATE INDEX states_status ON states (status, commit_seq);
@@ -137,6 +148,9 @@ class StateStore:
         row = conn.execute("SELECT version FROM schema_version").fetchone()
         if row is not None and row["version"] == 1:
             conn.executescript(_MIGRATE_1_TO_2)
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+        if row is not None and row["version"] == 2:
+            conn.executescript(_MIGRATE_2_TO_3)
             row = conn.execute("SELECT version FROM schema_version").fetchone()
         if row is None or row["version"] != SCHEMA_VERSION:
             found = None if row is None else row["version"]
@@ -371,6 +385,11 @@ class StateStore:
     def invalidation_map(self) -> dict[str, tuple[str, ...]]:
         """Stale committed state id -> ids of the later committed states invalidating it."""
         return state_graph.invalidation_map(self.committed())
+
+    def stale_marks(self) -> dict[str, tuple[StaleMark, ...]]:
+        """Stale committed state id -> the marks later commits recorded on it (which version
+        is stale, and what superseded it). See ``stateguard.state.graph.stale_marks``."""
+        return state_graph.stale_marks(self.committed())
 
     def stale_states(self) -> set[str]:
         """Committed states invalidated (directly or transitively) by a later committed state."""

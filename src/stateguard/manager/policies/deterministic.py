@@ -13,7 +13,7 @@ the state's variables from lineage, infers relations and commits.
 from __future__ import annotations
 
 from stateguard.manager import actions as A
-from stateguard.manager.binding import infer_relations, span_versions
+from stateguard.manager.binding import infer_relations
 from stateguard.manager.evidence import (
     Evidence,
     decimal_requirement,
@@ -110,7 +110,6 @@ class DeterministicPolicy:
             # the harness refused the commit (its own verification): do not retry blindly
             return A.AbandonState(reason=obs.last_action_result or "")
         if not obs.relations_final:
-            external, _ = span_versions(steps)
-            rels = infer_relations(obs.draft.used_variables, external, list(ctx.committed))
+            rels = infer_relations(obs.draft.used_variables, list(ctx.committed), ctx.graph)
             return A.FinalizeRelations(mode="reselect", relations=rels)
         return A.CommitState()
