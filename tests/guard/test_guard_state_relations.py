@@ -73,10 +73,6 @@ TURNS: list[tuple[str, str]] = [
 ANSWERS = ["8", "2645.0", "396.75", "2248.25", "{'east': 5, 'north': 9, 'south': 12}"]
 ANSWERS += ["2168.9", "109.38", "89.69", "2"]
 
-PART_READS = "needs part-level pandas reads"
-"""Today `df.groupby('k')['v']` and `len(df)` read the whole frame `df@vN`, so the turn
-counts as depending on every column of it (the fee and net columns included)."""
-
 
 class Run:
     """What the nine turns left: states, stale marks, stale values, the next turn's notes."""
@@ -200,22 +196,18 @@ def test_the_next_turns_hint_marks_stale_states_with_the_superseded_version(run:
     assert f"[{sid(run, 8)}] issue" in run.hint_lines
 
 
-@pytest.mark.xfail(strict=True, reason=PART_READS)
 def test_a_row_count_is_not_stale(run: Run) -> None:
     assert "n_rows@v1" not in run.stale_values
 
 
-@pytest.mark.xfail(strict=True, reason=PART_READS)
 def test_a_per_group_sum_of_an_unchanged_column_is_not_stale(run: Run) -> None:
     assert "nights_by_region@v1" not in run.stale_values
 
 
-@pytest.mark.xfail(strict=True, reason=PART_READS)
 def test_stale_values_are_exactly_the_two_totals(run: Run) -> None:
     assert run.stale_values == {"total_fee@v1", "net_total@v1"}
 
 
-@pytest.mark.xfail(strict=True, reason=PART_READS)
 def test_the_per_group_turn_neither_invalidated_nor_stale(run: Run) -> None:
     assert run.relations(5) == [f"branch→{sid(run, 1)}"]  # region and nights, from turn 1
     assert run.invalidated(6) == {3, 4}
