@@ -64,7 +64,8 @@ def test_real_dseval_session_replays_correctly(dseval_root, tmp_path) -> None:
     turns = _run(suite, tmp_path / "run")
     assert len(turns) == 7
     assert all(t["correct"] is True and not t["skipped"] for t in turns.values())
-    assert turns[3]["depends_on"] == [2]  # chipo was cleaned at turn 2
+    # item_price cleaned at turn 2; item_name and quantity as loaded at turn 1
+    assert turns[3]["depends_on"] == [1, 2]
 
 
 def test_stale_reuse_without_manager_goes_unnoticed(tiny, gold_cache, tmp_path) -> None:

@@ -116,9 +116,13 @@ def test_no_effect_revision_is_filtered_and_counted(revised: tuple[Path, Dataset
 def test_an_idempotent_unrerunnable_turn_is_revised(rtrajs: list[ManagerTrajectory]) -> None:
     # 03-stock: `stock = stock.sort_values("qty", ascending=True)` rebinds stock from itself,
     # but re-running it changes nothing: its direction revision is kept
+    # (turn 4 reads the item column of the re-sorted frame: reusing the frame as sorted
+    # before the revision is a stale reuse, planted and repaired)
     got = [t for t in rtrajs if t.task_id == "dseval-03-stock" and t.revision]
-    assert {(t.revision.kind, t.kind) for t in got if t.revision} == {("direction", "clean")}
-    (clean,) = got
+    assert {(t.revision.kind, t.kind) for t in got if t.revision} == {
+        ("direction", "clean"), ("direction", "counterfactual"), ("direction", "repair")
+    }  # fmt: skip
+    (clean,) = [t for t in got if t.kind == "clean"]
     assert clean.revision is not None and "ascending=False" in clean.revision.revised_code
     assert clean.revision.effect_turns == (4,)
 

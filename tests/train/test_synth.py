@@ -80,13 +80,18 @@ def test_clean_turns_open_update_finalize_commit(
             assert acts[-1].result and acts[-1].result.startswith("committed ")
 
 
-def test_the_revision_turn_is_related_as_an_invalidation(
+def test_the_revision_turn_is_related_to_the_state_it_revises(
     mini_trajectories: list[ManagerTrajectory],
 ) -> None:
+    """``sales = sales.assign(price=...)`` rewrites one column of the frame turn 1 made: it
+    builds on that state (progress) and, as a rewrite of a column the earlier state only
+    loaded, invalidates none of its conclusions (``stateguard.manager.binding``)."""
     clean = next(t for t in mini_trajectories if t.kind == "clean" and t.task_id.endswith("sales"))
     finalize = [a for a in clean.activations if a.label_kind == "FINALIZE_RELATIONS"]
     assert [r["type"] for r in finalize[0].label["relations"]] == ["init"]
-    assert {r["type"] for r in finalize[1].label["relations"]} == {"invalidate"}
+    rels = finalize[1].label["relations"]
+    assert [r["type"] for r in rels] == ["progress"]
+    assert rels[0]["related_state_id"] == finalize[0].state_id
 
 
 def test_stale_reuse_label_is_the_lineage_finding(

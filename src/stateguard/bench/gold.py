@@ -198,6 +198,15 @@ def run_gold(task: BenchTask, workdir: Path, cell_timeout: float = 120.0) -> Gol
                     versions[key] = inject.VersionFact(
                         key=key, name=v.root or v.name, version=v.version, turn=turn_of[cell.cell]
                     )
+            for read in cell.reads:
+                # a column read before any write of its own stands for its frame as the
+                # frame's writer left it (a "derived" version): it belongs to that turn
+                v = graph.version(read.version)
+                if read.version not in versions and v.kind == "derived" and v.cell in turn_of:
+                    versions[read.version] = inject.VersionFact(
+                        key=read.version, name=v.root or v.name, version=v.version,
+                        turn=turn_of[v.cell],
+                    )  # fmt: skip
         return GoldTask(
             task_id=task.task_id, turns=tuple(gold_turns), versions=versions, names=tuple(names)
         )

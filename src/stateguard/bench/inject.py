@@ -148,11 +148,11 @@ def stale_candidates(
             read = versions.get(key)
             if read is None or read.name in written or read.name in seen:
                 continue
-            seen.add(read.name)
             i = read.turn
             earlier = [v for v in by_name[read.name] if v.turn < i]
             if not (1 <= i < t.turn_id) or not earlier:
-                continue
+                continue  # (another part of the same variable may still qualify)
+            seen.add(read.name)
             alias = alias_for(read.name, taken)
             faulty = substitute_name(t.code, read.name, alias)
             if faulty is None:

@@ -122,6 +122,10 @@ class ReadRecord(_Frozen):
     refresh: bool = False
     """The statement re-derived this same variable into a fresh version: a stale read
     that served only to recompute it (the manager does not treat it as a stale use)."""
+    carried: bool = False
+    """The column was read only to be carried into a new frame (``sub = df[mask]``), whose
+    own column derives from it: a stale one is a stale use only where that column of the
+    new frame is read."""
 
 
 class CellRecord(_Frozen):
@@ -651,7 +655,7 @@ class _CellPass:
         resolved: dict[str, None] = {}
         seen_roots: set[str] = set()
 
-        def read(root: str, parts: Sequence[str]) -> list[str]:
+        def read(root: str, parts: Sequence[str], carried: bool = False) -> list[str]:
             if root in pending:
                 out = list(pending[root].parents)
                 resolved.update(dict.fromkeys(out))
@@ -668,6 +672,7 @@ class _CellPass:
                     version=key,
                     statement=st.index,
                     stale=g.why_stale(key),
+                    carried=carried,
                 )
             )
             return [key]
@@ -677,8 +682,9 @@ class _CellPass:
                 continue
             seen_roots.add(access.root)
             got: list[str] = []
+            carried = f"{st.index}:{i}" in report.carried
             for parts in self._access_parts(st, i, access):
-                got += read(access.root, parts)
+                got += read(access.root, parts, carried)
             for gname in report.function_globals.get(access.root, ()):
                 got += read(gname, ())
             by_access[i] = got

@@ -50,8 +50,8 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
             continue
         # a failed step still read what its statements before the error read
         for read in cell.stale_reads:
-            if read.stale is None or read.refresh or read.version in seen:
-                continue
+            if read.stale is None or read.refresh or read.carried or read.version in seen:
+                continue  # a carried column is a stale use where the new frame's is read
             root = graph.version(read.version).root or read.name
             if read.name in written_later[i] or root in written_later[i]:
                 continue  # recomputed later in the turn (the part, or its whole value)
