@@ -3,11 +3,20 @@
 The host calls them through silent executions (or inside a fork probe), e.g.
 ``__import__('stateguard.bench.capture', fromlist=['capture']).capture(...)``, so
 they never bind names in the user namespace and never fire lineage hooks.
-Values cross to the host as pickle files in the kernel's working directory:
-a value that cannot be pickled crosses as ``{UNPICKLABLE: repr}``, so the host
-can still compare it by its text.
+Values cross to the host as pickle files in the kernel's working directory, as plain
+data only (what `stateguard.kernel.transfer` reads):
 
-Standard library and IPython only.
+- a value that is plain data crosses as itself;
+- a tuple, list or dict of another type (a named tuple, a ``scipy.stats`` result) crosses
+  as the plain container of its items, which DSEval compares the same way;
+- any other value (a fitted estimator, a user object) crosses as ``{NOT_PLAIN: {"type",
+  "repr", "pickle"}}``: its type name, its text, and its own pickle as opaque ``bytes``
+  that the host never unpickles; what must look inside it runs in a kernel
+  (`revive` turns the marker back into the object there);
+- a value that cannot be pickled crosses as ``{UNPICKLABLE: repr}``, so the host can
+  still compare it by its text.
+
+Standard library, IPython and `stateguard.kernel.transfer` only.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 UNPICKLABLE = "__unpicklable_repr__"
+NOT_PLAIN = "__not_plain__"
 _REPR_CHARS = 4000
 
 
@@ -30,16 +40,66 @@ def _user_ns() -> dict[str, Any]:
     return shell.user_ns
 
 
-def portable(value: Any) -> Any:
-    """The value itself if it pickles, else ``{UNPICKLABLE: repr(value)}``."""
+def _repr(value: Any) -> str:
     try:
-        pickle.dumps(value)
+        text = repr(value)
+    except Exception as exc:  # a user __repr__ that raises
+        text = f"<{type(value).__name__}: repr failed: {type(exc).__name__}>"
+    return text[:_REPR_CHARS]
+
+
+def _is_plain(data: bytes) -> bool:
+    """True when the host's reader (`kernel.transfer`) would read this pickle."""
+    from stateguard.kernel.transfer import TransferError, loads_value
+
+    try:
+        loads_value(data)
+    except TransferError:
+        return False
+    return True
+
+
+def type_name(value: Any) -> str:
+    """``module.QualifiedName`` of the value's type."""
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def portable(value: Any) -> Any:
+    """What crosses to the host for ``value``: plain data only (see the module docstring)."""
+    try:
+        data = pickle.dumps(value)
     except Exception:
-        try:
-            text = repr(value)
-        except Exception as exc:  # a user __repr__ that raises
-            text = f"<{type(value).__name__}: repr failed: {type(exc).__name__}>"
-        return {UNPICKLABLE: text[:_REPR_CHARS]}
+        return {UNPICKLABLE: _repr(value)}
+    if _is_plain(data):
+        return value
+    if isinstance(value, tuple):
+        return tuple(portable(v) for v in value)
+    if isinstance(value, list):
+        return [portable(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str | int | float | bool) for k in value):
+        return {k: portable(v) for k, v in value.items()}
+    return {NOT_PLAIN: {"type": type_name(value), "repr": _repr(value), "pickle": data}}
+
+
+def is_marker(value: Any) -> bool:
+    """True for the ``{NOT_PLAIN: ...}`` / ``{UNPICKLABLE: ...}`` stand-ins of `portable`."""
+    return (
+        isinstance(value, dict) and len(value) == 1 and (NOT_PLAIN in value or UNPICKLABLE in value)
+    )
+
+
+def revive(value: Any) -> Any:
+    """Inside a kernel: `portable`'s stand-ins back to the objects they stand for
+    (unpicklable ones stay their text), through tuples, lists and dicts."""
+    if is_marker(value):
+        return pickle.loads(value[NOT_PLAIN]["pickle"]) if NOT_PLAIN in value else value
+    if isinstance(value, tuple):
+        return tuple(revive(v) for v in value)
+    if isinstance(value, list):
+        return [revive(v) for v in value]
+    if isinstance(value, dict):
+        return {k: revive(v) for k, v in value.items()}
     return value
 
 

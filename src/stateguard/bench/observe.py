@@ -3,7 +3,10 @@
 An *observation* (`DsevalObservation`) is what a turn produced: the value of its last
 expression, the variables the validator checks, its stdout, its error and its
 namespace diff (computed from lineage). Values are pickled in the kernel by
-`stateguard.bench.capture` and read here as plain data only (`kernel.transfer`).
+`stateguard.bench.capture` and read here as plain data only (`kernel.transfer`). A
+file the host refuses (a cell replaced it with one naming other callables) is not run
+and does not end the session: the turn's observation records the refusal as its
+error, so a submission is judged wrong on it and a reference excludes its turn.
 """
 
 from __future__ import annotations
@@ -96,13 +99,23 @@ def checked_names(task: BenchTask, turn: BenchTurn) -> list[str]:
     return ["answer"]
 
 
+REFUSED = "the host refused the values the kernel wrote"
+
+
 def _load(path: Path) -> dict[str, Any]:
+    """The captured mapping, or one whose ``error`` says why the host refused the file."""
     try:
         value = load_value(path)  # the kernel wrote it: plain data types only
     except TransferError as exc:
-        raise StateguardError(f"cannot read the captured values in {path}: {exc}") from exc
+        value = f"{exc}"
     if not isinstance(value, dict):
-        raise StateguardError(f"cannot read the captured values in {path}: not a mapping")
+        detail = value if isinstance(value, str) else f"{path}: not a mapping"
+        return {
+            "has_result": False,
+            "result": None,
+            "namespace": {},
+            "error": f"{REFUSED}: {detail}",
+        }
     return value
 
 
