@@ -58,9 +58,11 @@ _UNITS = {"k": 1e3, "m": 1e6, "mn": 1e6, "b": 1e9, "bn": 1e9}
 
 
 def header_row(path: Path, sep: str) -> int:
-    """Index of the header line of a CSV: the first non-empty line with at least two
-    fields whose field count most of the following lines share (0 when no line has
-    two fields, or the file starts with its header)."""
+    """Index of the header line of a CSV: the first line that has the field count most
+    non-empty lines have (at least two) and that the next line continues (non-empty,
+    with the same count). A title or a source line above it (``Reports by State,
+    2024``) stands alone or before a blank line, so it is skipped. 0 when no line
+    qualifies or the file starts with its header."""
     lines: list[str] = []
     with path.open(encoding="utf-8", errors="replace", newline="") as fh:
         for _ in range(_HEAD_LINES):
@@ -72,11 +74,14 @@ def header_row(path: Path, sep: str) -> int:
         len(row) if any(cell.strip() for cell in row) else 0
         for row in csv.reader(lines, delimiter=sep)
     ]
+    filled = [c for c in counts if c]
+    if not filled:
+        return 0
+    modal = max(set(filled), key=filled.count)
+    if modal < 2:
+        return 0
     for i, count in enumerate(counts):
-        if count < 2:
-            continue
-        below = [c for c in counts[i + 1 : i + 11] if c]
-        if not below or sum(c == count for c in below) * 2 > len(below):
+        if count == modal and (i + 1 == len(counts) or counts[i + 1] == modal):
             return i
     return 0
 

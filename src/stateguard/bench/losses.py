@@ -45,6 +45,8 @@ def loss_category(reason: str | None) -> str:
         return f"missing library: {library}"
     if "missing input file" in text:
         return "missing input file"
+    if "matching no file of the lake" in text:
+        return "data source matching no file of the lake"
     if text.startswith("runner error"):
         return f"runner error: {_exception(text)}"
     if "refused the values" in text:
@@ -56,7 +58,8 @@ def loss_category(reason: str | None) -> str:
     if "no reference code" in text:
         return "no reference code"
     if text.startswith("task skipped"):
-        return "task skipped: " + text.removeprefix("task skipped:").strip().split(" (")[0][:60]
+        rest = text.removeprefix("task skipped:").strip()
+        return "task skipped: " + re.split(r" \(| /|:", rest)[0][:60]
     if "needs a kernel" in text:
         return "judge needs a kernel"
     if "'vis'" in text:
