@@ -82,13 +82,34 @@ def guarded_task_session(
     )
 
 
+_SEED = (
+    "__import__('random').seed(0)\n"
+    "try:\n    __import__('numpy').random.seed(0)\nexcept ImportError:\n    pass\n"
+)
+
+
+def seed_randomness(task: BenchTask, session: TrackedSession) -> None:
+    """Seed ``random`` and ``numpy.random`` in a DSEval task's started kernel, silently.
+
+    DSEval runs a submission on a copy of the reference's state, so context code that
+    draws random numbers (``L = [np.random.randn(...) ...]``) gives both the same values.
+    Here the reference and the replay (or the agent) run in kernels of their own; seeding
+    both alike at the start gives their context code the same draws as long as they run
+    the same code before it. Binds no name.
+    """
+    if task.suite == "dseval" and session.kernel.is_alive():
+        session.kernel.execute(_SEED, silent=True, store_history=False)
+
+
 def open_session(
     task: BenchTask, workdir: Path, *, track: bool = True, cell_timeout: float = 120.0
 ) -> TrackedSession:
-    """A started tracked session over `task_kernel` (gold runs and plans: no manager)."""
+    """A started tracked session over `task_kernel` (gold runs and plans: no manager),
+    its randomness seeded (`seed_randomness`)."""
     kernel = task_kernel(task, workdir, cell_timeout=cell_timeout)
     session = TrackedSession(kernel, track=track)
     session.start()
+    seed_randomness(task, session)
     return session
 
 
