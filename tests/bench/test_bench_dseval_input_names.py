@@ -13,6 +13,7 @@ from stateguard.bench.loaders.dseval import (
     load_dseval_session,
     load_dseval_suite,
     referenced_inputs,
+    required_inputs,
     stage_inputs,
 )
 
@@ -38,10 +39,11 @@ def test_constant_path_expressions() -> None:
         "a = os.path.join('inputs', 'a b.csv')\n"
         "b = Path('inputs') / 'sub dir' / 'c (1).csv'\n"
         "c = open('./inputs/d.txt')\n"
+        "g = pd.read_csv('inputs/' + 'e f.csv')\n"
         "d = f'inputs/{name}.csv'\n"  # a template: not a file name
         "e = glob.glob('inputs/*.csv')\n"  # a glob: not a file name
     )
-    assert input_paths_in_code(code) == ["a b.csv", "sub dir/c (1).csv", "d.txt"]
+    assert input_paths_in_code(code) == ["a b.csv", "sub dir/c (1).csv", "d.txt", "e f.csv"]
 
 
 def test_code_that_does_not_parse_is_read_for_quoted_literals() -> None:
@@ -52,6 +54,21 @@ def test_question_backticks_keep_spaces() -> None:
     text = "Read `inputs/Netflix Userbase.csv` and also inputs/other.csv."
     assert input_paths_in_text(text) == ["Netflix Userbase.csv", "other.csv"]
     assert referenced_inputs("", text) == ["Netflix Userbase.csv", "other.csv"]
+
+
+def test_a_prose_mention_cut_at_a_space_is_not_required(tmp_path: Path) -> None:
+    session = tmp_path / "s1.py"
+    session.write_text(
+        '# %%\n"""\nquestion: Read inputs/All Countries and Economies.csv into df.\n"""\n'
+        "df = pd.read_csv('inputs/All Countries and Economies.csv')\n"
+    )
+    (tmp_path / "_inputs").mkdir()
+    (tmp_path / "_inputs" / "All Countries and Economies.csv").write_text("a\n1\n")
+    task = load_dseval_session(session)
+    assert not task.skipped, task.skipped_reason
+    assert required_inputs(task.turns[0].reference_code, task.turns[0].question) == [
+        "All Countries and Economies.csv"
+    ]
 
 
 def _write_session(tmp_path: Path, name: str) -> Path:

@@ -97,6 +97,17 @@ def referenced_inputs(
     return list(dict.fromkeys(n for n in names if n))
 
 
+def required_inputs(code: str, question: str = "", data: dict[str, Any] | None = None) -> list[str]:
+    """The `referenced_inputs` a session cannot run without: ``data:`` keys, the paths the
+    code spells, and whole backticked paths of the question. A path the prose mentions
+    without backticks is cut at the first space, so it may be a piece of a longer name:
+    it is not required."""
+    names = list(data or {})
+    names += input_paths_in_text(question, whole_only=True)
+    names += input_paths_in_code(code)
+    return list(dict.fromkeys(n for n in names if n))
+
+
 def _input_name(path: str) -> str | None:
     """``a b.csv`` for ``inputs/a b.csv`` or ``./inputs/a b.csv``; None for other paths."""
     path = path.strip()
@@ -108,9 +119,12 @@ def _input_name(path: str) -> str | None:
     return None
 
 
-def input_paths_in_text(text: str) -> list[str]:
-    """``inputs/`` paths of prose: whole backticked spans, then space-free mentions."""
+def input_paths_in_text(text: str, *, whole_only: bool = False) -> list[str]:
+    """``inputs/`` paths of prose: whole backticked spans, then (unless ``whole_only``)
+    space-free mentions."""
     names = [n for span in _BACKTICKED.findall(text) if (n := _input_name(span))]
+    if whole_only:
+        return names
     rest = _BACKTICKED.sub(" ", text)
     names += [m.rstrip(".") for m in _TEXT_REF.findall(rest)]
     return names
@@ -118,12 +132,15 @@ def input_paths_in_text(text: str) -> list[str]:
 
 def _constant_path(node: ast.AST) -> str | None:
     """The string a constant path expression spells: a literal, ``os.path.join`` or
-    ``Path(...)`` of literals, ``Path("inputs") / "x.csv"``; None when it is not constant."""
+    ``Path(...)`` of literals, ``Path("inputs") / "x.csv"``, ``"inputs/" + "x.csv"``; None
+    when it is not constant."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
         left, right = _constant_path(node.left), _constant_path(node.right)
-        return None if left is None or right is None else f"{left.rstrip('/')}/{right}"
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(node.op, ast.Add) else f"{left.rstrip('/')}/{right}"
     if isinstance(node, ast.Call) and node.args and not node.keywords:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -242,7 +259,7 @@ def load_dseval_session(session_path: Path | str, domain: str | None = None) -> 
         except TaskFormatError as exc:
             raise TaskFormatError(f"{path}: cell {cell_index}: {exc}") from exc
         context = "\n\n".join(setup_code)
-        referenced += referenced_inputs(context + "\n" + code, setup["question"], setup.get("data"))
+        referenced += required_inputs(context + "\n" + code, setup["question"], setup.get("data"))
         meta: dict[str, Any] = {"cell_index": cell_index}
         if context:
             meta["setup_code"] = context
