@@ -16,13 +16,16 @@ data only (what `stateguard.kernel.transfer` reads):
 - a value that cannot be pickled crosses as ``{UNPICKLABLE: repr}``, so the host can
   still compare it by its text.
 
-Standard library, IPython and `stateguard.kernel.transfer` only.
+Standard library, IPython and `stateguard.kernel.transfer` only (`threadpoolctl` where
+installed).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,24 @@ def _user_ns() -> dict[str, Any]:
     if shell is None:  # pragma: no cover - only reachable outside a kernel
         raise RuntimeError("stateguard.bench.capture must run inside an IPython kernel")
     return shell.user_ns
+
+
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """OpenMP and BLAS limited to one thread while a fork probe predicts.
+
+    A probe is a fork of a kernel whose model may have been fitted with OpenMP threads
+    (XGBoost, scikit-learn); in the fork those threads are gone, and a parallel region
+    waiting for them never returns. With one thread no pool is used. `threadpoolctl`
+    (a scikit-learn dependency) sets the limit where it is installed.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1):
+        yield
 
 
 def _repr(value: Any) -> str:
@@ -166,9 +187,10 @@ def dry_run(code: str, path: str, names: list[str], preload: dict[str, str] | No
         tree = ast.parse(code)
         last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         body = tree.body[:-1] if last is not None else tree.body
-        exec(compile(ast.Module(body=body, type_ignores=[]), "<dry-run>", "exec"), ns)
-        if last is not None:
-            result = eval(compile(ast.Expression(last.value), "<dry-run>", "eval"), ns)
+        with one_thread():  # a fork of a kernel whose OpenMP threads are gone
+            exec(compile(ast.Module(body=body, type_ignores=[]), "<dry-run>", "exec"), ns)
+            if last is not None:
+                result = eval(compile(ast.Expression(last.value), "<dry-run>", "eval"), ns)
     except BaseException as exc:  # user code failing is a result
         error = f"{type(exc).__name__}: {exc}"
     _dump(

@@ -36,7 +36,7 @@ import traceback
 import types
 from typing import Any
 
-from stateguard.bench.capture import _dump, _user_ns, portable, revive
+from stateguard.bench.capture import _dump, _user_ns, one_thread, portable, revive
 
 
 def _default_ns() -> dict[str, Any]:
@@ -132,8 +132,9 @@ def model_metrics(
         if model_name not in ns:
             _dump(path, {"error": f"model {model_name} not found"})
             return
-        predictions = ns[model_name].predict(inputs)
-        scores = {m: _metric(m, labels, predictions) for m in metrics}
+        with one_thread():
+            predictions = ns[model_name].predict(inputs)
+            scores = {m: _metric(m, labels, predictions) for m in metrics}
     except Exception as exc:
         _dump(path, {"error": f"{type(exc).__name__}: {exc}", "traceback": _short_tb()})
         return
@@ -208,7 +209,8 @@ def _call_all(function: Any, cases: list[Any]) -> tuple[list[Any], list[Any]]:
     inputs_after, outputs = [], []
     for case in cases:
         args = copy.deepcopy(case)
-        out = function(**args) if isinstance(args, dict) else function(*args)
+        with one_thread():
+            out = function(**args) if isinstance(args, dict) else function(*args)
         inputs_after.append(portable(args))
         outputs.append(portable(out))
     return inputs_after, outputs
