@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from stateguard.kernel.transfer import TransferError, loads_value
+
 UNPICKLABLE = "__unpicklable_repr__"
 NOT_PLAIN = "__not_plain__"
 _REPR_CHARS = 4000
@@ -71,8 +73,6 @@ def _repr(value: Any) -> str:
 
 def _is_plain(data: bytes) -> bool:
     """True when the host's reader (`kernel.transfer`) would read this pickle."""
-    from stateguard.kernel.transfer import TransferError, loads_value
-
     try:
         loads_value(data)
     except TransferError:

@@ -19,8 +19,9 @@ unpickles them (`capture.revive`).
   code defining ``_test_case`` or ``_generate()``), check them with ``_validate``, then
   call the function on deep copies and record the inputs after the call and the output.
 - `compare_code`: ``compare_fn(ref, sub)`` over pairs of values.
-- `compare_values`: DSEval's matcher (`stateguard.bench.matching`) over pairs of values,
-  for values the host holds only as stand-ins (a fitted model, a user object).
+
+DSEval's matcher over values the host holds only as stand-ins runs in
+`stateguard.bench.kernel_match` (it needs pandas in the kernel).
 
 Standard library, numpy and pandas (imported lazily); scikit-learn is used for metrics
 when the kernel has it, else the same definitions in numpy (binary labels: positive
@@ -293,32 +294,6 @@ def compare_code(in_path: str, out_path: str) -> None:
             results.append(
                 {"match": False, "reason": f"comparison failure: {type(exc).__name__}: {exc}"}
             )
-    _dump(out_path, {"results": results})
-
-
-def compare_values(in_path: str, out_path: str) -> None:
-    """DSEval's matcher over pairs of values, stand-ins revived: strict, then loose.
-
-    Each result is ``{"match", "reason", "loose"}``; ``loose`` (the looser comparison
-    DSEval gives partial credit for) is computed only when the strict one fails and the
-    job asks for it.
-    """
-    from stateguard.bench.matching import LOOSE_OPTIONS, compare_objects
-
-    job = _load(in_path)
-    options = dict(job["options"])
-    results: list[dict[str, Any]] = []
-    for ref, sub in job["pairs"]:
-        try:
-            ref, sub = revive(ref), revive(sub)
-            strict = compare_objects(ref, sub, **options)
-            loose = None
-            if not strict.match and job.get("loose", True):
-                loose = compare_objects(ref, sub, **{**options, **LOOSE_OPTIONS}).match
-            results.append({"match": strict.match, "reason": strict.reason, "loose": loose})
-        except Exception as exc:
-            message = f"comparison failure: {type(exc).__name__}: {exc}"
-            results.append({"match": False, "reason": message, "loose": None})
     _dump(out_path, {"results": results})
 
 

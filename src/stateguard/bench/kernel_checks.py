@@ -33,6 +33,7 @@ from stateguard.lineage import TrackedSession
 
 CAPTURE_DIR = ".stateguard-bench"
 _DSEVAL = "__import__('stateguard.bench.dseval_kernel', fromlist=['dseval_kernel'])"
+_MATCH = "__import__('stateguard.bench.kernel_match', fromlist=['kernel_match'])"
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -167,7 +168,7 @@ class KernelCodeRunner:
         _ensure_dir(self.session, base)
         job, out = base / f"match-{self.calls}-in.pkl", base / f"match-{self.calls}-out.pkl"
         _dump_host(job, {"options": dict(options), "pairs": list(pairs)})
-        call = f"{_DSEVAL}.compare_values({str(job)!r}, {str(out)!r})"
+        call = f"{_MATCH}.compare_values({str(job)!r}, {str(out)!r})"
         got = _probe_dump(self.session, call, out, self.timeout, [job])
         if "results" not in got:
             return [ValueComparison(match=False, reason=got.get("error", "no result"))] * len(pairs)
