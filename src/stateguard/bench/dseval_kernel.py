@@ -285,8 +285,9 @@ def compare_code(in_path: str, out_path: str) -> None:
         return
     for ref, sub in job["pairs"]:
         try:
-            ref, sub = revive(ref), revive(sub)
-            got = compare_fn(ref, sub)
+            with one_thread():
+                ref, sub = revive(ref), revive(sub)
+                got = compare_fn(ref, sub)
             results.append({"match": bool(got["match"]), "reason": str(got.get("reason", ""))})
         except AssertionError as exc:
             results.append({"match": False, "reason": f"comparison raises AssertionError: {exc}"})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stateguard.bench.capture import _dump, revive
+from stateguard.bench.capture import _dump, one_thread, revive
 from stateguard.bench.dseval_kernel import _load
 from stateguard.bench.matching import LOOSE_OPTIONS, compare_objects
 
@@ -28,11 +28,12 @@ def compare_values(in_path: str, out_path: str) -> None:
     results: list[dict[str, Any]] = []
     for ref, sub in job["pairs"]:
         try:
-            ref, sub = revive(ref), revive(sub)
-            strict = compare_objects(ref, sub, **options)
-            loose = None
-            if not strict.match and job.get("loose", True):
-                loose = compare_objects(ref, sub, **{**options, **LOOSE_OPTIONS}).match
+            with one_thread():  # reviving a model fitted with OpenMP threads, in a fork
+                ref, sub = revive(ref), revive(sub)
+                strict = compare_objects(ref, sub, **options)
+                loose = None
+                if not strict.match and job.get("loose", True):
+                    loose = compare_objects(ref, sub, **{**options, **LOOSE_OPTIONS}).match
             results.append({"match": strict.match, "reason": strict.reason, "loose": loose})
         except Exception as exc:
             message = f"comparison failure: {type(exc).__name__}: {exc}"
