@@ -21,7 +21,9 @@ and returns a `MatchResult`. Options (all default False unless noted):
   than ``metrictol`` times the reference (a score that may be higher, not lower).
 
 Semantics follow DSEval's ``ExactMatcher`` (checked case by case against its package),
-with one deliberate difference: a scalar NaN matches NaN. DSEval compares scalars with
+with two deliberate differences: a scalar NaN matches NaN, and a pandas extension array
+(what ``.values`` gives for a string column under pandas 3) compares as the numpy array
+pandas 2 gave for the same code. DSEval compares scalars with
 ``np.isclose``, under which a NaN reference matches nothing, not even itself.
 """
 
@@ -60,6 +62,17 @@ LOOSE_OPTIONS: dict[str, bool] = {
 """Options DSEval adds for its second, "partial credit" comparison."""
 
 _PANDAS = (pd.DataFrame, pd.Series, pd.Index)
+_EXTENSION = pd.api.extensions.ExtensionArray
+
+
+def _as_numpy(obj: Any) -> Any:
+    """A pandas extension array as a numpy array (missing values as None); else ``obj``."""
+    if not isinstance(obj, _EXTENSION):
+        return obj
+    try:
+        return obj.to_numpy(dtype=object, na_value=None)
+    except (TypeError, ValueError):
+        return np.asarray(obj, dtype=object)
 
 
 class MatchResult(BaseModel):
@@ -131,6 +144,10 @@ class _Matcher:
             return _ok() if bool(ref) == bool(sub) else _fail(f"expected {ref}, got {sub}")
         if _is_number(ref) or _is_number(sub):
             return self._numbers(ref, sub)
+        if isinstance(ref, _EXTENSION) or isinstance(sub, _EXTENSION):
+            # pandas' own arrays (``.values`` of a string column in pandas 3) compare as
+            # the numpy arrays pandas 2 gave for the same code
+            ref, sub = _as_numpy(ref), _as_numpy(sub)
         if isinstance(ref, np.ndarray) or isinstance(sub, np.ndarray):
             return self._arrays(ref, sub)
         if isinstance(ref, _PANDAS) or isinstance(sub, _PANDAS):
