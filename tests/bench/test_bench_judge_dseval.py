@@ -505,3 +505,16 @@ def test_inferred_output_is_at_most_partial() -> None:
     assert judge_dseval(None, ref, wrong).details["verdict"] == "no"
     failed = obs(result=None, extras={"inferred_result": {"error": "NameError"}})
     assert "cannot be inferred" in judge_dseval(None, ref, failed).details["checks"][-1]["reason"]
+
+
+def test_pandas_extension_arrays_compare_as_numpy_arrays() -> None:
+    import pandas as pd
+
+    from stateguard.bench.judges.matching import compare_objects
+
+    strings = pd.Series(["p1", "p2"], dtype="string").array
+    assert compare_objects(strings, pd.Series(["p1", "p2"], dtype="string").array).match
+    assert not compare_objects(strings, pd.Series(["p1", "p3"], dtype="string").array).match
+    assert compare_objects(strings[:0], strings[:0]).match  # empty: no ambiguous truth value
+    ints = pd.array([1, None], dtype="Int64")
+    assert compare_objects(ints, pd.array([1, None], dtype="Int64")).match

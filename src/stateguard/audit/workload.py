@@ -6,8 +6,10 @@ A workload is a JSON list of tasks (or ``{"tasks": [...]}``)::
      "data_sources": ["acres_burned_by_state.csv"],
      "subtasks": [{"id": "...", "query": "...", "answer": ..., "answer_type": ..., ...}]}
 
-Subtasks have the same fields. Malformed tasks raise `WorkloadFormatError` naming
-the file and the field.
+Subtasks have the same fields. As in KramaBench's own files, ``data_sources`` may be
+a string or a list of strings at every level; its entries are bare file names, paths,
+globs or folders, resolved against a lake by `stateguard.audit.source_refs`. Malformed
+tasks raise `WorkloadFormatError` naming the file and the field.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from stateguard.audit.errors import WorkloadFormatError
 
@@ -37,6 +39,23 @@ class WorkloadTask(BaseModel):
     answer_type: AnswerType | str | None = None
     data_sources: tuple[str, ...] = ()
     subtasks: tuple[WorkloadTask, ...] = ()
+
+    @field_validator("data_sources", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        """A string is one source; null is none."""
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return (value,) if value.strip() else ()
+        return value
+
+    def all_sources(self) -> tuple[str, ...]:
+        """The sources of the task and of its subtasks (depth first), each once."""
+        found = list(self.data_sources)
+        for sub in self.subtasks:
+            found += sub.all_sources()
+        return tuple(dict.fromkeys(found))
 
     def turns(self) -> tuple[WorkloadTask, ...]:
         """The task as a multi-turn session: its subtasks in order (depth first), then

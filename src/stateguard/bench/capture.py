@@ -3,21 +3,36 @@
 The host calls them through silent executions (or inside a fork probe), e.g.
 ``__import__('stateguard.bench.capture', fromlist=['capture']).capture(...)``, so
 they never bind names in the user namespace and never fire lineage hooks.
-Values cross to the host as pickle files in the kernel's working directory:
-a value that cannot be pickled crosses as ``{UNPICKLABLE: repr}``, so the host
-can still compare it by its text.
+Values cross to the host as pickle files in the kernel's working directory, as plain
+data only (what `stateguard.kernel.transfer` reads):
 
-Standard library and IPython only.
+- a value that is plain data crosses as itself;
+- a tuple, list or dict of another type (a named tuple, a ``scipy.stats`` result) crosses
+  as the plain container of its items, which DSEval compares the same way;
+- any other value (a fitted estimator, a user object) crosses as ``{NOT_PLAIN: {"type",
+  "repr", "pickle"}}``: its type name, its text, and its own pickle as opaque ``bytes``
+  that the host never unpickles; what must look inside it runs in a kernel
+  (`revive` turns the marker back into the object there);
+- a value that cannot be pickled crosses as ``{UNPICKLABLE: repr}``, so the host can
+  still compare it by its text.
+
+Standard library, IPython and `stateguard.kernel.transfer` only (`threadpoolctl` where
+installed).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from stateguard.kernel.transfer import TransferError, loads_value
+
 UNPICKLABLE = "__unpicklable_repr__"
+NOT_PLAIN = "__not_plain__"
 _REPR_CHARS = 4000
 
 
@@ -30,16 +45,82 @@ def _user_ns() -> dict[str, Any]:
     return shell.user_ns
 
 
-def portable(value: Any) -> Any:
-    """The value itself if it pickles, else ``{UNPICKLABLE: repr(value)}``."""
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """OpenMP and BLAS limited to one thread while a fork probe predicts.
+
+    A probe is a fork of a kernel whose model may have been fitted with OpenMP threads
+    (XGBoost, scikit-learn); in the fork those threads are gone, and a parallel region
+    waiting for them never returns. With one thread no pool is used. `threadpoolctl`
+    (a scikit-learn dependency) sets the limit where it is installed.
+    """
     try:
-        pickle.dumps(value)
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # a user __repr__ that raises
+        text = f"<{type(value).__name__}: repr failed: {type(exc).__name__}>"
+    return text[:_REPR_CHARS]
+
+
+def _is_plain(data: bytes) -> bool:
+    """True when the host's reader (`kernel.transfer`) would read this pickle."""
+    try:
+        loads_value(data)
+    except TransferError:
+        return False
+    return True
+
+
+def type_name(value: Any) -> str:
+    """``module.QualifiedName`` of the value's type."""
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def portable(value: Any) -> Any:
+    """What crosses to the host for ``value``: plain data only (see the module docstring)."""
+    try:
+        data = pickle.dumps(value)
     except Exception:
-        try:
-            text = repr(value)
-        except Exception as exc:  # a user __repr__ that raises
-            text = f"<{type(value).__name__}: repr failed: {type(exc).__name__}>"
-        return {UNPICKLABLE: text[:_REPR_CHARS]}
+        return {UNPICKLABLE: _repr(value)}
+    if _is_plain(data):
+        return value
+    if isinstance(value, tuple):
+        return tuple(portable(v) for v in value)
+    if isinstance(value, list):
+        return [portable(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str | int | float | bool) for k in value):
+        return {k: portable(v) for k, v in value.items()}
+    return {NOT_PLAIN: {"type": type_name(value), "repr": _repr(value), "pickle": data}}
+
+
+def is_marker(value: Any) -> bool:
+    """True for the ``{NOT_PLAIN: ...}`` / ``{UNPICKLABLE: ...}`` stand-ins of `portable`."""
+    return (
+        isinstance(value, dict) and len(value) == 1 and (NOT_PLAIN in value or UNPICKLABLE in value)
+    )
+
+
+def revive(value: Any) -> Any:
+    """Inside a kernel: `portable`'s stand-ins back to the objects they stand for
+    (unpicklable ones stay their text), through tuples, lists and dicts."""
+    if is_marker(value):
+        return pickle.loads(value[NOT_PLAIN]["pickle"]) if NOT_PLAIN in value else value
+    if isinstance(value, tuple):
+        return tuple(revive(v) for v in value)
+    if isinstance(value, list):
+        return [revive(v) for v in value]
+    if isinstance(value, dict):
+        return {k: revive(v) for k, v in value.items()}
     return value
 
 
@@ -106,9 +187,10 @@ def dry_run(code: str, path: str, names: list[str], preload: dict[str, str] | No
         tree = ast.parse(code)
         last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         body = tree.body[:-1] if last is not None else tree.body
-        exec(compile(ast.Module(body=body, type_ignores=[]), "<dry-run>", "exec"), ns)
-        if last is not None:
-            result = eval(compile(ast.Expression(last.value), "<dry-run>", "eval"), ns)
+        with one_thread():  # a fork of a kernel whose OpenMP threads are gone
+            exec(compile(ast.Module(body=body, type_ignores=[]), "<dry-run>", "exec"), ns)
+            if last is not None:
+                result = eval(compile(ast.Expression(last.value), "<dry-run>", "eval"), ns)
     except BaseException as exc:  # user code failing is a result
         error = f"{type(exc).__name__}: {exc}"
     _dump(

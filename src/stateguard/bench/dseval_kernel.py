@@ -2,12 +2,16 @@
 
 These functions run *inside* a kernel, in a fork probe (the namespace they see is a
 throw-away copy), because what they execute is benchmark-supplied: generated test
-cases, input validators, compare_fn code, user models and functions. Inputs and
-outputs cross as pickle files (`stateguard.bench.capture` conventions).
+cases, input validators, compare_fn code, user models and functions. What they write
+for the host is plain data (`stateguard.bench.capture` conventions: a value that is
+not plain data crosses as a stand-in holding its own pickle as opaque bytes); what
+the host passes on from one kernel to another (a reference's inputs and labels, its
+test cases, values to compare) it passes as those bytes, unread, and only a kernel
+unpickles them (`capture.revive`).
 
 - `model_metrics`: predictions of a model in the namespace and the metrics of those
-  predictions; on the reference side it also saves the inputs and labels, on the
-  submission side it reads the reference's.
+  predictions (plain numbers, named); on the reference side it also saves the inputs
+  and labels as opaque bytes, on the submission side it reads the reference's.
 - `table_reference` / `table_submission`: generate DSEval's test cases (case ``i`` is
   generated after seeding ``random`` and ``numpy.random`` with ``i``; ``"//"`` repeats
   the previous case's generator with the new seed; a top-level list is a tuple of
@@ -15,6 +19,9 @@ outputs cross as pickle files (`stateguard.bench.capture` conventions).
   code defining ``_test_case`` or ``_generate()``), check them with ``_validate``, then
   call the function on deep copies and record the inputs after the call and the output.
 - `compare_code`: ``compare_fn(ref, sub)`` over pairs of values.
+
+DSEval's matcher over values the host holds only as stand-ins runs in
+`stateguard.bench.kernel_match` (it needs pandas in the kernel).
 
 Standard library, numpy and pandas (imported lazily); scikit-learn is used for metrics
 when the kernel has it, else the same definitions in numpy (binary labels: positive
@@ -30,7 +37,7 @@ import traceback
 import types
 from typing import Any
 
-from stateguard.bench.capture import _dump, _user_ns, portable
+from stateguard.bench.capture import _dump, _user_ns, one_thread, portable, revive
 
 
 def _default_ns() -> dict[str, Any]:
@@ -122,20 +129,22 @@ def model_metrics(
         if reference_path is None:
             inputs, labels = ns[inputs_name], ns[labels_name]
         else:
-            saved = _load(reference_path)
-            inputs, labels = saved["inputs"], saved["labels"]
+            inputs, labels = _load(reference_path)  # the reference kernel's own pickle
         if model_name not in ns:
             _dump(path, {"error": f"model {model_name} not found"})
             return
-        predictions = ns[model_name].predict(inputs)
-        scores = {m: _metric(m, labels, predictions) for m in metrics}
+        with one_thread():
+            predictions = ns[model_name].predict(inputs)
+            scores = {m: _metric(m, labels, predictions) for m in metrics}
     except Exception as exc:
         _dump(path, {"error": f"{type(exc).__name__}: {exc}", "traceback": _short_tb()})
         return
     payload: dict[str, Any] = {"metrics": scores}
     if reference_path is None:
-        payload["inputs"] = inputs
-        payload["labels"] = labels
+        try:
+            payload["inputs_labels"] = pickle.dumps((inputs, labels))
+        except Exception as exc:
+            payload = {"error": f"inputs or labels cannot be pickled: {type(exc).__name__}: {exc}"}
     _dump(path, payload)
 
 
@@ -201,7 +210,8 @@ def _call_all(function: Any, cases: list[Any]) -> tuple[list[Any], list[Any]]:
     inputs_after, outputs = [], []
     for case in cases:
         args = copy.deepcopy(case)
-        out = function(**args) if isinstance(args, dict) else function(*args)
+        with one_thread():
+            out = function(**args) if isinstance(args, dict) else function(*args)
         inputs_after.append(portable(args))
         outputs.append(portable(out))
     return inputs_after, outputs
@@ -217,13 +227,19 @@ def table_reference(
             _dump(path, {"error": f"function {function_name} not found in the reference"})
             return
         cases = generate_cases(test_cases, input_validator)
+        cases_pickle = pickle.dumps(cases)
         inputs_after, outputs = _call_all(ns[function_name], cases)
     except Exception as exc:
         _dump(path, {"error": f"{type(exc).__name__}: {exc}", "traceback": _short_tb()})
         return
     _dump(
         path,
-        {"cases": [portable(c) for c in cases], "inputs_after": inputs_after, "outputs": outputs},
+        {
+            "cases": [portable(c) for c in cases],
+            "cases_pickle": cases_pickle,
+            "inputs_after": inputs_after,
+            "outputs": outputs,
+        },
     )
 
 
@@ -233,7 +249,7 @@ def table_submission(path: str, function_name: str, cases_path: str) -> None:
     if function_name not in ns:
         _dump(path, {"error": f"function {function_name} not found in the submission"})
         return
-    cases = _load(cases_path)["cases"]
+    cases = _load(cases_path)  # the reference kernel's own pickle of the cases
     inputs_after, outputs = [], []
     for i, case in enumerate(cases):
         try:
@@ -269,7 +285,9 @@ def compare_code(in_path: str, out_path: str) -> None:
         return
     for ref, sub in job["pairs"]:
         try:
-            got = compare_fn(ref, sub)
+            with one_thread():
+                ref, sub = revive(ref), revive(sub)
+                got = compare_fn(ref, sub)
             results.append({"match": bool(got["match"]), "reason": str(got.get("reason", ""))})
         except AssertionError as exc:
             results.append({"match": False, "reason": f"comparison raises AssertionError: {exc}"})

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from stateguard.bench import inject
 from stateguard.bench.judges import DsevalObservation
 from stateguard.bench.kernel_checks import kernel_extras
+from stateguard.bench.losses import missing_library
 from stateguard.bench.observe import (
     capture,
     checked_names,
@@ -128,9 +130,38 @@ def _facts(
     )
 
 
+_NO_MODULE = re.compile(r"No module named '([^'.]+)")
+
+
+def _failure_reason(error: str, setup_error: str | None, lacking: list[str]) -> str:
+    """Why a turn's reference code failed, naming a library the kernel lacks.
+
+    A turn whose code names a variable that does not exist, after an earlier turn needed a
+    missing library, is put down to that library (the variables it would have made were
+    never made), which is what ``skipped_by_reason`` counts.
+    """
+    reason = f"reference code fails in a clean run: {error}"
+    if setup_error:
+        reason += f" (setup code failed first: {setup_error})"
+    needed = _NO_MODULE.search(error) or (_NO_MODULE.search(setup_error or ""))
+    if needed is not None:
+        library = needed.group(1)
+    elif lacking and error.startswith("NameError"):
+        library = lacking[-1]
+        reason += " (after an earlier turn"
+    else:
+        return reason
+    suffix = ")" if needed is None else ""
+    return (
+        f"{reason}{suffix}: needs the library '{library}', which the kernel's Python lacks "
+        "(--kernel-python runs the kernels on an interpreter that has it)"
+    )
+
+
 def run_gold(task: BenchTask, workdir: Path, cell_timeout: float = 120.0) -> GoldTask:
     """Replay the task's reference code cleanly and record gold, failures and lineage."""
     session = open_session(task, workdir, cell_timeout=cell_timeout)
+    lacking: list[str] = []  # libraries earlier reference cells needed and the kernel lacks
     turn_of: dict[int, int] = {}
     gold_turns: list[GoldTurn] = []
     try:
@@ -161,9 +192,10 @@ def run_gold(task: BenchTask, workdir: Path, cell_timeout: float = 120.0) -> Gol
             obs = observation(res.execution, captured, diff, extras=extras)
             reason = None
             if not ok:
-                reason = f"reference code fails in a clean run: {error_text(res.execution)}"
-                if setup_error:
-                    reason += f" (setup code failed first: {setup_error})"
+                reason = _failure_reason(error_text(res.execution) or "", setup_error, lacking)
+                library = missing_library(reason)
+                if library and library not in lacking:
+                    lacking.append(library)
             deps: set[int] = set()
             for c in cells:
                 for r in c.reads:

@@ -2,19 +2,29 @@
 
 `kernel_extras` runs `stateguard.bench.dseval_kernel` helpers in fork probes of a
 session's kernel and returns what the judge reads from ``DsevalObservation.extras``;
-`KernelCodeRunner` is the judge's `CodeRunner`: benchmark-supplied compare_fn code runs
-in a probe, never in this process. Values cross as pickle files in the kernel's
-working directory (``.stateguard-bench/``).
+`KernelCodeRunner` is the judge's `CodeRunner`: benchmark-supplied compare_fn code, and
+any comparison of values the host holds only as stand-ins, runs in a probe, never in
+this process. Values cross as pickle files in the kernel's working directory
+(``.stateguard-bench/``): what the host reads is plain data only (`kernel.transfer`);
+what it passes from the reference's kernel to another (inputs and labels, test cases)
+it copies as the bytes that kernel wrote, unread. A file holding reference values is
+removed as soon as the probe that needed it has returned, so later cells of the
+session never find it.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stateguard.bench.judges.dseval import INFERRED_KEY, DsevalObservation, kernel_checks
+from stateguard.bench.judges.dseval import (
+    INFERRED_KEY,
+    DsevalObservation,
+    ValueComparison,
+    kernel_checks,
+)
 from stateguard.bench.judges.matching import MatchResult
 from stateguard.bench.tasks import BenchTask, BenchTurn
 from stateguard.errors import KernelError
@@ -23,6 +33,7 @@ from stateguard.lineage import TrackedSession
 
 CAPTURE_DIR = ".stateguard-bench"
 _DSEVAL = "__import__('stateguard.bench.dseval_kernel', fromlist=['dseval_kernel'])"
+_MATCH = "__import__('stateguard.bench.kernel_match', fromlist=['kernel_match'])"
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -35,13 +46,19 @@ def _load(path: Path) -> dict[str, Any]:
     return value
 
 
-def _probe_dump(session: TrackedSession, call: str, path: Path, timeout: float) -> dict[str, Any]:
-    """Run a kernel-side helper in a fork probe and read the pickle it wrote."""
+def _probe_dump(
+    session: TrackedSession, call: str, path: Path, timeout: float, inputs: Sequence[Path] = ()
+) -> dict[str, Any]:
+    """Run a kernel-side helper in a fork probe and read the pickle it wrote; the
+    ``inputs`` written for it are removed afterwards."""
     path.unlink(missing_ok=True)
     try:
         probe = session.kernel.run_probe(call, timeout=timeout)
     except KernelError as exc:  # a dead kernel: the check fails, the run goes on
         return {"error": f"kernel unavailable: {exc}"}
+    finally:
+        for written in inputs:
+            written.unlink(missing_ok=True)
     if not path.exists():
         detail = probe.error.evalue if probe.error else probe.status
         return {"error": f"kernel evaluation failed: {detail}"}
@@ -86,11 +103,16 @@ def kernel_extras(
         ref = None if reference is None else reference.extras.get(key)
         if reference is not None and (not ref or "error" in ref):
             continue  # the judge excludes the turn; nothing to compute
+        written: list[Path] = []
         if alias == "model":
             ref_path = None
             if ref is not None:
+                if not isinstance(ref.get("inputs_labels"), bytes):
+                    out[key] = {"error": "the reference's inputs and labels were not saved"}
+                    continue
                 ref_path = base / f"{tag}-{key.replace('#', '-')}-ref.pkl"
-                _dump_host(ref_path, {"inputs": ref["inputs"], "labels": ref["labels"]})
+                ref_path.write_bytes(ref["inputs_labels"])  # the reference kernel's bytes
+                written.append(ref_path)
             call = (
                 f"{_DSEVAL}.model_metrics({str(path)!r}, {config['model_name']!r}, "
                 f"{config['inputs_name']!r}, {config['labels_name']!r}, "
@@ -102,13 +124,17 @@ def kernel_extras(
                 f"{config['test_cases']!r}, {config['input_validator']!r})"
             )
         else:
+            if not isinstance(ref.get("cases_pickle"), bytes):
+                out[key] = {"error": "the reference's test cases were not saved"}
+                continue
             cases_path = base / f"{tag}-{key.replace('#', '-')}-cases.pkl"
-            _dump_host(cases_path, {"cases": ref["cases"]})
+            cases_path.write_bytes(ref["cases_pickle"])  # the reference kernel's bytes
+            written.append(cases_path)
             call = (
                 f"{_DSEVAL}.table_submission({str(path)!r}, {config['function_name']!r}, "
                 f"{str(cases_path)!r})"
             )
-        out[key] = _probe_dump(session, call, path, timeout)
+        out[key] = _probe_dump(session, call, path, timeout, written)
     return out
 
 
@@ -127,12 +153,26 @@ class KernelCodeRunner:
         _ensure_dir(self.session, base)
         job, out = base / f"compare-{self.calls}-in.pkl", base / f"compare-{self.calls}-out.pkl"
         _dump_host(job, {"code": code, "pairs": list(pairs)})
-        got = _probe_dump(
-            self.session, f"{_DSEVAL}.compare_code({str(job)!r}, {str(out)!r})", out, self.timeout
-        )
+        call = f"{_DSEVAL}.compare_code({str(job)!r}, {str(out)!r})"
+        got = _probe_dump(self.session, call, out, self.timeout, [job])
         if "results" not in got:
             return [MatchResult(match=False, reason=got.get("error", "no result"))] * len(pairs)
         return [MatchResult(match=r["match"], reason=r["reason"]) for r in got["results"]]
+
+    def compare_values(
+        self, options: Mapping[str, Any], pairs: Sequence[tuple[Any, Any]]
+    ) -> list[ValueComparison]:
+        """DSEval's matcher per pair, evaluated in the kernel on the revived values."""
+        self.calls += 1
+        base = self.session.kernel.workdir / CAPTURE_DIR
+        _ensure_dir(self.session, base)
+        job, out = base / f"match-{self.calls}-in.pkl", base / f"match-{self.calls}-out.pkl"
+        _dump_host(job, {"options": dict(options), "pairs": list(pairs)})
+        call = f"{_MATCH}.compare_values({str(job)!r}, {str(out)!r})"
+        got = _probe_dump(self.session, call, out, self.timeout, [job])
+        if "results" not in got:
+            return [ValueComparison(match=False, reason=got.get("error", "no result"))] * len(pairs)
+        return [ValueComparison.model_validate(r) for r in got["results"]]
 
 
 INFERRED = INFERRED_KEY

@@ -34,6 +34,7 @@ from stateguard.bench.observe import (
     judge_reason,
     namespace_diff,
     observation,
+    seed_randomness,
 )
 from stateguard.bench.records import RunConfig, TurnResult
 from stateguard.bench.tasks import BenchTask
@@ -114,6 +115,7 @@ def run_llm_task(
     try:
         guard.start()
         session = guard.tracked
+        seed_randomness(task, session)  # context code draws as in the gold run
         worker = Worker(
             tape.wrap(model, "worker"),
             guard,

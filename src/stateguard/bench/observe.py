@@ -3,7 +3,10 @@
 An *observation* (`DsevalObservation`) is what a turn produced: the value of its last
 expression, the variables the validator checks, its stdout, its error and its
 namespace diff (computed from lineage). Values are pickled in the kernel by
-`stateguard.bench.capture` and read here as plain data only (`kernel.transfer`).
+`stateguard.bench.capture` and read here as plain data only (`kernel.transfer`). A
+file the host refuses (a cell replaced it with one naming other callables) is not run
+and does not end the session: the turn's observation records the refusal as its
+error, so a submission is judged wrong on it and a reference excludes its turn.
 """
 
 from __future__ import annotations
@@ -79,13 +82,34 @@ def guarded_task_session(
     )
 
 
+_SEED = (
+    "__import__('random').seed(0)\n"
+    "try:\n    __import__('numpy').random.seed(0)\nexcept ImportError:\n    pass\n"
+)
+
+
+def seed_randomness(task: BenchTask, session: TrackedSession) -> None:
+    """Seed ``random`` and ``numpy.random`` in a DSEval task's started kernel, silently.
+
+    DSEval runs a submission on a copy of the reference's state, so context code that
+    draws random numbers (``L = [np.random.randn(...) ...]``) gives both the same values.
+    Here the reference and the replay (or the agent) run in kernels of their own; seeding
+    both alike at the start gives their context code the same draws as long as they run
+    the same code before it. Binds no name.
+    """
+    if task.suite == "dseval" and session.kernel.is_alive():
+        session.kernel.execute(_SEED, silent=True, store_history=False)
+
+
 def open_session(
     task: BenchTask, workdir: Path, *, track: bool = True, cell_timeout: float = 120.0
 ) -> TrackedSession:
-    """A started tracked session over `task_kernel` (gold runs and plans: no manager)."""
+    """A started tracked session over `task_kernel` (gold runs and plans: no manager),
+    its randomness seeded (`seed_randomness`)."""
     kernel = task_kernel(task, workdir, cell_timeout=cell_timeout)
     session = TrackedSession(kernel, track=track)
     session.start()
+    seed_randomness(task, session)
     return session
 
 
@@ -96,13 +120,23 @@ def checked_names(task: BenchTask, turn: BenchTurn) -> list[str]:
     return ["answer"]
 
 
+REFUSED = "the host refused the values the kernel wrote"
+
+
 def _load(path: Path) -> dict[str, Any]:
+    """The captured mapping, or one whose ``error`` says why the host refused the file."""
     try:
         value = load_value(path)  # the kernel wrote it: plain data types only
     except TransferError as exc:
-        raise StateguardError(f"cannot read the captured values in {path}: {exc}") from exc
+        value = f"{exc}"
     if not isinstance(value, dict):
-        raise StateguardError(f"cannot read the captured values in {path}: not a mapping")
+        detail = value if isinstance(value, str) else f"{path}: not a mapping"
+        return {
+            "has_result": False,
+            "result": None,
+            "namespace": {},
+            "error": f"{REFUSED}: {detail}",
+        }
     return value
 
 

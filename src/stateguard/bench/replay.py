@@ -40,6 +40,7 @@ from stateguard.bench.observe import (
     judge_reason,
     namespace_diff,
     observation,
+    seed_randomness,
 )
 from stateguard.bench.records import InjectionRecord, TurnResult
 from stateguard.bench.tasks import BenchTask, BenchTurn
@@ -236,7 +237,8 @@ class ReplayWorker:
         return result, record
 
     def run(self) -> Iterator[tuple[TurnResult, InjectionRecord | None]]:
-        """Replay every turn in order."""
+        """Replay every turn in order, randomness seeded as in the gold run."""
+        seed_randomness(self.task, self.guard.tracked)
         for turn in self.task.turns:
             yield self.run_turn(turn)
 

@@ -2,7 +2,9 @@
 
 ``metrics.json`` holds every key of `metrics.METRIC_KEYS` at top level (None where
 undefined), plus ``injections`` (planted faults: total, effective, caught),
-``skipped`` (which turns were skipped and why), ``tasks_rejected`` / ``rejections``
+``skipped`` (which turns were skipped and why), ``turns_lost`` / ``lost_share`` /
+``skipped_by_reason`` (turns not scored, skipped or excluded by the judge, counted by
+`losses.loss_category`), ``tasks_rejected`` / ``rejections``
 (tasks the loader rejected, with file, cell/turn and field), ``tasks_failed`` /
 ``failures`` (tasks whose run raised), ``turns_undecided`` (the deterministic judge
 could not tell, no LLM judge decided), ``turns_llm_judged`` and ``judge_unparseable``
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from stateguard.bench.bootstrap import paired_bootstrap
+from stateguard.bench.losses import Losses, losses
 from stateguard.bench.metrics import compute_metrics, position
 from stateguard.bench.records import RunStore, TurnResult
 
@@ -89,8 +92,27 @@ def run_metrics(run_dir: Path | str) -> dict[str, Any]:
     metrics["judge_unparseable"] = sum(
         1 for r in results if r.judged_by == "llm" and r.correct is None and not r.skipped
     )
+    lost = losses(results, tasks_failed=len(failed), tasks_rejected=len(rejections))
+    metrics["turns_scored"] = lost.turns_scored
+    metrics["turns_lost"] = lost.turns_lost
+    metrics["skipped_by_reason"] = lost.skipped_by_reason
+    metrics["lost_share"] = lost.lost_share
     metrics["run"] = {"dir": str(Path(run_dir)), **config.model_dump(mode="json")}
     return metrics
+
+
+def run_losses(metrics: dict[str, Any]) -> Losses:
+    """The lost-work figures of a run's metrics (`run_metrics`)."""
+    return Losses(
+        tasks_total=metrics.get("tasks_total") or 0,
+        tasks_failed=metrics.get("tasks_failed") or 0,
+        tasks_rejected=metrics.get("tasks_rejected") or 0,
+        turns_total=metrics.get("turns_total") or 0,
+        turns_scored=metrics.get("turns_scored") or 0,
+        turns_undecided=metrics.get("turns_undecided") or 0,
+        turns_lost=metrics.get("turns_lost") or 0,
+        skipped_by_reason=metrics.get("skipped_by_reason") or {},
+    )
 
 
 def write_metrics(run_dir: Path | str) -> dict[str, Any]:

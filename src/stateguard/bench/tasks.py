@@ -60,6 +60,9 @@ class BenchTask(BaseModel):
     """Folder holding the task's input files (see each loader for the path convention)."""
     turns: tuple[BenchTurn, ...]
     skipped_reason: str | None = None
+    input_aliases: dict[str, str] = Field(default_factory=dict)
+    """Input names the code spells that are stored under ``data_dir`` with another Unicode
+    normalization: name -> stored relative path (staged under both)."""
 
     @model_validator(mode="after")
     def _check_turn_order(self) -> BenchTask:

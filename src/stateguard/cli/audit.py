@@ -10,6 +10,7 @@ from rich.table import Table
 
 from stateguard.audit.discover_eval import discover_eval
 from stateguard.audit.errors import AuditError
+from stateguard.bench.loaders.kramabench import default_lake
 
 audit_app = typer.Typer(
     help="Fail-loudly auditing: source map and retrieval.", no_args_is_help=True
@@ -19,10 +20,23 @@ audit_app = typer.Typer(
 @audit_app.command("discover-eval")
 def discover_eval_command(
     workload: Path = typer.Argument(..., help="KramaBench-style workload JSON."),
-    lake: Path = typer.Option(..., "--lake", help="Folder tree holding the data sources."),
+    lake: Path | None = typer.Option(
+        None,
+        "--lake",
+        help="Folder tree holding the data sources (default: KramaBench's "
+        "data/DOMAIN/input beside workload/DOMAIN.json, or lake/ beside the file).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable result."),
 ) -> None:
     """Recall@1/5/10 of each task's gold data_sources, ranking the lake from the query alone."""
+    if lake is None:
+        lake = default_lake(workload)
+        if lake is None:
+            Console(stderr=True).print(
+                f"[red]error:[/red] {workload}: no data lake found (looked for "
+                f"data/{workload.stem}/input and lake/); give it with --lake"
+            )
+            raise typer.Exit(2)
     try:
         result = discover_eval(workload, lake)
     except AuditError as exc:
@@ -42,6 +56,11 @@ def discover_eval_command(
             ", ".join(t.missed_at_10),
         )
     out.print(table)
+    for t in result.per_task:
+        for note in t.notes:
+            out.print(f"[yellow]note[/yellow] {t.id}: {note}")
+    for missing in result.tasks_unresolved:
+        out.print(f"[red]no file of the lake[/red] matches the source of {missing}")
     out.print(
         f"{result.tasks} tasks, {result.files_indexed} files ({result.sources_indexed} sources): "
         f"recall@5 {result.recall_at_5:.3f}, recall@10 {result.recall_at_10:.3f}"

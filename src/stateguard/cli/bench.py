@@ -13,8 +13,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from stateguard.bench.judging import rejudge_run
+from stateguard.bench.losses import LOST_SHARE_LIMIT, Losses, summary_lines
 from stateguard.bench.records import RunConfig
-from stateguard.bench.report import HEADLINE, build_report, write_metrics
+from stateguard.bench.report import HEADLINE, build_report, run_losses, write_metrics
 from stateguard.bench.runner import run_benchmark
 from stateguard.errors import StateguardError
 from stateguard.kernel.interpreter import KERNEL_PYTHON_ENV, use_for_kernels
@@ -80,6 +81,13 @@ def _headline_table(title: str, metrics: dict[str, dict[str, Any]]) -> Table:
     return table
 
 
+def _print_losses(console: Console, lost: Losses) -> None:
+    """The lost-work figures, first and in red when anything was lost."""
+    style = "red" if lost.anything_lost else "green"
+    for line in summary_lines(lost):
+        console.print(f"[{style}]{escape(line)}[/{style}]")
+
+
 @bench_app.command("run")
 def run(
     suite: str = typer.Option(..., help="dseval | longds | infiagent | kramabench."),
@@ -134,7 +142,11 @@ def run(
         None, help="LLM judge endpoint (default --base-url)."
     ),
     judge_model: str | None = typer.Option(None, help="LLM judge model (default --model)."),
-    strict: bool = typer.Option(False, help="Exit 1 when a task is rejected or its run fails."),
+    strict: bool = typer.Option(
+        False,
+        help="Exit 1 when a task is rejected or its run fails, or more than a tenth of "
+        "the turns are not scored.",
+    ),
     worker_protocol: str = typer.Option(
         "native", help="--worker llm message protocol: native | longds (LongDS's own shape)."
     ),
@@ -225,6 +237,8 @@ def run(
     except StateguardError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(2) from exc
+    lost = run_losses(metrics)
+    _print_losses(console, lost)
     console.print(_headline_table(f"{out}", {"run": metrics}))
     for rejection in metrics.get("rejections", []):
         console.print(
@@ -241,6 +255,15 @@ def run(
         f"{outcome.errors} runner error(s), {outcome.tasks_rejected} task(s) rejected; "
         f"metrics in {out / 'metrics.json'}"
     )
+    if lost.over_limit:
+        share = f"{lost.turns_lost} of {lost.turns_total} turns were not scored"
+        if strict:
+            console.print(f"[red]--strict:[/red] {share}, more than {LOST_SHARE_LIMIT:.0%}")
+            raise typer.Exit(1)
+        console.print(
+            f"[red]{share}, more than {LOST_SHARE_LIMIT:.0%}[/red] "
+            "(--strict makes this exit non-zero)"
+        )
     if strict and (outcome.tasks_rejected or metrics.get("tasks_failed")):
         console.print("[red]--strict:[/red] rejected or failed tasks (see above)")
         raise typer.Exit(1)
@@ -296,6 +319,10 @@ def report(
     labels = {"A": summary["metrics"]["A"]}
     if "B" in summary["metrics"]:
         labels["B"] = summary["metrics"]["B"]
+    for label, metrics in labels.items():
+        if len(labels) > 1:
+            console.print(f"{label}:")
+        _print_losses(console, run_losses(metrics))
     console.print(
         _headline_table(
             "A = " + str(run_dir) + ("" if run_dir_b is None else f", B = {run_dir_b}"), labels

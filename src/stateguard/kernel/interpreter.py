@@ -59,8 +59,10 @@ the join guard."""
 OPTIONAL_KERNEL_MODULES = (
     "stateguard.audit.kernelops",
     "stateguard.audit.sourcewatch",
+    "stateguard.bench.kernel_match",
 )
-"""Kernel-side modules of opt-in features (the audit operators also need duckdb there)."""
+"""Kernel-side modules of opt-in features (the audit operators also need duckdb there, the
+DSEval matcher over values the host holds as stand-ins pandas)."""
 
 _PROBE_TIMEOUT = 120.0
 

@@ -178,6 +178,16 @@ def _is_model(cls: type) -> bool:
     return issubclass(cls, BaseModel) or issubclass(cls, tuple)  # models, named tuples
 
 
+def loads_value(data: bytes, *, what: str = "value") -> Any:
+    """`load_value` of a pickle held in memory (``what`` names it in errors)."""
+    try:
+        return _DataOnly(io.BytesIO(data), False).load()  # type: ignore[arg-type]
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError) as exc:
+        raise TransferError(f"{what}: not read as a plain value: {exc}") from exc
+    except (ValueError, TypeError, IndexError, KeyError, MemoryError, RecursionError) as exc:
+        raise TransferError(f"{what}: malformed: {type(exc).__name__}: {exc}") from exc
+
+
 def load_value(path: Path, *, own_types: bool = False, max_bytes: int = MAX_BYTES) -> Any:
     """The value pickled in `path`, read without resolving anything but plain data types.
 

@@ -26,9 +26,12 @@ loader in ``BenchTurn.validator``); its top level is an ``and``. Each validator 
 
 Metrics, generated cases and functions live in kernels, so ``model`` and
 ``table_test`` read what the kernels computed (``DsevalObservation.extras``, keyed by
-`extras_key`); compare_fn code runs through a `CodeRunner` (a kernel probe). A turn is
-*excluded* (not judged) when the reference itself failed or lacks what a validator
-needs, when code needs a runner that is not given, or for ``vis``, which DSEval
+`extras_key`: named metrics, plain outputs); compare_fn code runs through a
+`CodeRunner` (a kernel probe), and so does any comparison of a value the host holds
+only as a stand-in (`stateguard.bench.capture.NOT_PLAIN`: a fitted model, a
+``scipy`` object, a user object), which the host never unpickles. A turn is *excluded*
+(not judged) when the reference itself failed or lacks what a validator needs, when
+code or a stand-in needs a runner that is not given, or for ``vis``, which DSEval
 itself does not implement.
 
 ``Judgement.correct`` is verdict == "yes"; ``score`` is 1 / 0.5 / 0. As in DSEval, a
@@ -47,6 +50,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from stateguard.bench.capture import NOT_PLAIN
 from stateguard.bench.judges.base import Judgement
 from stateguard.bench.judges.dseval_spec import (
     CODE_KEY,
@@ -68,8 +72,10 @@ __all__ = [
     "KERNEL_CHECKS",
     "CodeRunner",
     "DsevalObservation",
+    "ValueComparison",
     "checked_variables",
     "extras_key",
+    "holds_stand_in",
     "judge_dseval",
     "kernel_checks",
     "normalize_validator",
@@ -96,12 +102,45 @@ class DsevalObservation(BaseModel):
     """The code that ran (the submission's), for DSEval's "answer shown in the code" credit."""
 
 
+class ValueComparison(BaseModel):
+    """DSEval's matcher on one pair, run where the values live: strict, and loose when
+    the strict comparison failed (None when not computed)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    match: bool
+    reason: str = ""
+    loose: bool | None = None
+
+
 class CodeRunner(Protocol):
-    """Runs benchmark-supplied ``compare_fn`` code on value pairs (outside this process)."""
+    """Runs comparisons the host must not run itself (outside this process)."""
 
     def compare(self, code: str, pairs: Sequence[tuple[Any, Any]]) -> list[MatchResult]:
         """``compare_fn(ref, sub)`` for each pair; a raising call is a non-match."""
         ...
+
+    def compare_values(
+        self, options: Mapping[str, Any], pairs: Sequence[tuple[Any, Any]]
+    ) -> list[ValueComparison]:
+        """DSEval's matcher with ``options`` for each pair, stand-ins revived."""
+        ...
+
+
+def holds_stand_in(value: Any) -> bool:
+    """True when ``value`` is, or contains, a stand-in for a value that is not plain data."""
+    if isinstance(value, dict):
+        return NOT_PLAIN in value or any(holds_stand_in(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_stand_in(v) for v in value)
+    return False
+
+
+def stand_in_type(value: Any) -> str:
+    """The type a stand-in stands for (the value's own type name otherwise)."""
+    if isinstance(value, dict) and NOT_PLAIN in value:
+        return str(value[NOT_PLAIN].get("type", "object"))
+    return type(value).__name__
 
 
 class _Excluded(Exception):
@@ -208,7 +247,7 @@ class _Judge:
 
     def answer_in_source(self) -> str:
         """DSEval's partial credit: the reference result written literally in the code."""
-        if self.ref.result is None or not self.sub.source:
+        if self.ref.result is None or not self.sub.source or holds_stand_in(self.ref.result):
             return ""
         try:
             text = str(self.ref.result)
@@ -224,6 +263,16 @@ class _Judge:
                 raise _Excluded("compare_fn code needs a kernel to run in")
             match = self.runner.compare(spec[CODE_KEY], [(ref, sub)])[0]
             return ("yes" if match.match else "no"), match.reason
+        if holds_stand_in(ref) or holds_stand_in(sub):
+            if self.runner is None:
+                kinds = f"{stand_in_type(ref)} and {stand_in_type(sub)}"
+                raise _Excluded(f"comparing {kinds} needs a kernel to run in")
+            got = self.runner.compare_values(spec, [(ref, sub)])[0]
+            if got.match:
+                return "yes", got.reason
+            if got.loose:
+                return "partial", f"matches with looser constraints ({got.reason})"
+            return "no", got.reason
         strict = compare_objects(ref, sub, **spec)
         if strict.match:
             return "yes", strict.reason

@@ -29,9 +29,11 @@ that is absent is returned with ``skipped_reason`` naming the file.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +50,8 @@ INPUTS_PREFIX = "inputs"
 
 _CELL_MARKER = re.compile(r"^# %%[ \t]*\n", re.MULTILINE)
 _DOCSTRING_CELL = re.compile(r'^r?"""([\s\S]+?)"""[ \t]*(?:\n([\s\S]*))?$')
-_INPUT_REF = re.compile(r"\binputs/([\w.\-]+)(?![\w.\-]*\{)")
+_TEXT_REF = re.compile(r"\binputs/([\w.\-]+)(?![\w.\-]*\{)")
+_BACKTICKED = re.compile(r"`+([^`\n]+?)`+")
 _YAML_KEYS = frozenset({"question", "validator", "data", "execution"})
 _EXECUTION_KEYS = frozenset({"max_time", "max_memory", "forbid_names"})
 # The pandas-exercises chapters DSEval's exercise sessions are named after.
@@ -82,11 +85,117 @@ def split_cells(source: str) -> list[str]:
 def referenced_inputs(
     code: str, question: str = "", data: dict[str, Any] | None = None
 ) -> list[str]:
-    """File names the cell reads from ``inputs/`` (``data:`` keys and literal paths)."""
+    """File names the cell reads from ``inputs/`` (``data:`` keys and literal paths).
+
+    Paths in the code are its Python string literals, read by `input_paths_in_code`, so a
+    name keeps its spaces, parentheses, quotes and non-ASCII letters. In the question, a
+    backticked path is taken whole; elsewhere a path ends at the first space.
+    """
     names = list(data or {})
-    for text in (question, code):
-        names += [m.rstrip(".") for m in _INPUT_REF.findall(text)]
+    names += input_paths_in_text(question)
+    names += input_paths_in_code(code)
     return list(dict.fromkeys(n for n in names if n))
+
+
+def required_inputs(code: str, question: str = "", data: dict[str, Any] | None = None) -> list[str]:
+    """The `referenced_inputs` a session cannot run without: ``data:`` keys, the paths the
+    code spells, and whole backticked paths of the question. A path the prose mentions
+    without backticks is cut at the first space, so it may be a piece of a longer name:
+    it is not required."""
+    names = list(data or {})
+    names += input_paths_in_text(question, whole_only=True)
+    names += input_paths_in_code(code)
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _input_name(path: str) -> str | None:
+    """``a b.csv`` for ``inputs/a b.csv`` or ``./inputs/a b.csv``; None for other paths."""
+    path = path.strip()
+    for prefix in ("./inputs/", "inputs/"):
+        if path.startswith(prefix):
+            name = path[len(prefix) :].strip("/")
+            if name and not any(c in name for c in "*?[{"):  # a glob or a template
+                return name
+    return None
+
+
+def input_paths_in_text(text: str, *, whole_only: bool = False) -> list[str]:
+    """``inputs/`` paths of prose: whole backticked spans, then (unless ``whole_only``)
+    space-free mentions."""
+    names = [n for span in _BACKTICKED.findall(text) if (n := _input_name(span))]
+    if whole_only:
+        return names
+    rest = _BACKTICKED.sub(" ", text)
+    names += [m.rstrip(".") for m in _TEXT_REF.findall(rest)]
+    return names
+
+
+def _constant_path(node: ast.AST) -> str | None:
+    """The string a constant path expression spells: a literal, ``os.path.join`` or
+    ``Path(...)`` of literals, ``Path("inputs") / "x.csv"``, ``"inputs/" + "x.csv"``; None
+    when it is not constant."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+        left, right = _constant_path(node.left), _constant_path(node.right)
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(node.op, ast.Add) else f"{left.rstrip('/')}/{right}"
+    if isinstance(node, ast.Call) and node.args and not node.keywords:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in ("join", "Path", "PurePath", "PosixPath"):
+            parts = [_constant_path(a) for a in node.args]
+            if all(p is not None for p in parts):
+                return "/".join(p.rstrip("/") for p in parts)  # type: ignore[union-attr]
+    return None
+
+
+def input_paths_in_code(code: str) -> list[str]:
+    """``inputs/`` file names the code spells as constant path expressions.
+
+    Code that does not parse is read for quoted literals instead.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        literals = re.findall(r"""(['"])((?:\./)?inputs/.*?)\1""", code)
+        return [n for _, lit in literals if (n := _input_name(lit))]
+    names: list[str] = []
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if id(node) in inner:
+            continue
+        path = _constant_path(node)
+        if path is None:
+            continue
+        if not isinstance(node, ast.Constant):  # its pieces are not paths of their own
+            inner.update(id(n) for n in ast.walk(node))
+        name = _input_name(path)
+        if name is not None:
+            names.append(name)
+    return names
+
+
+def find_input(data_dir: Path, name: str) -> Path | None:
+    """The file ``name`` (a relative path) under ``data_dir``, exact first, then with its
+    Unicode normalized (a name written NFC against a file stored NFD, or the reverse)."""
+    exact = data_dir / name
+    if exact.exists():
+        return exact
+    folder = data_dir
+    for part in Path(name).parts:
+        if not folder.is_dir():
+            return None
+        wanted = unicodedata.normalize("NFC", part)
+        match = next(
+            (c for c in folder.iterdir() if unicodedata.normalize("NFC", c.name) == wanted),
+            None,
+        )
+        if match is None:
+            return None
+        folder = match
+    return folder
 
 
 def _parse_header(header: str, path: Path, cell: int) -> dict[str, Any]:
@@ -150,7 +259,7 @@ def load_dseval_session(session_path: Path | str, domain: str | None = None) -> 
         except TaskFormatError as exc:
             raise TaskFormatError(f"{path}: cell {cell_index}: {exc}") from exc
         context = "\n\n".join(setup_code)
-        referenced += referenced_inputs(context + "\n" + code, setup["question"], setup.get("data"))
+        referenced += required_inputs(context + "\n" + code, setup["question"], setup.get("data"))
         meta: dict[str, Any] = {"cell_index": cell_index}
         if context:
             meta["setup_code"] = context
@@ -173,12 +282,18 @@ def load_dseval_session(session_path: Path | str, domain: str | None = None) -> 
 
     inputs_dir = resolve_inputs_dir(path)
     data_dir = inputs_dir if inputs_dir.is_dir() else None
-    missing = [
-        n for n in dict.fromkeys(referenced) if data_dir is None or not (data_dir / n).exists()
-    ]
+    missing: list[str] = []
+    aliases: dict[str, str] = {}
+    for name in dict.fromkeys(referenced):
+        found = None if data_dir is None else find_input(data_dir, name)
+        if found is None:
+            missing.append(name)
+        elif found != data_dir / name:  # same name up to Unicode normalization
+            aliases[name] = found.relative_to(data_dir).as_posix()  # type: ignore[arg-type]
     skipped = None
     if missing:
-        skipped = f"missing input file(s) {', '.join(missing)} (looked in {inputs_dir})"
+        listed = ", ".join(repr(n) for n in missing)
+        skipped = f"missing input file(s) {listed} (looked in {inputs_dir})"
     if domain is None:
         domain = _CHAPTERS.get(path.stem.split("-", 1)[0])
     try:
@@ -189,6 +304,7 @@ def load_dseval_session(session_path: Path | str, domain: str | None = None) -> 
             data_dir=data_dir,
             turns=tuple(turns),
             skipped_reason=skipped,
+            input_aliases=aliases,
         )
     except ValidationError as exc:
         raise TaskFormatError(f"{path}: {exc.errors()[0]['msg']}") from exc
@@ -255,6 +371,11 @@ def stage_inputs(task: BenchTask, workdir: Path | str) -> Path | None:
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(task.data_dir, target)
+    for name, stored in task.input_aliases.items():  # the name the code spells, too
+        alias = target / name
+        if not alias.exists():
+            alias.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(target / stored, alias)
     # The copy is the session's to change, and a sandboxed kernel runs as another user.
     for folder, _, files in os.walk(target):
         os.chmod(folder, 0o777)

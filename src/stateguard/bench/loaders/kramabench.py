@@ -13,8 +13,14 @@ multi-turn `BenchTask`:
 - ``task_id`` is the task's ``id``; ``domain`` its first dash-separated part
   (KramaBench ids read ``domain-difficulty-n``); ``data_dir`` is the lake, exposed
   read-only to the kernel as ``data/``;
-- a task whose gold ``data_sources`` are not in the lake is returned with a
-  ``skipped_reason`` naming them; a malformed task is rejected with its index and field.
+- ``data_sources`` entries (a string or a list, at every level) are resolved against the
+  lake's files by `stateguard.audit.source_refs`: bare names anywhere in the tree, paths,
+  globs and folders, ignoring letter case when the exact case is absent; each turn's
+  ``meta`` keeps the files (``source_files``) and what resolving needed
+  (``source_notes``: case ignored, an ambiguous name);
+- a task with an entry that matches no file of the lake is returned with a
+  ``skipped_reason`` naming the entry and the (sub)task id; a malformed task is
+  rejected with its index and field.
 
 The lake is ``lake`` when given, else, as KramaBench lays it out,
 ``<root>/data/<domain>/input`` for ``<root>/workload/<domain>.json``, else a ``lake/``
@@ -26,7 +32,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from stateguard.audit.errors import WorkloadFormatError
-from stateguard.audit.workload import WorkloadTask, matches_source, scan_workload
+from stateguard.audit.source_refs import resolve_sources, resolved_files
+from stateguard.audit.workload import WorkloadTask, scan_workload
 from stateguard.bench.tasks import BenchTask, BenchTurn, SuiteLoad, TaskRejection
 from stateguard.errors import TaskFormatError
 
@@ -40,15 +47,19 @@ def default_lake(workload: Path) -> Path | None:
     return next((c for c in candidates if c.is_dir()), None)
 
 
-def _turns(task: WorkloadTask) -> list[BenchTurn]:
-    """Subtasks depth first, then the question itself, which depends on its subtasks."""
+def _turns(task: WorkloadTask, files: list[str]) -> tuple[list[BenchTurn], list[str]]:
+    """Subtasks depth first, then the question itself, which depends on its subtasks;
+    and the entries that match no file, each with the (sub)task id naming it."""
     turns: list[BenchTurn] = []
+    unresolved: list[str] = []
 
     def walk(node: WorkloadTask) -> None:
         first = len(turns) + 1
         for sub in node.subtasks:
             walk(sub)
         turn_id = len(turns) + 1
+        resolved = resolve_sources(node.data_sources, files)
+        unresolved.extend(f"{r.entry!r} ({node.id})" for r in resolved if r.unresolved)
         turns.append(
             BenchTurn(
                 turn_id=turn_id,
@@ -59,17 +70,22 @@ def _turns(task: WorkloadTask) -> list[BenchTurn]:
                     "id": node.id,
                     "answer_type": node.answer_type,
                     "data_sources": list(node.data_sources),
+                    "source_files": list(resolved_files(resolved)),
+                    "source_notes": [n for r in resolved if (n := r.note()) and r.files],
                     "subtask": node is not task,
                 },
             )
         )
 
     walk(task)
-    return turns
+    return turns, list(dict.fromkeys(unresolved))
 
 
 def _lake_files(lake: Path) -> list[str]:
-    return sorted(p.relative_to(lake).as_posix() for p in lake.rglob("*") if p.is_file())
+    """The lake's files (relative, ``/``-separated), hidden files and folders left out,
+    as the source map indexes them."""
+    files = (p.relative_to(lake).as_posix() for p in lake.rglob("*") if p.is_file())
+    return sorted(f for f in files if not any(part.startswith(".") for part in f.split("/")))
 
 
 def load_kramabench(workload: Path | str, lake: Path | str | None = None) -> SuiteLoad:
@@ -101,17 +117,17 @@ def load_kramabench(workload: Path | str, lake: Path | str | None = None) -> Sui
             )
             continue
         seen.add(task.id)
-        missing = [s for s in task.data_sources if not any(matches_source(f, s) for f in files)]
+        turns, missing = _turns(task, files)
         skipped = None
         if missing:
-            skipped = f"data source(s) not in the lake {root}: {', '.join(missing)}"
+            skipped = f"data source(s) matching no file of the lake {root}: {', '.join(missing)}"
         loaded.append(
             BenchTask(
                 task_id=task.id,
                 suite="kramabench",
                 domain=task.id.split("-", 1)[0] or None,
                 data_dir=root,
-                turns=tuple(_turns(task)),
+                turns=tuple(turns),
                 skipped_reason=skipped,
             )
         )
