@@ -207,9 +207,15 @@ def _answer(outcome: TurnAnswer) -> str:
         text = f'<p class="empty no-answer" data-ended="{ended}">no answer: {why}</p>'
     else:
         text = f'<pre class="answer-text">{esc(outcome.answer)}</pre>'
+    cuts = ", ".join(f"{n} by {esc(k)}" for k, n in sorted(outcome.cut_replies.items()))
+    malformed = count(outcome.malformed) + (f" ({cuts} cap)" if cuts else "")
     meta = [
         ("gold", value(outcome.gold)),
+        ("ended", esc(outcome.ended or "unfinished")),
         ("steps", count(outcome.steps)),
+        ("malformed replies", malformed),
+        ("generated tokens", count(outcome.completion_tokens)),
+        ("hint tokens", count(outcome.hint_tokens)),
         ("state hints", count(outcome.hints)),
         ("repairs", count(outcome.repairs)),
         ("wall time", seconds(outcome.wall_time)),
@@ -220,10 +226,17 @@ def _answer(outcome: TurnAnswer) -> str:
         marks = " · ".join(f"{esc(k)} {'✓' if ok else '✗'}" for k, ok in outcome.fields.items())
         meta.insert(1, ("fields", marks))
     meta_html = "".join(f"<span>{k}: <b>{v}</b></span>" for k, v in meta)
+    hint = ""
+    if outcome.state_hint is not None:
+        shown = esc(outcome.state_hint) if outcome.state_hint else "(no state hint this turn)"
+        hint = (
+            '<details class="turn-hint"><summary>state hint this turn\'s prompt carried'
+            f"</summary><pre>{shown}</pre></details>"
+        )
     return (
         f'<div class="answer {css}" data-correct="{esc(outcome.correct)}">'
         f'<div class="answer-head">Answer {mark}</div>{text}'
-        f'<div class="meta">{meta_html}</div></div>'
+        f'<div class="meta">{meta_html}</div>{hint}</div>'
     )
 
 
