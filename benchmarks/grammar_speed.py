@@ -14,6 +14,7 @@ sampling.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -35,9 +36,11 @@ QUESTIONS = (
 )
 
 
-def _measure(model: LlamaCppModel, grammar: str | None, tokens: int, repeats: int) -> float:
+def _measure(
+    model: LlamaCppModel, grammar: str | None, tokens: int, repeats: int, questions: int
+) -> float:
     rates = []
-    for q in QUESTIONS:
+    for q in QUESTIONS[:questions]:
         messages = [ChatMessage.system(SYSTEM), ChatMessage.user(q)]
         model.complete(messages, max_tokens=1)  # evaluate the prompt: timed calls reuse it
         for _ in range(repeats):
@@ -56,6 +59,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=160)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--questions", type=int, default=len(QUESTIONS))
     args = parser.parse_args()
     model = LlamaCppModel()
     model.load()
@@ -65,10 +69,12 @@ def main() -> int:
         ("unbounded step grammar", UNBOUNDED_STEP_GRAMMAR),
         ("bounded step grammar", STEP_GRAMMAR),
     ):
-        results[label] = _measure(model, grammar, args.tokens, args.repeats)
+        results[label] = _measure(model, grammar, args.tokens, args.repeats, args.questions)
+        print(f"{label:<24} {results[label]:6.1f} tokens/s", flush=True)
     free = results["free sampling"]
     for label, rate in results.items():
         print(f"{label:<24} {rate:6.1f} tokens/s   {free / rate:4.2f}x the time of free sampling")
+    print(f"(load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
     return 0
 
 

@@ -311,7 +311,7 @@ def _run_options(
 DEFAULT_MAX_STEPS = 10
 DEFAULT_TURN_SECONDS = 0.0
 DEFAULT_TURN_TOKENS = 4000
-DEFAULT_CALL_SECONDS = 300.0
+DEFAULT_CALL_SECONDS = 900.0
 _MAX_STEPS_HELP = "Step budget per turn."
 _TURN_SECONDS_HELP = (
     "Wall-clock budget per turn in seconds, checked before each model call (default 0: "
@@ -319,7 +319,8 @@ _TURN_SECONDS_HELP = (
 )
 _TURN_TOKENS_HELP = "Token budget per turn: the worker model's generated tokens (0: none)."
 _CALL_SECONDS_HELP = (
-    "Wall-clock cap of one model call in seconds; a reply cut by it counts as malformed (0: none)."
+    "Wall-clock cap of one model call in seconds, a safety net above what a call takes "
+    "under load; a reply cut by it counts as malformed (0: none)."
 )
 
 

@@ -213,7 +213,7 @@ class Worker:
         cell_timeout: float = 120,
         context_chars: int = 16_000,
         max_tokens: int | None = 512,
-        call_seconds: float | None = 300.0,
+        call_seconds: float | None = 900.0,
         turn_tokens: int | None = 4000,
         reply_cut: ReplyCut | None = None,
         compact_hints: bool = True,

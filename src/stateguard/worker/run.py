@@ -192,7 +192,7 @@ class RunSession:
         max_steps_per_turn: int = 12,
         turn_seconds: float | None = None,
         turn_tokens: int | None = 4000,
-        call_seconds: float | None = 300.0,
+        call_seconds: float | None = 900.0,
         no_progress_limit: int = 4,
         retry_samples: int = 2,
         cell_timeout: float = 120,
