@@ -32,9 +32,11 @@ SYSTEM_MARKERS: tuple[str, ...] = (
     "</error_hint",
     "Question (turn",
     "[Earlier question",
-    "The session has loaded the data files",
 )
-"""Words only the system writes to the model: a reply holding one imitates the prompt."""
+"""Words only the system writes to the model, as the headers of its notes: a reply holding
+one imitates the prompt. (The setup note's words, "The session has loaded the data
+files", are not among them: a small model starts its first thought with them, then
+writes its code; cutting there would leave an empty reply.)"""
 
 
 class ReplyCut(BaseModel):
