@@ -128,13 +128,22 @@ def relevance(note: StateNote, question: str) -> int:
     return len(words(question) & words(text))
 
 
+def _age(note: StateNote, position: int) -> tuple[int, int]:
+    """Commit order of a state: the number of an ``S<n>`` id, else its place in the notice."""
+    digits = note.id[1:]
+    return (int(digits), position) if note.id[:1] == "S" and digits.isdigit() else (-1, position)
+
+
 def relevant_states(notice: StateNotice, question: str, limit: int = 3) -> list[StateNote]:
-    """The states of ``notice`` that share a word with ``question``: the best ``limit``,
-    listed oldest first (as the analysis went)."""
-    order = {n.id: i for i, n in enumerate(notice.states)}
-    scored = [(relevance(n, question), order[n.id], n) for n in notice.states]
-    picked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], -s[1]))[:limit]
+    """The states of ``notice`` that share a word with ``question``: the best ``limit``
+    (ties: the newest), listed oldest first (as the analysis went)."""
+    scored = [(relevance(n, question), _age(n, i), n) for i, n in enumerate(notice.states)]
+    picked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], _neg(s[1])))[:limit]
     return [n for _, _, n in sorted(picked, key=lambda s: s[1])]
+
+
+def _neg(age: tuple[int, int]) -> tuple[int, int]:
+    return (-age[0], -age[1])
 
 
 def _clip(text: str, limit: int) -> str:
@@ -160,9 +169,9 @@ def state_line(note: StateNote) -> str:
 def compact_state_hint(
     hint: Hint, question: str, *, limit: int = 3, templates: HintTemplates | None = None
 ) -> Hint | None:
-    """``hint`` (a state hint) reduced to the states relevant to ``question``, in the
-    compact form of the module docstring; None when none is relevant. Other hints are
-    returned unchanged."""
+    """``hint`` (a state hint) reduced to the states relevant to ``question`` (the turn's
+    question, and its context where it has one), in the compact form of the module
+    docstring; None when none is relevant. Other hints are returned unchanged."""
     notice = hint.notice
     if hint.kind != "state" or not isinstance(notice, StateNotice):
         return hint

@@ -696,7 +696,7 @@ class Worker:
         )
         hints = self.guard.begin_turn(question, turn=turn_index, context=context)
         yield from self._drain(turn_index)
-        yield from self._deliver(turn_index, None, hints, question)
+        yield from self._deliver(turn_index, None, hints, f"{context}\n{question}")
         if self.setup is not None:
             setup, self.setup = self.setup, None
             yield from self._setup_step(turn_index, setup)
