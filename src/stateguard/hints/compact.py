@@ -103,11 +103,17 @@ def words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(flat) if w not in _STOP}
 
 
+_MODULES = frozenset({"pd", "np", "plt", "sns", "math", "re", "json", "os", "sys", "datetime"})
+"""Names of imported modules: in every state that imports them, about nothing in it."""
+
+
 def _names(note: StateNote) -> list[str]:
-    """The variables of a state, without versions or parts, in order, once each."""
+    """The variables of a state, without versions, in order, once each (modules left out)."""
     out: dict[str, None] = {}
     for key in note.variables:
-        out.setdefault(VarKey.name_of(key), None)
+        name = VarKey.name_of(key)
+        if name not in _MODULES:
+            out.setdefault(name, None)
     return list(out)
 
 

@@ -192,6 +192,14 @@ def _items(items: Sequence[TimelineItem], names: StepNames) -> str:
     return "".join(out)
 
 
+_CUT_WORDS = {
+    "tokens": "the token cap",
+    "seconds": "the call's wall-clock cap",
+    "line": "the line cap",
+    "marker": "an imitated system marker",
+}
+
+
 def _answer(outcome: TurnAnswer) -> str:
     if outcome.correct is True:
         css, mark = "correct", '<span class="mark-correct">✓ correct</span>'
@@ -207,8 +215,10 @@ def _answer(outcome: TurnAnswer) -> str:
         text = f'<p class="empty no-answer" data-ended="{ended}">no answer: {why}</p>'
     else:
         text = f'<pre class="answer-text">{esc(outcome.answer)}</pre>'
-    cuts = ", ".join(f"{n} by {esc(k)}" for k, n in sorted(outcome.cut_replies.items()))
-    malformed = count(outcome.malformed) + (f" ({cuts} cap)" if cuts else "")
+    cuts = ", ".join(
+        f"{n} at {_CUT_WORDS.get(k, esc(k))}" for k, n in sorted(outcome.cut_replies.items())
+    )
+    malformed = count(outcome.malformed) + (f"; replies cut: {cuts}" if cuts else "")
     meta = [
         ("gold", value(outcome.gold)),
         ("ended", esc(outcome.ended or "unfinished")),
