@@ -11,7 +11,15 @@ import re
 
 import pytest
 
-from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
+from stateguard.llm.local import (
+    ANSWER_CHARS,
+    CODE_CHARS,
+    CODE_LINES,
+    CODE_STEP_GRAMMAR,
+    STEP_GRAMMAR,
+    THOUGHT_CHARS,
+    UNBOUNDED_STEP_GRAMMAR,
+)
 
 F = "```"
 
@@ -24,7 +32,9 @@ def _regex(grammar: str) -> re.Pattern[str]:
 
     def expand(body: str) -> str:
         out = []
-        for token in re.findall(r'"(?:\\.|[^"])*"|\[(?:\\.|[^\]])*\]|\w+|[|*?+()]', body):
+        for token in re.findall(
+            r'"(?:\\.|[^"])*"|\[(?:\\.|[^\]])*\]|\{\d+(?:,\d*)?\}|\w+|[|*?+()]', body
+        ):
             if token.startswith('"'):
                 out.append(re.escape(token[1:-1].encode().decode("unicode_escape")))
             elif token.startswith("["):
@@ -63,3 +73,32 @@ def test_the_grammar_accepts_one_step_and_refuses_run_on_replies(
 ) -> None:
     assert bool(STEP.fullmatch(reply)) is step
     assert bool(CODE_ONLY.fullmatch(reply)) is code_only
+
+
+def _step(thought_lines: list[str], code_lines: list[str]) -> str:
+    return "\n".join(thought_lines) + f"\n{F}python\n" + "\n".join(code_lines) + f"\n{F}"
+
+
+def test_every_thought_line_is_bounded() -> None:
+    assert STEP.fullmatch(_step(["t" * THOUGHT_CHARS], ["x = 1"]))
+    assert not STEP.fullmatch(_step(["t" * (THOUGHT_CHARS + 1)], ["x = 1"]))
+    # the runaway reply: one line of notes repeated until the token limit
+    runaway = "bookings: 640, cancelled: 100 " * 40
+    assert not STEP.fullmatch(f"{runaway}\n<answer>640</answer>")
+    assert not STEP.fullmatch(f"<answer>{'9' * (ANSWER_CHARS + 1)}</answer>")
+
+
+def test_the_number_of_lines_is_bounded() -> None:
+    assert STEP.fullmatch(_step(["a", "b", "c"], ["x = 1"]))
+    assert not STEP.fullmatch(_step(["a", "b", "c", "d"], ["x = 1"]))
+    assert STEP.fullmatch(_step(["go"], [f"x{i} = {i}" for i in range(CODE_LINES)]))
+    assert not STEP.fullmatch(_step(["go"], [f"x{i} = {i}" for i in range(CODE_LINES + 1)]))
+    assert STEP.fullmatch(_step(["go"], ["x = '" + "c" * (CODE_CHARS - 6) + "'"]))
+    assert not STEP.fullmatch(_step(["go"], ["x = '" + "c" * (CODE_CHARS - 5) + "'"]))
+
+
+def test_the_unbounded_grammar_differs_only_in_the_bounds() -> None:
+    unbounded = _regex(UNBOUNDED_STEP_GRAMMAR)
+    long_thought = _step(["t" * (THOUGHT_CHARS + 1)], ["x = 1"])
+    assert unbounded.fullmatch(long_thought) and not STEP.fullmatch(long_thought)
+    assert unbounded.fullmatch(_step(["ok"], ["x = 1"]))

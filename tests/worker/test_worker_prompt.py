@@ -21,3 +21,46 @@ def test_the_session_data_directory_stays_the_default() -> None:
     assert 'sales = pd.read_csv("data/sales.csv")' in prompt
     # no table listed: a placeholder path under data/
     assert "data/table.csv" in load_example("Files:\n- data/notes.txt (1.0 KB)")
+
+
+def _columns_in_examples(prompt: str) -> set[str]:
+    """Every column name the prompt's code examples index a frame with."""
+    import re
+
+    return set(re.findall(r"\w+\[\"(\w+)\"\]", prompt))
+
+
+def test_no_prompt_example_names_a_column_the_data_lacks(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stateguard.worker.preload import plan_preload
+    from stateguard.worker.run import describe_data
+
+    (tmp_path / "rooms.csv").write_text(
+        "room_id,night,nights_booked,nightly_rate,city\n1,2025-01-01,3,99.5,Oslo\n"
+    )
+    setup = plan_preload(tmp_path)
+    assert setup is not None
+    prompt = system_prompt(
+        describe_data(tmp_path, setup),
+        10,
+        example=setup.example,
+        column_example=setup.column_example,
+    )
+    named = _columns_in_examples(prompt)
+    # built from the task's own frame and numeric columns (the id column left out)
+    assert (
+        'rooms["nights_booked_x_nightly_rate"] = rooms["nights_booked"] * rooms["nightly_rate"]'
+        in prompt
+    )
+    assert named <= {"nights_booked", "nightly_rate", "nights_booked_x_nightly_rate"}
+    for foreign in ("revenue", "price", "qty"):
+        assert foreign not in prompt
+
+
+def test_without_two_numeric_columns_the_prompt_has_no_column_example(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stateguard.worker.preload import plan_preload
+
+    (tmp_path / "notes.csv").write_text("author,text\nann,hello\n")
+    setup = plan_preload(tmp_path)
+    assert setup is not None and setup.column_example == ""
+    prompt = system_prompt("Files:\n- data/notes.csv (1.0 KB)", 10, column_example="")
+    assert _columns_in_examples(prompt) == set() and "$column_example" not in prompt

@@ -82,6 +82,7 @@ def _manager_line(event: ManagerLogged, verbose: bool) -> str | None:
 
 _NO_ANSWER = {
     "steps": "the step budget ran out",
+    "tokens": "the token budget ran out",
     "time": "the time budget ran out",
     "no_progress": "no progress (the same failure again and again)",
     "interrupt": "interrupted",
@@ -221,17 +222,22 @@ def _print_confinement(out: Console, confinement: Confinement | None) -> None:
 
 def _print_summary(out: Console, summary: RunSummary) -> None:
     table = Table(title=f"{summary.task} · manager {summary.manager} · {summary.model}")
-    for col in ("turn", "answer", "gold", "correct", "steps", "hints", "repairs", "time"):
+    columns = ("turn", "answer", "gold", "correct", "ended", "steps", "tokens", "malformed")
+    for col in (*columns, "hint tok", "repairs", "time"):
         table.add_column(col, overflow="fold")
     for t in summary.turns:
         correct = {True: "[green]yes[/green]", False: "[red]no[/red]", None: ""}[t.correct]
+        cuts = ", ".join(f"{n} {k}" for k, n in sorted(t.cut_replies.items()))
         table.add_row(
             str(t.turn),
-            escape(t.answer if t.answer is not None else f"— ({t.ended})"),
+            escape(t.answer if t.answer is not None else "—"),
             escape("" if t.gold is None else str(t.gold)),
             correct,
+            t.ended,
             str(t.steps),
-            str(t.hints),
+            str(t.completion_tokens),
+            str(t.invalid_steps) + (f" (cut: {escape(cuts)})" if cuts else ""),
+            str(t.hint_tokens),
             str(t.repairs),
             f"{t.wall_time:.1f}s",
         )
@@ -285,20 +291,37 @@ _MODEL_OPTIONS = {
 
 
 def _run_options(
-    max_steps: int, turn_seconds: float, cell_timeout: float, context_chars: int
+    max_steps: int,
+    turn_seconds: float,
+    cell_timeout: float,
+    context_chars: int,
+    turn_tokens: int = 0,
+    call_seconds: float = 0,
 ) -> dict[str, Any]:
     return {
         "max_steps_per_turn": max_steps,
         "turn_seconds": turn_seconds or None,
+        "turn_tokens": turn_tokens or None,
+        "call_seconds": call_seconds or None,
         "cell_timeout": cell_timeout,
         "context_chars": context_chars,
     }
 
 
 DEFAULT_MAX_STEPS = 10
-DEFAULT_TURN_SECONDS = 120.0
+DEFAULT_TURN_SECONDS = 0.0
+DEFAULT_TURN_TOKENS = 4000
+DEFAULT_CALL_SECONDS = 900.0
 _MAX_STEPS_HELP = "Step budget per turn."
-_TURN_SECONDS_HELP = "Time budget per turn in seconds (0: none); checked before each model call."
+_TURN_SECONDS_HELP = (
+    "Wall-clock budget per turn in seconds, checked before each model call (default 0: "
+    "none, so a turn ends the same way on a fast or a slow machine)."
+)
+_TURN_TOKENS_HELP = "Token budget per turn: the worker model's generated tokens (0: none)."
+_CALL_SECONDS_HELP = (
+    "Wall-clock cap of one model call in seconds, a safety net above what a call takes "
+    "under load; a reply cut by it counts as malformed (0: none)."
+)
 
 
 def _overrides(
@@ -349,6 +372,8 @@ _ORIGIN = (
     "manager",
     "max_steps",
     "turn_seconds",
+    "turn_tokens",
+    "call_seconds",
     "cell_timeout",
     "context_chars",
     "allow_outside_data",
@@ -423,6 +448,12 @@ def run_command(
     turn_seconds: float = typer.Option(
         DEFAULT_TURN_SECONDS, "--turn-seconds", min=0, help=_TURN_SECONDS_HELP
     ),
+    turn_tokens: int = typer.Option(
+        DEFAULT_TURN_TOKENS, "--turn-tokens", min=0, help=_TURN_TOKENS_HELP
+    ),
+    call_seconds: float = typer.Option(
+        DEFAULT_CALL_SECONDS, "--call-seconds", min=0, help=_CALL_SECONDS_HELP
+    ),
     cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
     context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show code and observations."),
@@ -446,6 +477,8 @@ def run_command(
         "manager": manager,
         "max_steps": max_steps,
         "turn_seconds": turn_seconds,
+        "turn_tokens": turn_tokens,
+        "call_seconds": call_seconds,
         "cell_timeout": cell_timeout,
         "context_chars": context_chars,
         "allow_outside_data": allow_outside_data,
@@ -489,7 +522,14 @@ def run_command(
         config_path,
     )
     out_dir = out or _default_out(task.name)
-    options = _run_options(v["max_steps"], v["turn_seconds"], v["cell_timeout"], v["context_chars"])
+    options = _run_options(
+        v["max_steps"],
+        v["turn_seconds"],
+        v["cell_timeout"],
+        v["context_chars"],
+        v.get("turn_tokens", DEFAULT_TURN_TOKENS),
+        v.get("call_seconds", DEFAULT_CALL_SECONDS),
+    )
     if v["manager_model"] is not None:  # the manager's own model; else it shares the worker's
         options["manager_model"] = _build_model(
             err, {**overrides, "model": v["manager_model"]}, config_path
@@ -534,6 +574,12 @@ def chat_command(
     turn_seconds: float = typer.Option(
         DEFAULT_TURN_SECONDS, "--turn-seconds", min=0, help=_TURN_SECONDS_HELP
     ),
+    turn_tokens: int = typer.Option(
+        DEFAULT_TURN_TOKENS, "--turn-tokens", min=0, help=_TURN_TOKENS_HELP
+    ),
+    call_seconds: float = typer.Option(
+        DEFAULT_CALL_SECONDS, "--call-seconds", min=0, help=_CALL_SECONDS_HELP
+    ),
     cell_timeout: float = typer.Option(120.0, "--cell-timeout", help="Seconds per cell."),
     context_chars: int = typer.Option(16_000, "--context-chars", help="Prompt budget (chars)."),
     kernel_python: Path | None = typer.Option(None, "--kernel-python", help=_KERNEL_PYTHON_HELP),
@@ -554,7 +600,9 @@ def chat_command(
         err, manager, lambda: task_from_data_dir(data_dir), overrides, config
     )
     out_dir = out or _default_out(f"chat-{task.name}")
-    options = _run_options(max_steps, turn_seconds, cell_timeout, context_chars)
+    options = _run_options(
+        max_steps, turn_seconds, cell_timeout, context_chars, turn_tokens, call_seconds
+    )
     if manager_model is not None:  # the manager's own model; else it shares the worker's
         options["manager_model"] = _build_model(err, {**overrides, "model": manager_model}, config)
     run = _open_session(err, task, chat_model, out_dir, manager, **options)

@@ -4,6 +4,7 @@ The manager sends typed notices (`stateguard.manager.notes`); `HintRenderer` fil
 `HintTemplates` (package data ``templates/default.toml``, or a file of one's own).
 """
 
+from stateguard.hints.compact import compact_state_hint
 from stateguard.hints.render import HintRenderer
 from stateguard.hints.templates import HintTemplateError, HintTemplates
 from stateguard.manager.notes import RepairNotice, StateNote, StateNotice
@@ -15,4 +16,5 @@ __all__ = [
     "RepairNotice",
     "StateNote",
     "StateNotice",
+    "compact_state_hint",
 ]

@@ -12,7 +12,8 @@ from typing import Any
 
 from stateguard.errors import ModelError
 from stateguard.llm.base import UsageMeter
-from stateguard.llm.messages import ChatMessage, ChatResponse, Usage
+from stateguard.llm.limits import ReplyCut, ReplyWatch
+from stateguard.llm.messages import ChatMessage, ChatResponse, Usage, estimate_tokens
 from stateguard.llm.model_files import default_model_path
 
 LLAMA_CPP_INSTALL_HINT = (
@@ -21,7 +22,34 @@ LLAMA_CPP_INSTALL_HINT = (
 )
 
 
-STEP_GRAMMAR = r"""
+THOUGHT_CHARS = 200
+"""Longest thought line the step grammar allows (characters)."""
+CODE_CHARS = 300
+"""Longest code line the step grammar allows (characters)."""
+CODE_LINES = 60
+"""Most code lines the step grammar allows in one block."""
+ANSWER_CHARS = 300
+"""Longest answer the step grammar allows (characters, one line)."""
+
+STEP_GRAMMAR = rf"""
+root    ::= step | answer
+step    ::= thought "```python\n" code "```"
+answer  ::= thought? "<answer>" [^<\n]{{1,{ANSWER_CHARS}}} "</answer>"
+thought ::= tline tline? tline?
+tline   ::= [^`<\n] [^<\n]{{0,{THOUGHT_CHARS - 1}}} "\n" "\n"?
+code    ::= cline line{{0,{CODE_LINES - 1}}}
+line    ::= cline | blank cline
+cline   ::= [^`\n] [^`\n]{{0,{CODE_CHARS - 1}}} "\n"
+blank   ::= "\n"
+"""
+"""GBNF grammar of one worker step: a thought of one to three lines of at most
+`THOUGHT_CHARS` characters, then one ```python block of at most `CODE_LINES` lines of
+at most `CODE_CHARS` characters (no code line holds a backtick, so the block ends at its
+closing fence, on a line of its own; blank lines come one at a time); or an answer on
+one line in ``<answer>`` tags, after an optional thought. Every reply it allows is
+bounded. Pass it as ``complete(..., grammar=STEP_GRAMMAR)``."""
+
+UNBOUNDED_STEP_GRAMMAR = r"""
 root    ::= step | answer
 step    ::= thought "```python\n" code "```"
 answer  ::= thought? "<answer>" [^<\n]+ "</answer>"
@@ -32,11 +60,7 @@ line    ::= cline | blank cline
 cline   ::= [^`\n] [^`\n]* "\n"
 blank   ::= "\n"
 """
-"""GBNF grammar of one worker step: a thought of one to three lines, then one ```python
-block (no code line holds a backtick, so the block ends at its closing fence, on a line of
-its own; blank lines come one at a time, so a reply cannot run on as blank lines); or
-an answer on one line in ``<answer>`` tags, after an optional thought. Pass it as
-``complete(..., grammar=STEP_GRAMMAR)``."""
+"""The step grammar without length bounds (for measuring what the bounds cost)."""
 
 CODE_STEP_GRAMMAR = STEP_GRAMMAR.replace("root    ::= step | answer", "root    ::= step")
 """`STEP_GRAMMAR` without the answer: a thought and one python block (for a step before
@@ -162,10 +186,16 @@ class LlamaCppModel:
         stop: Sequence[str] | None = None,
         json_schema: dict | None = None,
         grammar: str | None = None,
+        seconds: float | None = None,
+        cut: ReplyCut | None = None,
     ) -> ChatResponse:
         """Generate a reply in-process; temperature 0 is greedy decoding.
 
-        ``grammar`` is ignored when ``json_schema`` is given (that becomes the grammar)."""
+        ``grammar`` is ignored when ``json_schema`` is given (that becomes the grammar).
+        ``seconds`` and ``cut`` bound the call: generation stops when the call has run
+        ``seconds`` (``finish_reason="time"``), or when the reply writes an overlong line
+        or one of the system's markers (``"line"``/``"marker"``, the reply cut there, see
+        `stateguard.llm.limits`); ``max_tokens`` ends it with ``"length"``."""
         start = time.perf_counter()
         kwargs: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -175,6 +205,7 @@ class LlamaCppModel:
         }
         if json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+        watched = seconds is not None or cut is not None
         with self._lock:
             if grammar is not None and json_schema is None:
                 kwargs["grammar"] = self._compiled(grammar)
@@ -184,28 +215,83 @@ class LlamaCppModel:
             self._load_locked()
             before = self._evaluated()
             try:
-                result = self._llm.create_chat_completion(**kwargs)
+                if watched:
+                    content, finish, usage = self._watched(kwargs, start, seconds, cut)
+                else:
+                    content, finish, usage = self._whole(kwargs)
+            except ModelError:
+                raise
             except Exception as exc:  # e.g. prompt longer than n_ctx, bad grammar
                 raise ModelError(
                     f"llama.cpp generation with {self.model_path} failed: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
-            prompt = int(result.get("usage", {}).get("prompt_tokens", 0))
-            cached = _common_prefix(before, self._evaluated()[:prompt])
-        choice = result["choices"][0]
-        raw_usage = result.get("usage") or {}
+            cached = _common_prefix(before, self._evaluated()[: usage.prompt_tokens])
         response = ChatResponse(
-            content=choice["message"].get("content") or "",
-            usage=Usage(
-                prompt_tokens=raw_usage.get("prompt_tokens", 0),
-                completion_tokens=raw_usage.get("completion_tokens", 0),
-                cached_prompt_tokens=cached,
-                estimated=not raw_usage,
-            ),
+            content=content,
+            usage=usage.model_copy(update={"cached_prompt_tokens": cached}),
             model=self.name,
             wall_time=time.perf_counter() - start,
-            finish_reason=choice.get("finish_reason"),
+            finish_reason=finish,
         )
         if self.meter is not None:
             self.meter.record(response)
         return response
+
+    def _whole(self, kwargs: dict[str, Any]) -> tuple[str, str | None, Usage]:
+        """One generation, returned whole: (content, finish reason, usage)."""
+        result = self._llm.create_chat_completion(**kwargs)
+        choice = result["choices"][0]
+        raw = result.get("usage") or {}
+        usage = Usage(
+            prompt_tokens=raw.get("prompt_tokens", 0),
+            completion_tokens=raw.get("completion_tokens", 0),
+            estimated=not raw,
+        )
+        return choice["message"].get("content") or "", choice.get("finish_reason"), usage
+
+    def _watched(
+        self, kwargs: dict[str, Any], start: float, seconds: float | None, cut: ReplyCut | None
+    ) -> tuple[str, str | None, Usage]:
+        """One streamed generation, stopped at the first bound it reaches (see `complete`)."""
+        watch = ReplyWatch(cut) if cut is not None else None
+        pieces: list[str] = []
+        finish: str | None = None
+        stream = self._llm.create_chat_completion(stream=True, **kwargs)
+        try:
+            for chunk in stream:
+                choice = chunk["choices"][0]
+                piece = (choice.get("delta") or {}).get("content") or ""
+                if piece:
+                    pieces.append(piece)
+                    if watch is not None and (reason := watch.feed(piece)) is not None:
+                        finish = reason
+                        break
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+                    break
+                if seconds is not None and time.perf_counter() - start >= seconds:
+                    finish = "time"
+                    break
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+        content = watch.text if watch is not None and watch.reason is not None else "".join(pieces)
+        generated = self._count_tokens("".join(pieces))
+        prompt = max(0, int(getattr(self._llm, "n_tokens", 0)) - generated)
+        return content, finish, Usage(prompt_tokens=prompt, completion_tokens=generated)
+
+    def _count_tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        try:
+            return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        except Exception:  # another llama-cpp-python layout: estimate
+            return estimate_tokens(text)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` in this model's vocabulary (the weights are loaded if needed)."""
+        with self._lock:
+            self._load_locked()
+            return self._count_tokens(text)

@@ -36,6 +36,7 @@ _TOOLS = {
 }
 NO_ANSWER = {
     "steps": "the step budget ran out",
+    "tokens": "the token budget (the model's tokens in this turn) ran out",
     "time": "the time budget ran out",
     "no_progress": "the worker made no progress (failing or repeated steps), so the turn ended",
     "interrupt": "the run was interrupted",

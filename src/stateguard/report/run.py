@@ -60,6 +60,16 @@ class TurnAnswer(_Frozen):
     """Whether the trajectory or answers.json recorded an answer for this turn at all."""
     ended: str | None = None
     """Why the turn ended (`stateguard.worker.events.TurnEnd`); None when it never did."""
+    malformed: int | None = None
+    """Malformed replies (a corrective message for form, a reply cut by a bound)."""
+    cut_replies: dict[str, int] = {}
+    """Replies ended by a bound, by the bound (tokens, seconds, line, marker)."""
+    completion_tokens: int | None = None
+    """Tokens the worker's model generated in the turn."""
+    hint_tokens: int | None = None
+    """Tokens of the state hints the turn's prompt carried."""
+    state_hint: str | None = None
+    """The state hint the turn's prompt carried at its start ("" for none; None: unknown)."""
 
 
 class TurnView(_Frozen):
@@ -222,6 +232,16 @@ def _match_answers(
     return matched
 
 
+def _cuts(value: object) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, int)}
+
+
+def _hint_text(value: object, fallback: str | None) -> str | None:
+    return value if isinstance(value, str) and value else fallback
+
+
 def _ended(entry: Mapping[str, Any]) -> str | None:
     value = entry.get("ended")
     return value if isinstance(value, str) and value else None
@@ -276,6 +296,13 @@ def _outcome(
         fields=_fields(entry.get("fields")),
         recorded=recorded is not None or answer is not None,
         ended=recorded.ended if recorded is not None else _ended(entry),
+        malformed=pick(("invalid_steps",), tally.invalid if steps else None),
+        cut_replies=_cuts(entry.get("cut_replies")) or dict(tally.cuts),
+        completion_tokens=pick(
+            ("completion_tokens",), tally.completion_tokens if messages else None
+        ),
+        hint_tokens=pick(("hint_tokens",), tally.hint_tokens if events else None),
+        state_hint=_hint_text(entry.get("state_hint"), tally.state_hint if events else None),
     )
     question = _first(entry, "question")
     return outcome, "" if question is None else str(question)

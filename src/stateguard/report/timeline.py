@@ -192,6 +192,14 @@ def _items(items: Sequence[TimelineItem], names: StepNames) -> str:
     return "".join(out)
 
 
+_CUT_WORDS = {
+    "tokens": "the token cap",
+    "seconds": "the call's wall-clock cap",
+    "line": "the line cap",
+    "marker": "an imitated system marker",
+}
+
+
 def _answer(outcome: TurnAnswer) -> str:
     if outcome.correct is True:
         css, mark = "correct", '<span class="mark-correct">✓ correct</span>'
@@ -207,9 +215,17 @@ def _answer(outcome: TurnAnswer) -> str:
         text = f'<p class="empty no-answer" data-ended="{ended}">no answer: {why}</p>'
     else:
         text = f'<pre class="answer-text">{esc(outcome.answer)}</pre>'
+    cuts = ", ".join(
+        f"{n} at {_CUT_WORDS.get(k, esc(k))}" for k, n in sorted(outcome.cut_replies.items())
+    )
+    malformed = count(outcome.malformed) + (f"; replies cut: {cuts}" if cuts else "")
     meta = [
         ("gold", value(outcome.gold)),
+        ("ended", esc(outcome.ended or "unfinished")),
         ("steps", count(outcome.steps)),
+        ("malformed replies", malformed),
+        ("generated tokens", count(outcome.completion_tokens)),
+        ("hint tokens", count(outcome.hint_tokens)),
         ("state hints", count(outcome.hints)),
         ("repairs", count(outcome.repairs)),
         ("wall time", seconds(outcome.wall_time)),
@@ -220,10 +236,17 @@ def _answer(outcome: TurnAnswer) -> str:
         marks = " · ".join(f"{esc(k)} {'✓' if ok else '✗'}" for k, ok in outcome.fields.items())
         meta.insert(1, ("fields", marks))
     meta_html = "".join(f"<span>{k}: <b>{v}</b></span>" for k, v in meta)
+    hint = ""
+    if outcome.state_hint is not None:
+        shown = esc(outcome.state_hint) if outcome.state_hint else "(no state hint this turn)"
+        hint = (
+            '<details class="turn-hint"><summary>state hint this turn\'s prompt carried'
+            f"</summary><pre>{shown}</pre></details>"
+        )
     return (
         f'<div class="answer {css}" data-correct="{esc(outcome.correct)}">'
         f'<div class="answer-head">Answer {mark}</div>{text}'
-        f'<div class="meta">{meta_html}</div></div>'
+        f'<div class="meta">{meta_html}</div>{hint}</div>'
     )
 
 

@@ -51,6 +51,11 @@ class ModelMessage(_Event):
     """Wall time of the model call (assistant messages)."""
     candidate: bool = False
     """An extra sample drawn after a repeated failure (Best-of-N), not a step of its own."""
+    finish_reason: str | None = None
+    """Why the backend stopped generating (``stop``, ``length``, ``time``…), when it says."""
+    cut: Literal["tokens", "seconds", "line", "marker"] | None = None
+    """The bound that ended this reply: the token cap, the call's wall-clock cap, an
+    overlong line, or an imitated system marker (`stateguard.llm.limits`); None: none."""
 
 
 class StepRecord(_Event):
@@ -78,6 +83,9 @@ class HintDelivered(_Event):
     type: Literal["hint"] = "hint"
     step: int | None = None
     hint: Hint
+    tokens: int = 0
+    """Tokens of the text the model read for this hint (the worker model's tokenizer where
+    it has one, else an estimate of four characters a token)."""
 
 
 class ManagerLogged(_Event):
@@ -87,9 +95,10 @@ class ManagerLogged(_Event):
     event: ManagerEvent
 
 
-TurnEnd = Literal["answer", "steps", "time", "no_progress", "interrupt"]
+TurnEnd = Literal["answer", "steps", "tokens", "time", "no_progress", "interrupt"]
 """Why a turn ended: an accepted answer, or no answer because the step budget ran out,
-the time budget ran out, the model made no progress, or the user interrupted."""
+the token budget ran out, the (optional) time budget ran out, the model made no
+progress, or the user interrupted."""
 
 
 class AnswerRecorded(_Event):

@@ -37,6 +37,7 @@ _SUMMARY_QUESTION_CHARS = 300
 _WHY = {
     "answer": "no answer",
     "steps": "the step budget ran out",
+    "tokens": "the token budget ran out",
     "time": "the time budget ran out",
     "no_progress": "no progress was made",
     "interrupt": "interrupted",

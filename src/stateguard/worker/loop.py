@@ -15,7 +15,9 @@
    without one; `AnswerRecorded.ended` says why).
 
 A turn without an accepted answer ends at the first of: the step budget, the
-time budget (``turn_seconds``, checked before each model call), ``no_progress_limit``
+token budget (``turn_tokens``, the worker model's completion tokens, checked before
+each model call), the optional time budget (``turn_seconds``, off by default, checked
+before each model call), ``no_progress_limit``
 consecutive steps without progress (see `stateguard.worker.attempts`), or an
 interrupt (KeyboardInterrupt: the turn is closed, its `AnswerRecorded` yielded, then
 the interrupt is raised again).
@@ -41,8 +43,11 @@ import time
 from collections.abc import Callable, Generator, Iterator
 
 from stateguard.guard import GuardedSession
+from stateguard.hints import compact_state_hint
 from stateguard.llm import ChatModel
+from stateguard.llm.limits import ReplyCut, cut_reply
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
+from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
 from stateguard.numbers import scan
 from stateguard.types import VarKey
@@ -122,18 +127,47 @@ def load_example(data_files: str) -> str:
 
 
 def system_prompt(
-    data_files: str, max_steps: int, example: str | None = None, data_dir: str = READ_ONLY_DATA
+    data_files: str,
+    max_steps: int,
+    example: str | None = None,
+    data_dir: str = READ_ONLY_DATA,
+    column_example: str = "",
 ) -> str:
     """The worker's system prompt with the data listing, example and step budget filled in
     (``example``: the example step's code; default: load the first listed table;
-    ``data_dir``: the directory the listing's paths start with, `data_place`)."""
+    ``data_dir``: the directory the listing's paths start with, `data_place`;
+    ``column_example``: an example of a per-row column on the task's own frame and
+    columns, `stateguard.worker.preload.Preload.column_example`; "" for none: a prompt
+    names no column the task does not have)."""
     return render(
         system_template(),
         data_place=data_place(data_dir),
         data_files=data_files or NO_DATA_TEXT,
         max_steps=max_steps,
         load_example=example if example is not None else load_example(data_files),
+        column_example=column_example,
     )
+
+
+def _takes(model: ChatModel, name: str) -> bool:
+    """Whether ``model.complete`` names the keyword ``name`` among its parameters."""
+    try:
+        params = inspect.signature(model.complete).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params
+
+
+CUT_PROBLEMS = {
+    "tokens": "reply_over_tokens",
+    "seconds": "reply_over_seconds",
+    "line": "reply_over_line",
+}
+"""A reply cut by a bound (`ModelMessage.cut`) -> the malformed step it counts as. A reply
+cut at an imitated marker is not malformed by itself: what came before the marker is
+parsed as the reply."""
+_CUT_SHOWN = 300
+"""Characters of a cut reply kept in the conversation (the rest is not shown again)."""
 
 
 def _takes_grammar(model: ChatModel) -> bool:
@@ -178,7 +212,11 @@ class Worker:
         observation_chars: int = 4000,
         cell_timeout: float = 120,
         context_chars: int = 16_000,
-        max_tokens: int | None = 1024,
+        max_tokens: int | None = 512,
+        call_seconds: float | None = 900.0,
+        turn_tokens: int | None = 4000,
+        reply_cut: ReplyCut | None = None,
+        compact_hints: bool = True,
         temperature: float = 0.0,
         retry_temperature: float = 0.7,
         error_context: bool = True,
@@ -194,18 +232,35 @@ class Worker:
         ``data_files`` describes the input files for the system prompt, ``data_dir`` the
         directory their paths start with (``data``: the session's read-only data);
         ``system`` replaces the whole system prompt. ``setup`` (`stateguard.worker.preload`) is run
-        as the session's first cell, before the first model call. ``turn_seconds``
-        (None: no limit) and ``no_progress_limit`` end a turn without an answer;
+        as the session's first cell, before the first model call. ``turn_tokens``
+        (completion tokens of the worker's model in one turn, candidates included; None:
+        no limit), ``turn_seconds`` (wall clock; None: no limit, the default: a turn then
+        ends the same way on a fast or a slow machine) and ``no_progress_limit`` end a turn
+        without an answer;
         ``retry_samples`` extra candidates are drawn when a reply repeats a failed cell
         (0: none).
         ``constrain_replies`` passes `STEP_GRAMMAR` to a model that takes a grammar
         (``supports_grammar``, the embedded backend): each reply is then one thought and
         one python block, or one answer.
+
+        Every call is bounded: ``max_tokens`` (the token cap), ``call_seconds`` (the wall
+        clock cap, None: none) and ``reply_cut`` (longest line, imitated system markers;
+        `stateguard.llm.limits`). A backend that takes ``seconds=`` and ``cut=`` (the
+        embedded one) stops generating at them; any other reply is checked after it
+        returns. A reply over the token, time or line cap counts as a malformed step
+        (`CUT_PROBLEMS`); one that imitates a marker is cut there.
+
+        ``compact_hints`` reduces the state hint at a turn's start to the states relevant
+        to its question (`stateguard.hints.compact`); each hint's tokens are recorded.
         """
         if max_steps_per_turn < 1:
             raise ValueError(f"max_steps_per_turn must be >= 1, got {max_steps_per_turn}")
         if turn_seconds is not None and turn_seconds <= 0:
             raise ValueError(f"turn_seconds must be positive, got {turn_seconds}")
+        if turn_tokens is not None and turn_tokens < 1:
+            raise ValueError(f"turn_tokens must be >= 1, got {turn_tokens}")
+        if call_seconds is not None and call_seconds <= 0:
+            raise ValueError(f"call_seconds must be positive, got {call_seconds}")
         if no_progress_limit < 1 or retry_samples < 0:
             raise ValueError("no_progress_limit must be >= 1 and retry_samples >= 0")
         self.model = model
@@ -217,6 +272,14 @@ class Worker:
         self.observation_chars = observation_chars
         self.cell_timeout = cell_timeout
         self.max_tokens = max_tokens
+        self.call_seconds = call_seconds
+        self.turn_tokens = turn_tokens
+        self.reply_cut = reply_cut or ReplyCut()
+        self._bounds = {name: _takes(model, name) for name in ("seconds", "cut")}
+        """Which call bounds the backend applies itself while generating."""
+        self._turn_tokens_used = 0
+        """Completion tokens of the worker's model in the current turn."""
+        self.compact_hints = compact_hints
         self.temperature = temperature
         self.retry_temperature = retry_temperature
         self.error_context = error_context
@@ -238,7 +301,13 @@ class Worker:
         prompt = (
             system
             if system is not None
-            else system_prompt(data_files, max_steps_per_turn, example=example, data_dir=data_dir)
+            else system_prompt(
+                data_files,
+                max_steps_per_turn,
+                example=example,
+                data_dir=data_dir,
+                column_example=setup.column_example if setup is not None else "",
+            )
         )
         self.conversation = Conversation(prompt, budget_chars=context_chars)
         self._system_sent = False
@@ -264,9 +333,28 @@ class Worker:
         for event in self.guard.drain_events():
             yield ManagerLogged(turn=turn, event=event)
 
-    def _deliver(self, turn: int, step: int | None, hints: list[Hint]) -> Iterator[TrajectoryEvent]:
-        for hint in hints:
-            yield HintDelivered(turn=turn, step=step, hint=hint)
+    def _tokens(self, text: str) -> int:
+        """Tokens of ``text`` for the worker's model (an estimate without a tokenizer)."""
+        count = getattr(self.model, "count_tokens", None)
+        if callable(count):
+            try:
+                return int(count(text))
+            except Exception:  # a backend that cannot count now: estimate
+                pass
+        return estimate_tokens(text)
+
+    def _deliver(
+        self, turn: int, step: int | None, hints: list[Hint], question: str | None = None
+    ) -> Iterator[TrajectoryEvent]:
+        """Send ``hints``; with ``question`` (a turn's start) state hints are compacted."""
+        for given in hints:
+            hint: Hint | None = given
+            if question is not None and self.compact_hints:
+                hint = compact_state_hint(given, question)
+            if hint is None:
+                continue
+            tokens = self._tokens(format_hint(hint))
+            yield HintDelivered(turn=turn, step=step, hint=hint, tokens=tokens)
             yield self._user(turn, self.steps_taken if step is None else step, format_hint(hint))
 
     def _call(
@@ -281,10 +369,15 @@ class Worker:
         """One model call on the current conversation: its event and the reply text.
 
         Before any cell ran in the turn, the grammar allows code only (an answer then
-        would be refused as ``answer_without_code``)."""
-        extra: dict[str, str] = {}
+        would be refused as ``answer_without_code``). The event's ``cut`` says which
+        bound ended the reply, if one did (see `CUT_PROBLEMS`)."""
+        extra: dict[str, object] = {}
         if self.grammar is not None:
             extra["grammar"] = self.grammar if code_ran else CODE_STEP_GRAMMAR
+        if self._bounds["seconds"] and self.call_seconds is not None:
+            extra["seconds"] = self.call_seconds
+        if self._bounds["cut"]:
+            extra["cut"] = self.reply_cut
         response = self.model.complete(
             self.conversation.messages(),
             max_tokens=self.max_tokens,
@@ -292,8 +385,18 @@ class Worker:
             stop=[CODE_STOP],
             **extra,
         )
-        reply = response.content
-        if response.finish_reason != "length":
+        self._turn_tokens_used += response.usage.completion_tokens
+        reply, cut = cut_reply(response.content, self.reply_cut)
+        finish = response.finish_reason
+        if finish in ("line", "marker"):  # the backend stopped at the bound itself
+            cut = cut or finish
+        if finish == "length":
+            cut = "tokens"
+        elif finish == "time" or (
+            self.call_seconds is not None and response.wall_time > self.call_seconds
+        ):
+            cut = "seconds"
+        if cut is None:
             reply = close_open_block(reply)  # generation stopped at CODE_STOP
         event = ModelMessage(
             turn=turn,
@@ -305,8 +408,14 @@ class Worker:
             completion_tokens=response.usage.completion_tokens,
             seconds=round(response.wall_time, 3),
             candidate=candidate,
+            finish_reason=finish,
+            cut=cut,
         )
         return event, reply
+
+    def _over_tokens(self) -> bool:
+        """Whether the turn's token budget is spent."""
+        return self.turn_tokens is not None and self._turn_tokens_used >= self.turn_tokens
 
     def _probe_ok(self, code: str) -> tuple[bool, bool]:
         """(runs without error, shows something) for ``code`` on a fork of the namespace."""
@@ -331,9 +440,13 @@ class Worker:
         for _ in range(self.retry_samples):
             if deadline is not None and self.clock() >= deadline:
                 break
+            if self._over_tokens():
+                break
             temperature = max(self.temperature, self.retry_temperature)
             event, reply = self._call(turn, step, temperature, candidate=True, code_ran=code_ran)
             yield event
+            if event.cut in CUT_PROBLEMS:
+                continue
             parsed = parse_reply(reply, code_ran=code_ran)
             if parsed.problem is not None:
                 continue
@@ -583,7 +696,7 @@ class Worker:
         )
         hints = self.guard.begin_turn(question, turn=turn_index, context=context)
         yield from self._drain(turn_index)
-        yield from self._deliver(turn_index, None, hints)
+        yield from self._deliver(turn_index, None, hints, f"{context}\n{question}")
         if self.setup is not None:
             setup, self.setup = self.setup, None
             yield from self._setup_step(turn_index, setup)
@@ -628,9 +741,12 @@ class Worker:
         model otherwise sends the same answer again), except at the last step."""
         steps = 0
         temperature = self.temperature
+        self._turn_tokens_used = 0
         while steps < self.max_steps_per_turn:
             if deadline is not None and self.clock() >= deadline:
                 return None, "time", steps
+            if self._over_tokens():
+                return None, "tokens", steps
             if attempts.stalled >= self.no_progress_limit:
                 return None, "no_progress", steps
             if steps > 0 and steps == self.max_steps_per_turn - 1:
@@ -642,6 +758,15 @@ class Worker:
             temperature = self.temperature
             yield event
             steps += 1
+            if event.cut in CUT_PROBLEMS:
+                problem = CUT_PROBLEMS[event.cut]
+                shown = reply[:_CUT_SHOWN] + (" …" if len(reply) > _CUT_SHOWN else "")
+                exchange = self.conversation.add_reply(step, shown)
+                exchange.outcome = f"invalid: {problem}"
+                attempts.no_progress()
+                parsed = ParsedReply(thought=shown, problem=problem)  # type: ignore[arg-type]
+                yield from self._invalid_step(turn, step, parsed, problem, self._note(problem))
+                continue
             parsed = parse_reply(reply, code_ran=code_ran)
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
             doubtful = (

@@ -39,6 +39,9 @@ Problem = Literal[
     "empty_answer",
     "answer_without_code",
     "ungrounded_answer",
+    "reply_over_tokens",
+    "reply_over_seconds",
+    "reply_over_line",
 ]
 """Why a reply is not a valid step; each value is a key of the corrective messages."""
 

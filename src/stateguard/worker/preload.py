@@ -31,6 +31,8 @@ class Preload(BaseModel):
 
     code: str
     frames: dict[str, str]
+    numeric: dict[str, tuple[str, ...]] = {}
+    """Numeric columns of each frame (as pandas reads the file's first rows)."""
 
     def listing_note(self, path: str) -> str:
         """The line the data listing adds under ``path`` ("" if it is not preloaded)."""
@@ -43,6 +45,37 @@ class Preload(BaseModel):
     def example(self) -> str:
         """The prompt's example step: a look at the first loaded frame."""
         return f"  {next(iter(self.frames))}.head()"
+
+    @property
+    def column_example(self) -> str:
+        """The prompt's example of a per-row column, built from the first frame with two
+        numeric columns (ids left out); "" when no frame has them."""
+        for name, columns in self.numeric.items():
+            usable = [c for c in columns if c.isidentifier() and not _ID.search(c.lower())]
+            if len(usable) >= 2:
+                a, b = usable[:2]
+                new = f"{a}_x_{b}"
+                return (
+                    f', for example `{name}["{new}"] = {name}["{a}"] * {name}["{b}"]`, '
+                    f'then `{name}["{new}"].sum()`'
+                )
+        return ""
+
+
+_ID = re.compile(r"(^|_)(id|key|code)$")
+_SAMPLE_ROWS = 200
+
+
+def _numeric_columns(path: Path) -> tuple[str, ...]:
+    """Numeric columns of a CSV/TSV file's first rows ((): unreadable)."""
+    import pandas as pd
+
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    try:
+        frame = pd.read_csv(path, sep=sep, nrows=_SAMPLE_ROWS)
+    except Exception:  # the setup cell will show the error; no example then
+        return ()
+    return tuple(str(c) for c in frame.select_dtypes("number").columns)
 
 
 _RESERVED = frozenset(
@@ -79,14 +112,16 @@ def plan_preload(data_dir: Path | None) -> Preload | None:
     if not tables:
         return None
     frames: dict[str, str] = {}
+    numeric: dict[str, tuple[str, ...]] = {}
     lines = ["import pandas as pd", ""]
     for p in tables:
         rel = "data/" + p.relative_to(data_dir).as_posix()
         name = variable_name(rel, set(frames))
         frames[name] = rel
+        numeric[name] = _numeric_columns(p)
         sep = ', sep="\\t"' if p.suffix.lower() == ".tsv" else ""
         lines.append(f"{name} = pd.read_csv({rel!r}{sep})")
     lines.append("")
     for name in frames:
         lines.append(f'print("{name}:", {name}.shape[0], "rows x", {name}.shape[1], "columns")')
-    return Preload(code="\n".join(lines), frames=frames)
+    return Preload(code="\n".join(lines), frames=frames, numeric=numeric)

@@ -33,6 +33,7 @@ previous attempt (trajectory, model calls, store, events, outputs, the kernel's
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 import shutil
@@ -46,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from stateguard.errors import StateguardError
 from stateguard.kernel.env import scrub
 from stateguard.llm import ChatModel
+from stateguard.llm.limits import ReplyCut
 from stateguard.llm.messages import ChatMessage, ChatResponse
 from stateguard.worker.events import (
     AnswerRecorded,
@@ -224,9 +226,17 @@ class ModelTape:
         return sum(len(q) for (_, t), q in self._queue.items() if t == turn)
 
     def call(
-        self, role: Role, model: ChatModel, messages: Sequence[ChatMessage], options: dict
+        self,
+        role: Role,
+        model: ChatModel,
+        messages: Sequence[ChatMessage],
+        options: dict,
+        bounds: dict | None = None,
     ) -> ChatResponse:
-        """Answer one call: from the record while replaying, else from ``model`` (recorded)."""
+        """Answer one call: from the record while replaying, else from ``model`` (recorded).
+
+        ``bounds`` (the call's wall-clock and reply bounds) go to the model but not into
+        the prompt's digest: they limit the reply, they do not change the prompt."""
         key = (role, self.turn)
         index = self._served.get(key, 0)
         digest = prompt_digest(messages, **options)
@@ -246,7 +256,7 @@ class ModelTape:
                 )
             self._served[key] = index + 1
             return entry.response
-        response = model.complete(messages, **options)
+        response = model.complete(messages, **options, **(bounds or {}))
         entry = TapeEntry(role=role, turn=self.turn, call=index, prompt=digest, response=response)
         self._fh.write(scrub(entry.model_dump_json()) + "\n")
         self._fh.flush()
@@ -256,6 +266,14 @@ class ModelTape:
     def close(self) -> None:
         """Close the file."""
         self._fh.close()
+
+
+def _parameters(model: ChatModel) -> set[str]:
+    """The keyword names ``model.complete`` declares (empty when it cannot be read)."""
+    try:
+        return set(inspect.signature(model.complete).parameters)
+    except (TypeError, ValueError):
+        return set()
 
 
 class TapedModel:
@@ -276,9 +294,12 @@ class TapedModel:
         stop: Sequence[str] | None = None,
         json_schema: dict | None = None,
         grammar: str | None = None,
+        seconds: float | None = None,
+        cut: ReplyCut | None = None,
     ) -> ChatResponse:
         """The reply to ``messages`` (recorded, or replayed from the record); ``grammar``
-        is passed on to a model that takes one (``supports_grammar``)."""
+        is passed on to a model that takes one (``supports_grammar``), ``seconds`` and
+        ``cut`` (the call's bounds) to a model whose ``complete`` names them."""
         options: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
         if stop is not None:
             options["stop"] = list(stop)
@@ -286,7 +307,13 @@ class TapedModel:
             options["json_schema"] = json_schema
         if grammar is not None and getattr(self.inner, "supports_grammar", False):
             options["grammar"] = grammar
-        return self.tape.call(self.role, self.inner, messages, options)
+        bounds: dict[str, Any] = {}
+        params = _parameters(self.inner)
+        if seconds is not None and "seconds" in params:
+            bounds["seconds"] = seconds
+        if cut is not None and "cut" in params:
+            bounds["cut"] = cut
+        return self.tape.call(self.role, self.inner, messages, options, bounds)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -41,7 +41,7 @@ class TurnOutcome(BaseModel):
     context: str = ""
     answer: str | None
     ended: str = "answer"
-    """Why the turn ended: answer, steps, time, no_progress or interrupt."""
+    """Why the turn ended: answer, steps, tokens, time, no_progress or interrupt."""
     gold: Any = None
     correct: bool | None = None
     fields: dict[str, bool] | None = None
@@ -63,6 +63,13 @@ class TurnOutcome(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     manager_llm_calls: int
+    cut_replies: dict[str, int] = {}
+    """Replies of the worker's model ended by a bound, by the bound (tokens, seconds, line,
+    marker; `stateguard.worker.events.ModelMessage.cut`)."""
+    hint_tokens: int = 0
+    """Tokens of the state hints the turn's prompt carried."""
+    state_hint: str = ""
+    """The state hint the turn's prompt carried at its start ("" for none)."""
 
     @property
     def tokens(self) -> int:
@@ -174,6 +181,9 @@ class TurnTally:
         self.replies = 0
         """Replies of the worker's model."""
         self.prompt_tokens = self.completion_tokens = 0
+        self.cuts: dict[str, int] = {}
+        self.hint_tokens = 0
+        self.state_hint = ""
 
     @classmethod
     def of(cls, events: Iterable[TrajectoryEvent]) -> TurnTally:
@@ -204,10 +214,15 @@ class TurnTally:
                 self.repairs += 1
             else:
                 self.hints += 1
+                self.hint_tokens += event.tokens
+                if event.step is None and not self.state_hint:
+                    self.state_hint = event.hint.text
         elif isinstance(event, ModelMessage) and event.role == "assistant":
             self.replies += 1
             self.prompt_tokens += event.prompt_tokens
             self.completion_tokens += event.completion_tokens
+            if event.cut is not None:
+                self.cuts[event.cut] = self.cuts.get(event.cut, 0) + 1
 
     def outcome(
         self, question: str, context: str, final: AnswerRecorded, verdict: Grade
@@ -233,4 +248,7 @@ class TurnTally:
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
             manager_llm_calls=final.manager_llm_calls,
+            cut_replies=dict(self.cuts),
+            hint_tokens=self.hint_tokens,
+            state_hint=self.state_hint,
         )

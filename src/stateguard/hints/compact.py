@@ -1,0 +1,195 @@
+"""A compact state hint: only the earlier states that bear on the new question.
+
+The full state hint lists every recent and every stale state with its relations; a
+small model reads it at every turn and copies from it. `compact_state_hint` keeps the
+states whose issue, conclusions or variables share a word with the new question (at
+most ``limit``, the best-matching first, ties to the newest), one line each::
+
+    <analytical_state_hint>
+    S2 (What is the total contribution margin…): 109691.06; uses contribution
+    S5 (…under the revised rate…): 99209.19; uses contribution — STALE: inputs revised by S6
+    </analytical_state_hint>
+
+A state whose inputs a later state revised (``StateNote.invalidated_by``, from the
+state store's invalidation map) is marked stale with the states that revised it. No
+relevant state: no hint.
+"""
+
+from __future__ import annotations
+
+import re
+
+from stateguard.hints.templates import HintTemplates
+from stateguard.manager import Hint
+from stateguard.manager.notes import StateNote, StateNotice
+from stateguard.types import VarKey
+
+_WORD = re.compile(r"[a-z][a-z0-9]{2,}")
+_STOP = frozenset(
+    (
+        "the",
+        "and",
+        "for",
+        "are",
+        "was",
+        "were",
+        "what",
+        "which",
+        "how",
+        "many",
+        "much",
+        "per",
+        "each",
+        "from",
+        "with",
+        "that",
+        "this",
+        "these",
+        "those",
+        "into",
+        "over",
+        "under",
+        "than",
+        "then",
+        "there",
+        "their",
+        "rounded",
+        "decimals",
+        "decimal",
+        "answer",
+        "give",
+        "total",
+        "number",
+        "value",
+        "values",
+        "data",
+        "current",
+        "revised",
+        "rate",
+        "turn",
+        "question",
+        "all",
+        "its",
+        "has",
+        "have",
+        "had",
+        "not",
+        "any",
+        "one",
+        "two",
+        "three",
+        "use",
+        "used",
+        "using",
+        "as",
+    )
+)
+_ISSUE_CHARS = 70
+_CONCLUSION_CHARS = 90
+_VARIABLES = 4
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def words(text: str) -> set[str]:
+    """The content words of ``text`` (lower case, stemmed, stop words dropped); names
+    like ``net_revenue`` give ``net`` and ``revenue``."""
+    flat = text.lower().replace("_", " ")
+    return {_stem(w) for w in _WORD.findall(flat) if w not in _STOP}
+
+
+_MODULES = frozenset({"pd", "np", "plt", "sns", "math", "re", "json", "os", "sys", "datetime"})
+"""Names of imported modules: in every state that imports them, about nothing in it."""
+
+
+def _names(note: StateNote) -> list[str]:
+    """The variables of a state, without versions, in order, once each (modules left out)."""
+    out: dict[str, None] = {}
+    for key in note.variables:
+        name = VarKey.name_of(key)
+        if name not in _MODULES:
+            out.setdefault(name, None)
+    return list(out)
+
+
+_PART = re.compile(r"\[\s*['\"]([^'\"]+)['\"]\s*\]|\.(\w+)$")
+
+
+def _leaf(name: str) -> str:
+    """What a variable name is about: the column or key of a part (``orders['cogs']`` ->
+    ``cogs``: the frame's name is in every state that uses the frame), else the name."""
+    parts = _PART.findall(name)
+    return (parts[-1][0] or parts[-1][1]) if parts else name
+
+
+def relevance(note: StateNote, question: str) -> int:
+    """How many content words ``note`` shares with ``question`` (its issue, conclusions
+    and what its variables are about)."""
+    text = " ".join([note.issue, *note.conclusions, *(_leaf(n) for n in _names(note))])
+    return len(words(question) & words(text))
+
+
+def _age(note: StateNote, position: int) -> tuple[int, int]:
+    """Commit order of a state: the number of an ``S<n>`` id, else its place in the notice."""
+    digits = note.id[1:]
+    return (int(digits), position) if note.id[:1] == "S" and digits.isdigit() else (-1, position)
+
+
+def relevant_states(notice: StateNotice, question: str, limit: int = 3) -> list[StateNote]:
+    """The states of ``notice`` that share a word with ``question``: the best ``limit``
+    (ties: the newest), listed oldest first (as the analysis went)."""
+    scored = [(relevance(n, question), _age(n, i), n) for i, n in enumerate(notice.states)]
+    picked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], _neg(s[1])))[:limit]
+    return [n for _, _, n in sorted(picked, key=lambda s: s[1])]
+
+
+def _neg(age: tuple[int, int]) -> tuple[int, int]:
+    return (-age[0], -age[1])
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def state_line(note: StateNote) -> str:
+    """One state in one line: its issue, what it concluded, its variables, stale or not."""
+    issue = _clip(note.issue, _ISSUE_CHARS) if note.issue.strip() else "no question recorded"
+    line = f"{note.id} ({issue})"
+    if note.conclusions:
+        line += ": " + _clip("; ".join(note.conclusions), _CONCLUSION_CHARS)
+    names = _names(note)
+    if names:
+        more = f" +{len(names) - _VARIABLES}" if len(names) > _VARIABLES else ""
+        line += f"; uses {', '.join(names[:_VARIABLES])}{more}"
+    if note.invalidated_by:
+        line += f" — STALE: inputs revised by {', '.join(note.invalidated_by)}; recompute"
+    return line
+
+
+def compact_state_hint(
+    hint: Hint, question: str, *, limit: int = 3, templates: HintTemplates | None = None
+) -> Hint | None:
+    """``hint`` (a state hint) reduced to the states relevant to ``question`` (the turn's
+    question, and its context where it has one), in the compact form of the module
+    docstring; None when none is relevant. Other hints are returned unchanged."""
+    notice = hint.notice
+    if hint.kind != "state" or not isinstance(notice, StateNotice):
+        return hint
+    notes = relevant_states(notice, question, limit)
+    if not notes:
+        return None
+    body = "\n".join(state_line(n) for n in notes)
+    text = (templates or HintTemplates.default()).fill("state", states=body)
+    return hint.model_copy(
+        update={
+            "text": text,
+            "notice": StateNotice(states=tuple(notes)),
+            "state_ids": tuple(n.id for n in notes),
+        }
+    )

@@ -1,0 +1,58 @@
+"""Bounds on one reply: overlong lines and imitated system markers end it, as it arrives."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.llm.limits import SYSTEM_MARKERS, ReplyCut, ReplyWatch, cut_reply
+
+F = "```"
+
+
+def test_an_overlong_thought_line_cuts_the_reply_before_it() -> None:
+    text, reason = cut_reply("Short.\n" + "x" * 201 + "\nmore", ReplyCut(thought_chars=200))
+    assert reason == "line" and text == "Short.\n"
+
+
+def test_code_lines_have_their_own_bound() -> None:
+    cut = ReplyCut(thought_chars=20, code_chars=60)
+    ok = f"Go.\n{F}python\nx = '{'c' * 40}'\n{F}"
+    assert cut_reply(ok, cut) == (ok, None)
+    long_code = f"Go.\n{F}python\nx = '{'c' * 80}'\n{F}"
+    text, reason = cut_reply(long_code, cut)
+    assert reason == "line" and text == f"Go.\n{F}python\n"
+
+
+@pytest.mark.parametrize("marker", SYSTEM_MARKERS)
+def test_a_reply_imitating_a_system_marker_is_cut_where_it_starts(marker: str) -> None:
+    reply = f"bookings: 640, cancelled: 100 {marker}: the session has loaded …"
+    text, reason = cut_reply(reply)
+    assert reason == "marker" and text == "bookings: 640, cancelled: 100 "
+
+
+def test_the_watch_stops_a_streamed_reply_at_the_first_bound() -> None:
+    """Fed token by token, as the embedded backend streams: a marker split across pieces
+    is found, and nothing after the stop is read."""
+    watch = ReplyWatch()
+    pieces = ["Count", " rows.", "\nMan", "ager", " note", ": the number", " is 640"]
+    reasons = [watch.feed(p) for p in pieces]
+    assert reasons[:4] == [None, None, None, None]
+    assert reasons[4] == "marker" and watch.text == "Count rows.\n"
+    assert watch.feed("more") == "marker" and watch.text == "Count rows.\n"
+
+
+def test_a_runaway_line_is_stopped_once_it_passes_the_bound() -> None:
+    watch = ReplyWatch(ReplyCut(thought_chars=50))
+    fed = 0
+    for _ in range(1000):  # an endless line, fed as the model writes it
+        fed += 1
+        if watch.feed("bookings: 640, ") is not None:
+            break
+    assert watch.reason == "line" and fed * len("bookings: 640, ") <= 50 + 15
+    assert watch.text == ""
+
+
+def test_a_well_formed_reply_passes_untouched() -> None:
+    reply = f"Sum a.\n{F}python\nprint(t['a'].sum())\n{F}"
+    assert cut_reply(reply) == (reply, None)
+    assert cut_reply("<answer>6</answer>") == ("<answer>6</answer>", None)
