@@ -89,6 +89,7 @@ class _StatementVisitor(ast.NodeVisitor):
                     rec.guarded.setdefault((name, guard))
         elif name in self.writes:
             self.inner_flow = True
+            self.accesses.append(Access("flow", name, (), True, self.guard, None, False))
         else:
             self.reads.setdefault(name)
             self.accesses.append(Access("read", name, path, exact, self.guard, None, False))

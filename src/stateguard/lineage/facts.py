@@ -63,7 +63,9 @@ class Access(NamedTuple):
     """
 
     kind: str
-    """"read", "bind" (the name is rebound), "store" (a part is written) or "delete"."""
+    """"read", "bind" (the name is rebound), "store" (a part is written), "delete", or
+    "flow" (a load of a name bound earlier in the same statement: ``bar`` in ``with make()
+    as bar: x = bar + 7``)."""
     root: str
     path: tuple[Any, ...] = ()
     exact: bool = True

@@ -311,6 +311,8 @@ class LineageGraph:
         qv = self._versions[q]
         if qv.kind == "derived" and qv.parents == (p,):
             return None  # a part as its holder had it: checked through the part itself
+        if pv.name == "_":
+            return None  # IPython's last output: its readers depend on what it came from
         current = self._effective(pv.name)
         if current is None or current == p or q == current or q in self._ancestors[current]:
             return None
@@ -591,14 +593,14 @@ class _CellPass:
                     and (name not in report.unchanged)
                 ):
                     pending[name] = _Provisional(self._bind_parents(st, name, by_access, parents))
-            for name in writes_at.get(st.index, ()):
+            for name in self._in_bind_order(st, writes_at.get(st.index, ())):
                 pending.pop(name, None)
                 created.extend(
                     self._new_whole(
                         name,
                         st,
                         index,
-                        self._bind_parents(st, name, by_access, parents),
+                        self._bind_parents(st, name, by_access, parents, pending),
                         extra_reads_of.get(name, ()),
                         by_access,
                     )
@@ -702,6 +704,7 @@ class _CellPass:
         name: str,
         by_access: dict[int, list[str]],
         parents: tuple[str, ...],
+        pending: dict[str, _Provisional] | None = None,
     ) -> tuple[str, ...]:
         """Parents of a rebinding of `name`: the reads its value came from, when known."""
         binds = [
@@ -709,12 +712,40 @@ class _CellPass:
             if a.kind == "bind" and a.root == name and self.report.ran(a.guard)
         ]  # fmt: skip
         if not binds or any(a.deps is None for a in binds):
-            return parents
+            return (*parents, *self._inner_flow(st, name, pending or {}))
         out: dict[str, None] = {}
         for a in binds:
             for j in a.deps or ():
                 out.update(dict.fromkeys(by_access.get(j, ())))
         return tuple(out)
+
+    def _inner_flow(
+        self, st: StatementInfo, name: str, pending: dict[str, _Provisional]
+    ) -> list[str]:
+        """Versions of the names the statement bound and then read itself (``bar`` in
+        ``with make() as bar: x = bar + 7``), for a value computed from all its reads."""
+        g, out = self.g, []
+        for a in st.accesses:
+            if a.kind != "flow" or a.root == name or not self.report.ran(a.guard):
+                continue
+            if a.root in pending:
+                out.extend(pending[a.root].parents)
+                continue
+            cur = g.current(a.root)
+            if cur is not None and cur.cell == self.cell and cur.statement == st.index:
+                out.append(cur.key)
+        return out
+
+    @staticmethod
+    def _in_bind_order(st: StatementInfo, names: Sequence[str]) -> list[str]:
+        """`names` in the order the statement first binds them (unbound ones last)."""
+        if len(names) < 2:
+            return list(names)
+        first: dict[str, int] = {}
+        for i, a in enumerate(st.accesses):
+            if a.kind == "bind":
+                first.setdefault(a.root, i)
+        return sorted(names, key=lambda n: first.get(n, len(st.accesses)))
 
     def _new_whole(
         self,
@@ -964,7 +995,8 @@ class _CellPass:
                         statement=st.index, parents=deps,
                     )
                 )  # fmt: skip
-            created.extend(self._holders(st, name, here[name]))
+            if name not in report.reseeded:
+                created.extend(self._holders(st, name, here[name]))
         return created
 
     def _computed_deps(

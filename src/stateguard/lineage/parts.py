@@ -7,10 +7,11 @@ mapping key), ``[0]`` (a list, tuple or array element, non-negative), ``.w``
 is the name followed by the parts, ``d['k']['j']``.
 
 `normalize` reads a static access path against the live object: ``df.a`` on a
-frame is the column ``['a']``, ``lst[-1]`` is ``[n - 1]``, ``np.arange`` is
-just ``np``. It stops, conservatively, wherever the object is not one whose
-parts are tracked. `may_change_arguments` says whether a callee may change the
-objects passed to it; only well-known pure callees are trusted.
+frame is the column ``['a']``, ``lst[-1]`` is ``[n - 1]``, ``np.random.rand`` is
+the part ``.random.rand`` of ``np`` (a module's attributes are its parts). It stops,
+conservatively, wherever the object is not one whose parts are tracked.
+`may_change_arguments` says whether a callee may change the objects passed to it; only
+well-known pure callees are trusted.
 """
 
 from __future__ import annotations
@@ -159,6 +160,11 @@ def _reach(obj: Any, steps: tuple[Any, ...]) -> tuple[list[list[str]], int]:
                     parts.append(part_text(idx))
                     return [parts], used
             break
+        if kind == "attr" and isinstance(obj, types.ModuleType):
+            # a module's attributes are parts of their own: ``np.random`` apart from ``np.mean``
+            parts.append(part_text(value, "attr"))
+            obj = getattr(obj, value, None)
+            continue
         if kind == "attr" and _is_plain_instance(obj):
             d = vars(obj)
             if value in d or not parts:

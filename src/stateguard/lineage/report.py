@@ -56,6 +56,9 @@ class CellReport(BaseModel):
     reframed: tuple[str, ...] = ()
     """Names rebound to a new frame holding the same rows, whose changed columns are in
     `mutated_parts` (``df = df.assign(z=..)`` adds a column, like ``df['z'] = ..``)."""
+    reseeded: tuple[str, ...] = ()
+    """Modules whose random-generator submodule was reseeded (``np.random.seed(..)``): the
+    submodule's part changed; the module as a whole, read by ``np.mean``, did not."""
     token: str = ""
     """The session's secret, given to the runtime pass at install: a report without it
     was not made by the pass this session installed."""

@@ -87,7 +87,10 @@ class _Pending:
         self.gap: tuple[dict[str, str], dict[str, str], tuple[str, ...]] | None = None
 
 
-_IPY_NAME = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
+#: IPython's own names. ``_`` and ``_N`` (the output history) are values like any other:
+#: ``y = _ + 1`` reads what ``_`` held.
+_OUTPUT_NAME = re.compile(r"^_\d*$")
+_IPY_NAME = re.compile(r"^(__+|_i+|_i\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
 
 
 class LineageAgent:
@@ -187,7 +190,7 @@ class LineageAgent:
                 ok = visible[k] = not _IPY_NAME.match(k) and not (
                     k.startswith("__") and k.endswith("__")  # __warningregistry__ etc.
                 )
-            if ok and k not in hidden:
+            if ok and (k not in hidden or _OUTPUT_NAME.match(k)):
                 out[k] = v
         return out
 
@@ -407,6 +410,19 @@ class LineageAgent:
                     own = stores.get(name, [])
                     mutated_parts[name] = tuple(dict.fromkeys([*own, *((p,) for p in parts)]))
 
+        reseeded: list[str] = []
+        for name, part in _reseeded(analysis, executed, ran, before):
+            # a generator reseeded: values drawn from its old state are superseded
+            if name in rebound or name not in after:
+                continue
+            whole = name in mutated and name not in mutated_parts
+            mutated[name] = summarize(after[name])
+            if part is None:
+                mutated_parts.pop(name, None)  # the module is the generator: all of it
+            elif not whole:
+                mutated_parts[name] = tuple(dict.fromkeys((*mutated_parts.get(name, ()), part)))
+                reseeded.append(name)
+
         reframed: list[str] = []
         cell_reads = set(analysis.reads)
         for name in [n for n in rebound if n in cell_reads and n in before]:
@@ -445,6 +461,7 @@ class LineageAgent:
             mutated_parts=mutated_parts,
             carried=carried,
             reframed=tuple(reframed),
+            reseeded=tuple(dict.fromkeys(reseeded)),
         )
 
     def _opaque(self, analysis: CellAnalysis, ns: dict[str, Any], candidates: set[str]) -> set[str]:
@@ -873,6 +890,35 @@ def _reaches_all(obj: Any, steps: tuple[Any, ...]) -> bool:
         return reach(obj, steps)[1]
     except Exception:  # a user __getattr__/__eq__ that raises
         return False
+
+
+#: Modules that are a random generator's state: their ``seed`` replaces it.
+_GENERATORS = frozenset({"random", "numpy.random"})
+
+
+def _reseeded(
+    analysis: CellAnalysis, executed: int, ran: set[int], ns: dict[str, Any]
+) -> list[tuple[str, tuple[str, ...] | None]]:
+    """(name, part) for each ``random.seed(..)`` / ``np.random.seed(..)`` that ran: the
+    generator module reached from the name, as a part of it (None: the name is the module)."""
+    out: list[tuple[str, tuple[str, ...] | None]] = []
+    for st in analysis.statements[:executed]:
+        for a in st.accesses:
+            if a.kind != "read" or not a.path or list(a.path[-1]) != ["attr", "seed"]:
+                continue
+            if a.guard is not None and a.guard not in ran:
+                continue
+            obj = ns.get(a.root)
+            parts: list[str] = []
+            for kind, value in a.path[:-1]:
+                if kind != "attr" or not isinstance(obj, types.ModuleType):
+                    obj = None
+                    break
+                parts.append(part_text(value, "attr"))
+                obj = getattr(obj, value, None)
+            if isinstance(obj, types.ModuleType) and obj.__name__ in _GENERATORS:
+                out.append((a.root, tuple(parts) or None))
+    return out
 
 
 def _executed(analysis: CellAnalysis, failed: int | None) -> int:
