@@ -6,7 +6,13 @@ import ast
 import re
 
 from stateguard.lineage._frames import read_model, rows_model
-from stateguard.lineage._paths import access_path, block_heads, block_key, has_break
+from stateguard.lineage._paths import (
+    access_path,
+    after_key,
+    block_heads,
+    block_key,
+    has_break,
+)
 from stateguard.lineage._scopes import (
     _args_names,
     _body_binder,
@@ -43,6 +49,7 @@ class _StatementVisitor(ast.NodeVisitor):
         self.accesses: list[Access] = []
         self.call_args: dict[tuple[str, str], None] = {}
         self.guard: int | None = None
+        self.write_guard: int | None = None  # the writes of a try-body statement: it completed
         self.guards: list[int] = []
         self.control: list[tuple[int, ...]] = []  # reads of enclosing tests (control flow)
         self.inner_flow = False  # a value read a name bound earlier in this statement
@@ -103,7 +110,8 @@ class _StatementVisitor(ast.NodeVisitor):
         deps: tuple[int, ...] | None = None,
         literal: bool = False,
     ) -> None:
-        self.accesses.append(Access(kind, name, path, exact, self.guard, deps, literal))
+        guard = self.guard if self.write_guard is None else self.write_guard
+        self.accesses.append(Access(kind, name, path, exact, guard, deps, literal))
 
     def _reads_since(self, start: int) -> tuple[int, ...]:
         return tuple(i for i in range(start, len(self.accesses)) if self.accesses[i].kind == "read")
@@ -233,6 +241,9 @@ class _StatementVisitor(ast.NodeVisitor):
         """``a, b = p, q`` element-wise; ``cfg = {'p': p}`` with a dependency per key."""
         flow, self.inner_flow = self.inner_flow, False
         pairs = _pair(target, [value])
+        if pairs is None and self._unpack_elements(target, value):
+            self.inner_flow = flow
+            return
         if pairs is None:
             start = len(self.accesses)
             parts = self._literal_parts(target, value)
@@ -270,10 +281,40 @@ class _StatementVisitor(ast.NodeVisitor):
                 self._visit_target(t, deps)
         self.inner_flow = flow
 
+    def _unpack_elements(self, target: ast.AST, value: ast.AST) -> bool:
+        """``a, b = lst``: each name reads its own element of the value (the runtime reads
+        the whole value where it is not a list, tuple or array). False when not that shape."""
+        if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(
+            value, (ast.Name, ast.Attribute, ast.Subscript)
+        ):
+            return False
+        found = access_path(value)
+        elts = target.elts
+        stars = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
+        if found is None or not found[2] or found[3] or len(stars) > 1 or self._deferred:
+            return False
+        if not all(isinstance(e, (ast.Name, ast.Starred)) for e in elts):
+            return False
+        root, steps, _exact, _others = found
+        if not self._is_global(root) or root in self.writes:
+            return False
+        star = stars[0] if stars else len(elts)
+        for i, elt in enumerate(elts):
+            start = len(self.accesses)
+            if i == star:
+                self._load(root, tuple(steps), True)
+            else:
+                k = i if i < star else i - len(elts)
+                self._load(root, (*steps, ["elem", k]), True)
+            self._visit_target(elt, self._with_control(self._reads_since(start)))
+        return True
+
     def _literal_parts(
         self, target: ast.AST, value: ast.AST
     ) -> list[tuple[list, tuple[int, ...]]] | None:
-        """Visit a dict/list/tuple literal bound to a name, one dependency set per part."""
+        """Visit a dict/list/tuple literal bound to a name, one dependency set per part:
+        ``[w, x] + [y, z]`` is one literal; elements after a ``*spread`` have no part of
+        their own (their index is known only at run time)."""
         if not isinstance(target, ast.Name):
             return None
         items: list[tuple[object, ast.AST]] = []
@@ -282,17 +323,19 @@ class _StatementVisitor(ast.NodeVisitor):
                 if not (isinstance(k, ast.Constant) and isinstance(k.value, (str, int))):
                     return None
                 items.append((k.value, v))
-        elif isinstance(value, (ast.List, ast.Tuple)):
-            if any(isinstance(e, ast.Starred) for e in value.elts):
-                return None
-            items = list(enumerate(value.elts))
         else:
-            return None
+            elts = _concatenated(value)
+            if elts is None:
+                return None
+            items = list(enumerate(elts))
         out: list[tuple[list, tuple[int, ...]]] = []
+        spread = False
         for key, v in items:
             start = len(self.accesses)
             self.visit(v)
-            out.append((["key", key], self._reads_since(start)))
+            spread = spread or isinstance(v, ast.Starred)
+            if not spread:
+                out.append((["key", key], self._reads_since(start)))
         return out
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -430,7 +473,23 @@ class _StatementVisitor(ast.NodeVisitor):
         else:
             iter_reads = self._test(it)
             saved, self.guard = self.guard, body_guard
-            self._visit_target(node.target)
+            found = access_path(it) if isinstance(it, (ast.Name, ast.Attribute)) else None
+            if (
+                found is not None
+                and found[2]
+                and not found[3]
+                and isinstance(node.target, ast.Name)
+                and not has_break(node.body)
+                and not self._deferred
+                and self._is_global(found[0])
+                and found[0] not in self.writes
+            ):
+                # after the loop the target holds the last element
+                start = len(self.accesses)
+                self._load(found[0], (*found[1], ["elem", -1]), True)
+                self._visit_target(node.target, self._with_control(self._reads_since(start)))
+            else:
+                self._visit_target(node.target)
             self.guard = saved
         self.control.append(iter_reads)
         self._visit_block(node.body, True)
@@ -467,7 +526,10 @@ class _StatementVisitor(ast.NodeVisitor):
         self.control.pop()
 
     def visit_Try(self, node: ast.Try) -> None:
-        self._visit_block(node.body, False, every=bool(node.handlers))
+        if node.handlers and not self._deferred:
+            self._visit_try_body(node.body)
+        else:
+            self._visit_block(node.body, False, every=bool(node.handlers))
         for h in node.handlers:
             saved = self.guard
             if h.body:
@@ -483,6 +545,30 @@ class _StatementVisitor(ast.NodeVisitor):
         self._visit_block(node.finalbody, False)
 
     visit_TryStar = visit_Try
+
+    def _visit_try_body(self, body: list[ast.stmt]) -> None:
+        """A guarded ``try`` body: each statement after the first is a block, and the writes
+        of a simple statement count only if it completed (the next statement, or the marker
+        after the last one, was reached): a statement that raised wrote nothing."""
+        saved = self.guard
+        for i, stmt in enumerate(body):
+            if i:
+                self.guard = block_key(stmt)
+                self.guards.append(self.guard)
+            simple = isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr))
+            if simple and self.write_guard is None:
+                if i + 1 < len(body):
+                    self.write_guard = block_key(body[i + 1])
+                else:
+                    self.write_guard = after_key(stmt)
+                    self.guards.append(self.write_guard)
+                try:
+                    self.visit(stmt)
+                finally:
+                    self.write_guard = None
+            else:
+                self.visit(stmt)
+        self.guard = saved
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
@@ -812,6 +898,17 @@ def _pair(target: ast.AST, values: list[ast.AST]) -> list[tuple[ast.AST, list[as
         else:
             out.extend(inner)
     return out
+
+
+def _concatenated(node: ast.AST) -> list[ast.expr] | None:
+    """The elements of a list/tuple literal, or of literals joined by ``+``."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return list(node.elts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _concatenated(node.left), _concatenated(node.right)
+        if left is not None and right is not None and type(node.left) is type(node.right):
+            return left + right
+    return None
 
 
 def _constant_key(node: ast.AST) -> str | int | None:

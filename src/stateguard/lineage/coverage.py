@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from stateguard.lineage._paths import block_key
+from stateguard.lineage._paths import after_key, block_key
 
 COVER_NAME = "__sg_cov__"
 FOR_NAME = "__sg_for__"
@@ -122,6 +122,10 @@ class BlockMarkers(ast.NodeTransformer):
             slot = self._keys.get(block_key(stmt))
             if slot is not None and not (for_body and i == 0):
                 body.insert(i, _marker(slot, stmt))
+                i += 1
+            after = self._keys.get(after_key(stmt))
+            if after is not None:
+                body.insert(i + 1, _marker(after, stmt))  # reached when stmt completed
                 i += 1
             i += 1
 

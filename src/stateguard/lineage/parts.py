@@ -142,7 +142,7 @@ def _reach(obj: Any, steps: tuple[Any, ...]) -> tuple[list[list[str]], int]:
                 continue
             break
         if isinstance(obj, (list, tuple)):
-            if kind == "key" and type(value) is int:
+            if kind in ("key", "elem") and type(value) is int:
                 n = len(obj)
                 idx = value + n if value < 0 else value
                 if idx < 0:
@@ -153,7 +153,7 @@ def _reach(obj: Any, steps: tuple[Any, ...]) -> tuple[list[list[str]], int]:
             break
         if np is not None and isinstance(obj, np.ndarray):
             first = value[0] if kind == "key" and isinstance(value, list) and value else value
-            if kind == "key" and type(first) is int and obj.ndim >= 1:
+            if kind in ("key", "elem") and type(first) is int and obj.ndim >= 1:
                 n = obj.shape[0]
                 idx = first + n if first < 0 else first
                 if idx >= 0:
