@@ -828,7 +828,9 @@ class _StatementVisitor(ast.NodeVisitor):
         finally:
             self.scopes.pop()
         if not self.records:
-            self.functions.append(record.freeze())
+            info = record.freeze()
+            attrs = _init_attrs(node)
+            self.functions.append(info.model_copy(update={"init_attrs": attrs}) if attrs else info)
         self._store(node.name)
 
     def _visit_comp(
@@ -898,6 +900,57 @@ def _pair(target: ast.AST, values: list[ast.AST]) -> list[tuple[ast.AST, list[as
         else:
             out.extend(inner)
     return out
+
+
+def _init_attrs(cls: ast.ClassDef) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
+    """What each attribute ``__init__`` sets reads: (attribute, globals, reads a parameter).
+
+    Only for an ``__init__`` made of ``self.a = <expr>`` statements (an expression without
+    calls, lambdas or comprehensions, reading no local but parameters) and statements that
+    never mention ``self`` or ``super``; anything else gives nothing (the instance then
+    depends, as a whole, on everything its creation read)."""
+    init = next(
+        (
+            st
+            for st in cls.body
+            if isinstance(st, ast.FunctionDef) and st.name == "__init__" and st.args.args
+        ),
+        None,
+    )
+    if init is None or init.decorator_list:
+        return ()
+    params = set(_args_names(init.args))
+    me = init.args.args[0].arg
+    bound = _body_binder(init.body).bound
+    out: dict[str, tuple[tuple[str, ...], bool] | None] = {}
+    for st in init.body:
+        names = [n for n in ast.walk(st) if isinstance(n, ast.Name)]
+        if not any(n.id in (me, "super") for n in names):
+            continue  # logging, a local computed without self
+        if not (
+            isinstance(st, ast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Attribute)
+            and isinstance(st.targets[0].value, ast.Name)
+            and st.targets[0].value.id == me
+        ):
+            return ()
+        attr = st.targets[0].attr
+        if any(isinstance(n, _OPAQUE_VALUES) for n in ast.walk(st.value)):
+            out[attr] = None
+            continue
+        loads = {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name)}
+        if me in loads or loads & (bound - params):
+            out[attr] = None  # reads the instance or a local: not known here
+            continue
+        out[attr] = (tuple(sorted(loads - params)), bool(loads & params))
+    return tuple((a, v[0], v[1]) for a, v in out.items() if v is not None)
+
+
+_OPAQUE_VALUES = (
+    ast.Call, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+    ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom,
+)  # fmt: skip
 
 
 def _concatenated(node: ast.AST) -> list[ast.expr] | None:

@@ -48,6 +48,10 @@ class FunctionInfo(_Frozen):
     """Module-level names the body (and nested bodies) read when it runs."""
     global_writes: tuple[str, ...] = ()
     """Module-level names the body rebinds through ``global`` declarations."""
+    init_attrs: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
+    """For a class whose ``__init__`` sets attributes plainly (``self.x = 10``, ``self.y =
+    y``, ``self.n = n``): (attribute, globals its value read, whether it read a parameter)
+    per attribute; empty when ``__init__`` does anything that could set others."""
     guarded_reads: tuple[tuple[str, int | None], ...] = ()
     """(name, guarded block key or None) for each global read of the body itself: the
     runtime counts a guarded read only when its block ran during the call."""

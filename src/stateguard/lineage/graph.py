@@ -785,6 +785,7 @@ class _CellPass:
             else [
                 *self._literal_parts(st, name, by_access, seq),
                 *self._carried_parts(st, name, by_access, seq),
+                *self._instance_parts(st, name, by_access, seq),
             ]
         )
         all_parents.update(dict.fromkeys(literal))
@@ -845,6 +846,42 @@ class _CellPass:
                 )  # fmt: skip
                 j += 1
             out = parts  # the last bind of the name in the statement wins
+        return out
+
+    def _instance_parts(
+        self, st: StatementInfo, name: str, by_access: dict[int, list[str]], seq: int
+    ) -> list[str]:
+        """Attributes ``__init__`` set on the instance bound to `name`: each derives from the
+        globals its value read and, if it read a parameter, from the call's arguments."""
+        g = self.g
+        out: list[str] = []
+        for i, a in enumerate(st.accesses):
+            if not (a.kind == "bind" and a.root == name and self.report.ran(a.guard)):
+                continue
+            found = self.report.instances.get(f"{st.index}:{i}")
+            if found is None:
+                out = []  # the last bind of the name in the statement wins
+                continue
+            cls, specs = found
+            args: dict[str, None] = {}
+            for j in a.deps or ():
+                if st.accesses[j].root != cls:
+                    args.update(dict.fromkeys(by_access.get(j, ())))
+            out = []
+            for attr, globs, uses_args in specs:
+                parents: dict[str, None] = {}
+                for gname in globs:
+                    cur = g.current(gname) if gname in g._live else None
+                    if cur is not None:
+                        parents.setdefault(cur.key)
+                if uses_args:
+                    parents.update(args)
+                out.append(
+                    g._add(
+                        root=name, parts=(f".{attr}",), kind="store", cell=self.cell,
+                        statement=st.index, parents=parents, seq=seq,
+                    )
+                )  # fmt: skip
         return out
 
     def _carried_parts(

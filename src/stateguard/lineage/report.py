@@ -59,6 +59,13 @@ class CellReport(BaseModel):
     reseeded: tuple[str, ...] = ()
     """Modules whose random-generator submodule was reseeded (``np.random.seed(..)``): the
     submodule's part changed; the module as a whole, read by ``np.mean``, did not."""
+    instances: dict[str, tuple[str, tuple[tuple[str, tuple[str, ...], bool], ...]]] = {}
+    """``"statement:access"`` of a bind ``foo = Foo(..)`` -> (the class's name, and per
+    attribute its ``__init__`` set: the globals its value read and whether it read a
+    parameter). Each such attribute of the instance has its own lineage."""
+    user_objects: tuple[str, ...] = ()
+    """Names rebound to an instance of a class defined in the session: a method called on
+    it later in the cell may change it."""
     token: str = ""
     """The session's secret, given to the runtime pass at install: a report without it
     was not made by the pass this session installed."""

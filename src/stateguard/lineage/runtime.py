@@ -52,7 +52,7 @@ from stateguard.lineage.parts import (
     tracked_pure_receiver,
 )
 from stateguard.lineage.report import REPORT_MIME, CellReport
-from stateguard.lineage.static import CellAnalysis, analyze_cell, analyze_tree
+from stateguard.lineage.static import CellAnalysis, StatementInfo, analyze_cell, analyze_tree
 
 
 def _static_evidence(analysis: CellAnalysis) -> set[str]:
@@ -121,6 +121,8 @@ class LineageAgent:
         # code id -> (code, [(global, slot or None)]): guarded reads of cell-defined functions
         self._fn_reads: dict[int, tuple[types.CodeType, tuple[tuple[str, int | None], ...]]] = {}
         self._fn_slots: set[int] = set()
+        # __init__ code id -> (code, (attribute, globals, reads a parameter) per attribute)
+        self._inits: dict[int, tuple[types.CodeType, tuple[Any, ...]]] = {}
 
     # -- hooks ---------------------------------------------------------------
 
@@ -178,6 +180,7 @@ class LineageAgent:
         self._pending = None
         self._fn_reads.clear()
         self._fn_slots.clear()
+        self._inits.clear()
 
     def user_names(self) -> dict[str, Any]:
         """User-visible globals, without IPython's own bookkeeping names."""
@@ -443,6 +446,7 @@ class LineageAgent:
         for n in (*candidates, *rebound, *deleted):
             self._unindex(n)
         self._register_functions(analysis, after, pending.slots)
+        instances = self._instances(analysis, executed, ran, after) if self._inits else {}
         self._last_ns = after
         return CellReport(
             source=source,
@@ -462,6 +466,10 @@ class LineageAgent:
             carried=carried,
             reframed=tuple(reframed),
             reseeded=tuple(dict.fromkeys(reseeded)),
+            instances=instances,
+            user_objects=tuple(
+                n for n in rebound if getattr(type(after[n]), "__module__", None) == "__main__"
+            ),
         )
 
     def _opaque(self, analysis: CellAnalysis, ns: dict[str, Any], candidates: set[str]) -> set[str]:
@@ -579,10 +587,16 @@ class LineageAgent:
     def _register_functions(
         self, analysis: CellAnalysis, ns: dict[str, Any], slots: dict[int, int]
     ) -> None:
-        """Remember, per code object, which global reads of a function sit in which block."""
+        """Remember, per code object, which global reads of a function sit in which block;
+        and, per class ``__init__``, what each attribute it sets read."""
         for st in analysis.statements:
             for info in st.functions:
                 fn = ns.get(info.name)
+                if info.init_attrs and isinstance(fn, type):
+                    init = vars(fn).get("__init__")
+                    code = getattr(init, "__code__", None)
+                    if isinstance(code, types.CodeType):
+                        self._inits[id(code)] = (code, info.init_attrs)
                 if not isinstance(fn, types.FunctionType) or not info.guarded_reads:
                     continue
                 reads = tuple(
@@ -596,6 +610,40 @@ class LineageAgent:
                     continue  # a block without a marker: keep every read
                 self._fn_reads[id(fn.__code__)] = (fn.__code__, reads)
                 self._fn_slots.update(slot for _, slot in reads if slot is not None)
+
+    def _instances(
+        self, analysis: CellAnalysis, executed: int, ran: set[int], ns: dict[str, Any]
+    ) -> dict[str, tuple[str, tuple[tuple[str, tuple[str, ...], bool], ...]]]:
+        """``foo = Foo(..)`` binds of a class whose ``__init__`` is known: "statement:access"
+        of the bind -> (the class's name, what each attribute it set read). Only when no later
+        statement of the cell touches the name (its attributes are then as ``__init__`` left
+        them)."""
+        out: dict[str, tuple[str, tuple[tuple[str, tuple[str, ...], bool], ...]]] = {}
+        stmts = analysis.statements[:executed]
+        for n, st in enumerate(stmts):
+            if not st.calls:
+                continue
+            for i, a in enumerate(st.accesses):
+                if a.kind != "bind" or not a.deps or (a.guard is not None and a.guard not in ran):
+                    continue
+                obj = ns.get(a.root)
+                cls = type(obj)
+                code = getattr(getattr(cls, "__init__", None), "__code__", None)
+                known = self._inits.get(id(code)) if code is not None else None
+                attrs = getattr(obj, "__dict__", None)
+                if known is None or known[0] is not code or not isinstance(attrs, dict):
+                    continue
+                called = [
+                    st.accesses[j].root
+                    for j in a.deps
+                    if st.accesses[j].root in st.calls and ns.get(st.accesses[j].root) is cls
+                ]
+                if not called or any(_touches(later, a.root) for later in stmts[n + 1 :]):
+                    continue
+                specs = tuple(spec for spec in known[1] if spec[0] in attrs)
+                if specs:
+                    out[f"{st.index}:{i}"] = (called[0], specs)
+        return out
 
     def _candidates(self, analysis: CellAnalysis, ns: dict[str, Any]) -> set[str]:
         """Names whose content the cell could change: reads, function globals, aliases."""
@@ -919,6 +967,17 @@ def _reseeded(
             if isinstance(obj, types.ModuleType) and obj.__name__ in _GENERATORS:
                 out.append((a.root, tuple(parts) or None))
     return out
+
+
+def _touches(st: StatementInfo, name: str) -> bool:
+    """Whether a statement mentions `name` in any way that could change it."""
+    return (
+        name in st.reads
+        or name in st.writes
+        or name in st.mutates
+        or name in st.method_receivers
+        or any(root == name for _, root in st.call_args)
+    )
 
 
 def _executed(analysis: CellAnalysis, failed: int | None) -> int:
