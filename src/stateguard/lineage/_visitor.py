@@ -13,6 +13,7 @@ from stateguard.lineage._paths import (
     block_key,
     has_break,
 )
+from stateguard.lineage._returns import return_reads
 from stateguard.lineage._scopes import (
     _args_names,
     _body_binder,
@@ -799,7 +800,13 @@ class _StatementVisitor(ast.NodeVisitor):
             self.functions.append(record.freeze())
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        top = not self._deferred
         self._visit_function_like(node, node.name, node.body)
+        if top and self.functions and self.functions[-1].name == node.name:
+            flows = return_reads(node)
+            if flows is not None:
+                info = self.functions[-1]
+                self.functions[-1] = info.model_copy(update={"return_reads": flows})
         self._store(node.name)
 
     visit_AsyncFunctionDef = visit_FunctionDef

@@ -48,6 +48,9 @@ class FunctionInfo(_Frozen):
     """Module-level names the body (and nested bodies) read when it runs."""
     global_writes: tuple[str, ...] = ()
     """Module-level names the body rebinds through ``global`` declarations."""
+    return_reads: tuple[str, ...] | None = None
+    """Module-level names whose values can flow into what the function returns (see
+    `lineage._returns`); None when not known (every global it reads)."""
     init_attrs: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
     """For a class whose ``__init__`` sets attributes plainly (``self.x = 10``, ``self.y =
     y``, ``self.n = n``): (attribute, globals its value read, whether it read a parameter)

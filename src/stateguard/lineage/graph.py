@@ -681,8 +681,11 @@ class _CellPass:
             got: list[str] = []
             for parts in self._access_parts(st, i, access):
                 got += read(access.root, parts)
+            flows = report.return_globals.get(access.root)
             for gname in report.function_globals.get(access.root, ()):
-                got += read(gname, ())
+                versions = read(gname, ())
+                if flows is None or gname in flows:
+                    got += versions  # what the value read here came from
             by_access[i] = got
         # reads that are not accesses: globals of called functions, names from the
         # older name-level facts (the runtime resolved them; a report may lack accesses)

@@ -35,6 +35,9 @@ class CellReport(BaseModel):
     function_globals: dict[str, tuple[str, ...]] = {}
     """For names the cell read that are functions/classes: globals their bodies read,
     transitively through the functions they call."""
+    return_globals: dict[str, tuple[str, ...]] = {}
+    """For functions in `function_globals` whose return value is known to depend on only some
+    of those globals (not on one it only logs): those globals."""
     aliases: dict[str, tuple[str, ...]] = {}
     """For each changed name, other names sharing (part of) its object."""
     hook_seconds: float = 0.0

@@ -123,6 +123,8 @@ class LineageAgent:
         self._fn_slots: set[int] = set()
         # __init__ code id -> (code, (attribute, globals, reads a parameter) per attribute)
         self._inits: dict[int, tuple[types.CodeType, tuple[Any, ...]]] = {}
+        # function code id -> (code, globals that flow into its return value)
+        self._returns: dict[int, tuple[types.CodeType, tuple[str, ...]]] = {}
 
     # -- hooks ---------------------------------------------------------------
 
@@ -181,6 +183,7 @@ class LineageAgent:
         self._fn_reads.clear()
         self._fn_slots.clear()
         self._inits.clear()
+        self._returns.clear()
 
     def user_names(self) -> dict[str, Any]:
         """User-visible globals, without IPython's own bookkeeping names."""
@@ -447,6 +450,14 @@ class LineageAgent:
             self._unindex(n)
         self._register_functions(analysis, after, pending.slots)
         instances = self._instances(analysis, executed, ran, after) if self._inits else {}
+        function_globals = self._function_globals(analysis, after, ran_slots=True)
+        return_globals: dict[str, tuple[str, ...]] = {}
+        for name, globs in function_globals.items():
+            fn = after.get(name)
+            if isinstance(fn, types.FunctionType) and self._returns:
+                flow = self._return_flow(fn, after, {id(fn)})
+                if flow is not None:
+                    return_globals[name] = tuple(g for g in globs if g in flow)
         self._last_ns = after
         return CellReport(
             source=source,
@@ -456,7 +467,8 @@ class LineageAgent:
             mutated=mutated,
             deleted=deleted,
             unchanged=tuple(unchanged),
-            function_globals=self._function_globals(analysis, after, ran_slots=True),
+            function_globals=function_globals,
+            return_globals=return_globals,
             aliases={
                 n: tuple(sorted(alias_groups[n])) for n in changed_names if alias_groups.get(n)
             },
@@ -592,6 +604,8 @@ class LineageAgent:
         for st in analysis.statements:
             for info in st.functions:
                 fn = ns.get(info.name)
+                if info.return_reads is not None and isinstance(fn, types.FunctionType):
+                    self._returns[id(fn.__code__)] = (fn.__code__, info.return_reads)
                 if info.init_attrs and isinstance(fn, type):
                     init = vars(fn).get("__init__")
                     code = getattr(init, "__code__", None)
@@ -773,6 +787,27 @@ class LineageAgent:
                         g for g in (*info.global_reads, *info.global_writes) if g in ns
                     )
         return {k: tuple(sorted(v)) for k, v in out.items() if v}
+
+    def _return_flow(
+        self, fn: types.FunctionType, ns: dict[str, Any], seen: set[int]
+    ) -> set[str] | None:
+        """Globals that can flow into `fn`'s return value, through the functions it calls
+        (all the globals of those whose flow is not known); None when not known."""
+        known = self._returns.get(id(fn.__code__))
+        if known is None or known[0] is not fn.__code__:
+            return None
+        out: set[str] = set()
+        for g in known[1]:
+            obj = ns.get(g, _MISSING)
+            if obj is _MISSING:
+                continue
+            out.add(g)
+            if id(obj) in seen or not _is_user_callable(obj, self.shell.user_ns):
+                continue
+            seen.add(id(obj))
+            sub = self._return_flow(obj, ns, seen) if isinstance(obj, types.FunctionType) else None
+            out |= sub if sub is not None else self._transitive_globals(obj, ns, True)
+        return out
 
     def _transitive_globals(
         self, root: Any, ns: dict[str, Any], ran_slots: bool = False
