@@ -26,6 +26,15 @@ _TRY_STAR = getattr(ast, "TryStar", ast.Try)
 
 def return_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...] | None:
     """Globals that can flow into `fn`'s return value, or None when not known."""
+    found = return_flow(fn)
+    return None if found is None else found[0]
+
+
+def return_flow(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...] | None] | None:
+    """`return_reads`, and when every ``return`` gives a tuple of the same length
+    (``return a, b``), the globals that can flow into each of its items."""
     if isinstance(fn, ast.AsyncFunctionDef):
         return None
     for stmt in fn.body:
@@ -101,4 +110,20 @@ def return_reads(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...] 
     out: set[str] = set(control)
     for r in returns:
         out |= reads(r)
-    return tuple(sorted(out))
+    items: tuple[tuple[str, ...], ...] | None = None
+    shapes = {len(r.elts) if isinstance(r, ast.Tuple) else -1 for r in returns}
+    if (
+        len(shapes) == 1
+        and min(shapes) > 0
+        and not any(
+            isinstance(e, ast.Starred)
+            for r in returns
+            for e in r.elts  # type: ignore[attr-defined]
+        )
+    ):
+        per: list[set[str]] = [set(control) for _ in range(min(shapes))]
+        for r in returns:
+            for k, elt in enumerate(r.elts):  # type: ignore[attr-defined]
+                per[k] |= reads(elt)
+        items = tuple(tuple(sorted(p)) for p in per)
+    return tuple(sorted(out)), items

@@ -13,7 +13,7 @@ from stateguard.lineage._paths import (
     block_key,
     has_break,
 )
-from stateguard.lineage._returns import return_reads
+from stateguard.lineage._returns import return_flow
 from stateguard.lineage._scopes import (
     _args_names,
     _body_binder,
@@ -185,6 +185,22 @@ class _StatementVisitor(ast.NodeVisitor):
             self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        call = node.value
+        if (
+            isinstance(node.ctx, ast.Load)
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and type(_constant_key(node.slice)) is int
+            and not self._deferred
+            and self._is_global(call.func.id)
+            and call.func.id not in self.writes
+        ):
+            # f()[1]: the item of what f returns (the runtime knows what flows into it)
+            self._call_facts(call)
+            self._load(call.func.id, (["ret", _constant_key(node.slice)],), True)
+            for a in (*call.args, *(k.value for k in call.keywords)):
+                self.visit(a)
+            return
         if isinstance(node.ctx, ast.Load):
             if not self._frame_chain(node):
                 self._visit_chain(node)
@@ -803,10 +819,12 @@ class _StatementVisitor(ast.NodeVisitor):
         top = not self._deferred
         self._visit_function_like(node, node.name, node.body)
         if top and self.functions and self.functions[-1].name == node.name:
-            flows = return_reads(node)
+            flows = return_flow(node)
             if flows is not None:
                 info = self.functions[-1]
-                self.functions[-1] = info.model_copy(update={"return_reads": flows})
+                self.functions[-1] = info.model_copy(
+                    update={"return_reads": flows[0], "return_items": flows[1]}
+                )
         self._store(node.name)
 
     visit_AsyncFunctionDef = visit_FunctionDef

@@ -51,6 +51,8 @@ class FunctionInfo(_Frozen):
     return_reads: tuple[str, ...] | None = None
     """Module-level names whose values can flow into what the function returns (see
     `lineage._returns`); None when not known (every global it reads)."""
+    return_items: tuple[tuple[str, ...], ...] | None = None
+    """When every ``return`` gives a tuple of one length: `return_reads` per item."""
     init_attrs: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
     """For a class whose ``__init__`` sets attributes plainly (``self.x = 10``, ``self.y =
     y``, ``self.n = n``): (attribute, globals its value read, whether it read a parameter)

@@ -682,6 +682,9 @@ class _CellPass:
             for parts in self._access_parts(st, i, access):
                 got += read(access.root, parts)
             flows = report.return_globals.get(access.root)
+            if access.path and access.path[0][0] == "ret":
+                # f()[k]: the globals that flow into that item, when known
+                flows = report.return_globals.get(f"{access.root}[{access.path[0][1]}]", flows)
             for gname in report.function_globals.get(access.root, ()):
                 versions = read(gname, ())
                 if flows is None or gname in flows:

@@ -125,6 +125,7 @@ class LineageAgent:
         self._inits: dict[int, tuple[types.CodeType, tuple[Any, ...]]] = {}
         # function code id -> (code, globals that flow into its return value)
         self._returns: dict[int, tuple[types.CodeType, tuple[str, ...]]] = {}
+        self._returns_items: dict[int, tuple[types.CodeType, tuple[tuple[str, ...], ...]]] = {}
 
     # -- hooks ---------------------------------------------------------------
 
@@ -184,6 +185,7 @@ class LineageAgent:
         self._fn_slots.clear()
         self._inits.clear()
         self._returns.clear()
+        self._returns_items.clear()
 
     def user_names(self) -> dict[str, Any]:
         """User-visible globals, without IPython's own bookkeeping names."""
@@ -458,6 +460,11 @@ class LineageAgent:
                 flow = self._return_flow(fn, after, {id(fn)})
                 if flow is not None:
                     return_globals[name] = tuple(g for g in globs if g in flow)
+                items = self._returns_items.get(id(fn.__code__))
+                if flow is not None and items is not None and items[0] is fn.__code__:
+                    for k, item in enumerate(items[1]):
+                        got = self._expand_flow(item, after, {id(fn)})
+                        return_globals[f"{name}[{k}]"] = tuple(g for g in globs if g in got)
         self._last_ns = after
         return CellReport(
             source=source,
@@ -606,6 +613,8 @@ class LineageAgent:
                 fn = ns.get(info.name)
                 if info.return_reads is not None and isinstance(fn, types.FunctionType):
                     self._returns[id(fn.__code__)] = (fn.__code__, info.return_reads)
+                    if info.return_items is not None:
+                        self._returns_items[id(fn.__code__)] = (fn.__code__, info.return_items)
                 if info.init_attrs and isinstance(fn, type):
                     init = vars(fn).get("__init__")
                     code = getattr(init, "__code__", None)
@@ -796,8 +805,12 @@ class LineageAgent:
         known = self._returns.get(id(fn.__code__))
         if known is None or known[0] is not fn.__code__:
             return None
+        return self._expand_flow(known[1], ns, seen)
+
+    def _expand_flow(self, names: tuple[str, ...], ns: dict[str, Any], seen: set[int]) -> set[str]:
+        """`names`, with what flows out of the functions among them."""
         out: set[str] = set()
-        for g in known[1]:
+        for g in names:
             obj = ns.get(g, _MISSING)
             if obj is _MISSING:
                 continue
