@@ -665,11 +665,12 @@ class _CellPass:
                 return []
             resolved.setdefault(key)
             reads.append(
-                ReadRecord(
+                ReadRecord.model_construct(  # typed values from the graph itself
                     name=g._versions[key].name,
                     version=key,
                     statement=st.index,
                     stale=g.why_stale(key),
+                    refresh=False,
                 )
             )
             return [key]

@@ -724,10 +724,16 @@ class LineageAgent:
             return cached[1]
         if cached is not None:
             self._unindex(name)
-        if isinstance(obj, (types.ModuleType, types.FunctionType, type)):
+        if (
+            isinstance(obj, (types.ModuleType, types.FunctionType, type))
+            or is_immutable_scalar(obj)
+            or _OUTPUT_NAME.match(name)
+        ):
             members: frozenset[int] = frozenset()
             self._members[name] = (id(obj), members)
-            return members  # never an alias of data
+            # never an alias of data (nothing can change a scalar in place; IPython's output
+            # history is read only where a cell names it)
+            return members
         members = frozenset(_member_ids(obj))
         self._members[name] = (id(obj), members)
         rev = self._rev
