@@ -56,6 +56,8 @@ class _StatementVisitor(ast.NodeVisitor):
         self.inner_flow = False  # a value read a name bound earlier in this statement
         self._target: tuple[int, str] | None = None  # (value node id, name it is bound to)
         self.computed: dict[str, tuple[int, ...]] = {}  # column -> reads, of the last chain
+        # loop target -> body block key, for `for i in range(..)` loops whose body keeps i
+        self.range_targets: dict[str, int] = {}
 
     # -- resolution -------------------------------------------------------
 
@@ -185,6 +187,21 @@ class _StatementVisitor(ast.NodeVisitor):
             self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        base = node.value
+        if (
+            self.range_targets
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(base, ast.Name)
+            and isinstance(node.slice, ast.Name)
+            and node.slice.id in self.range_targets
+            and not self._deferred
+            and self._is_global(base.id)
+            and base.id not in self.writes
+        ):
+            # lst[i] in `for i in range(..)`: the positions the loop ran over (runtime)
+            self._load(base.id, (["range", self.range_targets[node.slice.id]],), False)
+            self.visit(node.slice)
+            return
         call = node.value
         if (
             isinstance(node.ctx, ast.Load)
@@ -509,7 +526,23 @@ class _StatementVisitor(ast.NodeVisitor):
                 self._visit_target(node.target)
             self.guard = saved
         self.control.append(iter_reads)
+        target = node.target.id if isinstance(node.target, ast.Name) else None
+        ranged = (
+            target is not None
+            and body_guard is not None
+            and not self._deferred
+            and isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and not _changes_in(node.body, target)
+        )
+        if ranged:
+            assert target is not None and body_guard is not None
+            saved_ranges = dict(self.range_targets)
+            self.range_targets[target] = body_guard
         self._visit_block(node.body, True)
+        if ranged:
+            self.range_targets = saved_ranges
         self._visit_block(node.orelse, True)
         self.control.pop()
 
@@ -976,6 +1009,21 @@ _OPAQUE_VALUES = (
     ast.Call, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
     ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom,
 )  # fmt: skip
+
+
+def _changes_in(body: list[ast.stmt], name: str) -> bool:
+    """Whether `body` rebinds `name` or defines a scope (where `name` may mean another)."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                return True
+            if (
+                isinstance(node, ast.Name)
+                and node.id == name
+                and not isinstance(node.ctx, ast.Load)
+            ):
+                return True
+    return False
 
 
 def _concatenated(node: ast.AST) -> list[ast.expr] | None:

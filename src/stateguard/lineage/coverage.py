@@ -31,11 +31,18 @@ _SIZED = (list, tuple, range, dict, set, frozenset, str, bytes)
 COVER: list[int] = []
 
 
+#: slot of a ``for`` body -> the ``range`` its loop ran over in the current cell (None when
+#: it ran over several different ones): ``lst[i]`` in the body read those positions.
+RANGES: dict[int, range | None] = {}
+
+
 def for_marker(slot: int, iterable: Any) -> Any:
     """Mark `slot` when `iterable` yields a first element; return an equivalent iterable."""
     if type(iterable) in _SIZED:
         if len(iterable):
             COVER[slot] = 1
+            if type(iterable) is range:
+                RANGES[slot] = iterable if RANGES.get(slot, iterable) == iterable else None
         return iterable
     it = iter(iterable)
     for first in it:
@@ -49,6 +56,7 @@ class BlockMarkers(ast.NodeTransformer):
 
     def __init__(self) -> None:
         self.cov = COVER
+        self.ranges = RANGES
         self._keys: dict[int, int] = {}  # block key -> slot, for the cell being run
         self.active = False
         self.armed = False
@@ -68,6 +76,7 @@ class BlockMarkers(ast.NodeTransformer):
                 self.cov.append(0)
         self.active = bool(self._keys)
         self.failed = False
+        RANGES.clear()
         return dict(self._keys)
 
     def ran(self, slots: dict[int, int]) -> set[int]:

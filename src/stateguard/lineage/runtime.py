@@ -125,6 +125,7 @@ class LineageAgent:
         self._inits: dict[int, tuple[types.CodeType, tuple[Any, ...]]] = {}
         # function code id -> (code, globals that flow into its return value)
         self._returns: dict[int, tuple[types.CodeType, tuple[str, ...]]] = {}
+        self._ranged: set[str] = set()  # names read at loop positions in this cell
         self._returns_items: dict[int, tuple[types.CodeType, tuple[tuple[str, ...], ...]]] = {}
 
     # -- hooks ---------------------------------------------------------------
@@ -362,7 +363,7 @@ class LineageAgent:
         if self.markers.failed:
             ran = {k for st in analysis.statements for k in st.guards}
         executed = _executed(analysis, self._failed_statement(result, analysis))
-        paths, carried = self._paths(analysis, before, after)
+        paths, carried = self._paths(analysis, before, after, pending.slots)
         stores = self._stores(analysis, executed, ran, paths)
         evidence = _static_evidence(analysis)
         alias_groups = self._alias_groups(candidates, after)
@@ -418,6 +419,12 @@ class LineageAgent:
                     own = stores.get(name, [])
                     mutated_parts[name] = tuple(dict.fromkeys([*own, *((p,) for p in parts)]))
 
+        for key in [k for k in paths if self._ranged]:
+            st_i, _, a_i = key.partition(":")
+            a = analysis.statements[int(st_i)].accesses[int(a_i)]
+            if a.path and a.path[0][0] == "range" and (a.root in mutated or a.root in rebound):
+                del paths[key]  # changed in the cell: positions may have moved, read it whole
+        self._ranged.clear()
         reseeded: list[str] = []
         for name, part in _reseeded(analysis, executed, ran, before):
             # a generator reseeded: values drawn from its old state are superseded
@@ -553,7 +560,11 @@ class LineageAgent:
         return out
 
     def _paths(
-        self, analysis: CellAnalysis, before: dict[str, Any], after: dict[str, Any]
+        self,
+        analysis: CellAnalysis,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        slots: dict[int, int] | None = None,
     ) -> tuple[dict[str, tuple[tuple[str, ...], ...]], dict[str, tuple[tuple[str, str], ...]]]:
         """Normalize every access path of the cell against the live values; and, for the
         frame-valued chains bound to a name, the columns they carried (see `_carry`)."""
@@ -574,6 +585,13 @@ class LineageAgent:
                 else:
                     obj = after[a.root] if a.root in after else before.get(a.root)
                 if obj is None:
+                    continue
+                if a.path[0][0] == "range":
+                    found_range = _range_parts(obj, self.markers.ranges.get(
+                        (slots or {}).get(a.path[0][1], -1)))  # fmt: skip
+                    if found_range is not None and after.get(a.root) is obj:
+                        out[f"{st.index}:{i}"] = found_range
+                        self._ranged.add(a.root)
                     continue
                 try:
                     found = normalize(obj, a.path)
@@ -1021,6 +1039,31 @@ def _reseeded(
             if isinstance(obj, types.ModuleType) and obj.__name__ in _GENERATORS:
                 out.append((a.root, tuple(parts) or None))
     return out
+
+
+#: Above this many positions a loop's reads of a sequence count as a read of the whole.
+RANGE_MAX_PARTS = 256
+
+
+def _range_parts(obj: Any, positions: range | None) -> tuple[tuple[str, ...], ...] | None:
+    """The element parts ``lst[i]`` reached for each ``i`` in the range a loop ran over;
+    None where not a list, tuple or 1-d array, or not within it (then the whole)."""
+    if positions is None or len(positions) > RANGE_MAX_PARTS:
+        return None
+    np = sys.modules.get("numpy")
+    if isinstance(obj, (list, tuple)):
+        n = len(obj)
+    elif np is not None and isinstance(obj, np.ndarray) and obj.ndim == 1:
+        n = obj.shape[0]
+    else:
+        return None
+    out: dict[tuple[str, ...], None] = {}
+    for i in positions:
+        idx = i + n if i < 0 else i
+        if not 0 <= idx < n:
+            return None
+        out[(part_text(idx),)] = None
+    return tuple(out)
 
 
 def _touches(st: StatementInfo, name: str) -> bool:
