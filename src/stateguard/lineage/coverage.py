@@ -23,12 +23,37 @@ from stateguard.lineage._paths import after_key, block_key
 
 COVER_NAME = "__sg_cov__"
 FOR_NAME = "__sg_for__"
+SNAP_NAME = "__sg_snap__"
 
 _SIZED = (list, tuple, range, dict, set, frozenset, str, bytes)
 
 #: The marker slots of this kernel (one lineage agent per kernel). Module-level, like
 #: `for_marker`, so functions defined in cells stay picklable by reference (joblib, Ray).
 COVER: list[int] = []
+
+
+#: top-level statement index -> slots of function blocks its calls reached (statements of a
+#: cell that call functions with guarded reads; the last statement's are left in COVER)
+SNAPS: dict[int, frozenset[int]] = {}
+#: the function-block slots watched per statement, and every one seen this cell
+WATCH: list[int] = []
+SEEN: set[int] = set()
+
+
+def snapshot(index: int) -> None:
+    """After top-level statement `index`: note which watched slots it reached, then clear
+    them for the next statement (`restore` puts them back for the cell as a whole)."""
+    hit = frozenset(s for s in WATCH if COVER[s])
+    SNAPS[index] = hit
+    for s in hit:
+        COVER[s] = 0
+    SEEN.update(hit)
+
+
+def restore() -> None:
+    """Mark again every watched slot a statement of the cell reached."""
+    for s in SEEN:
+        COVER[s] = 1
 
 
 #: slot of a ``for`` body -> the ``range`` its loop ran over in the current cell (None when
@@ -57,6 +82,8 @@ class BlockMarkers(ast.NodeTransformer):
     def __init__(self) -> None:
         self.cov = COVER
         self.ranges = RANGES
+        self.snaps = SNAPS
+        self._snap_after: set[int] = set()
         self._keys: dict[int, int] = {}  # block key -> slot, for the cell being run
         self.active = False
         self.armed = False
@@ -77,7 +104,17 @@ class BlockMarkers(ast.NodeTransformer):
         self.active = bool(self._keys)
         self.failed = False
         RANGES.clear()
+        SNAPS.clear()
+        SEEN.clear()
+        self._snap_after = set()
         return dict(self._keys)
+
+    def watch(self, slots: Iterable[int], after: Iterable[int]) -> None:
+        """Snapshot the function-block `slots` after each top-level statement in `after`."""
+        WATCH[:] = sorted(slots)
+        self._snap_after = set(after) if WATCH else set()
+        if self._snap_after:
+            self.active = True
 
     def ran(self, slots: dict[int, int]) -> set[int]:
         """Keys among `slots` whose marker was reached."""
@@ -107,7 +144,15 @@ class BlockMarkers(ast.NodeTransformer):
             return node
         self.active = False  # one cell, one pass
         try:
-            self._walk(node.body)
+            if self._snap_after:
+                top = list(node.body)
+                self._walk(node.body)
+                for index in sorted(self._snap_after, reverse=True):
+                    if index < len(top) - 1:
+                        at = node.body.index(top[index]) + 1
+                        node.body.insert(at, _snap(index, top[index]))
+            else:
+                self._walk(node.body)
             ast.fix_missing_locations(node)
         except Exception:  # some markers may be missing: every block counts as run
             self.failed = True
@@ -150,6 +195,13 @@ def _marker(slot: int, at: ast.stmt) -> ast.stmt:
     )
     node = ast.Assign(targets=[target], value=ast.Constant(1), lineno=at.lineno)
     return ast.copy_location(node, at)
+
+
+def _snap(index: int, at: ast.stmt) -> ast.stmt:
+    call = ast.Call(
+        func=ast.Name(id=SNAP_NAME, ctx=ast.Load()), args=[ast.Constant(index)], keywords=[]
+    )
+    return ast.copy_location(ast.Expr(value=call), at)
 
 
 def _bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:

@@ -652,6 +652,7 @@ class _CellPass:
         by_access: dict[int, list[str]] = {}
         resolved: dict[str, None] = {}
         seen_roots: set[str] = set()
+        own = report.statement_globals.get(st.index)  # what this statement's calls reached
 
         def read(root: str, parts: Sequence[str]) -> list[str]:
             if root in pending:
@@ -686,7 +687,10 @@ class _CellPass:
             if access.path and access.path[0][0] == "ret":
                 # f()[k]: the globals that flow into that item, when known
                 flows = report.return_globals.get(f"{access.root}[{access.path[0][1]}]", flows)
-            for gname in report.function_globals.get(access.root, ()):
+            for gname in (
+                own.get(access.root, ()) if own is not None
+                else report.function_globals.get(access.root, ())
+            ):  # fmt: skip
                 versions = read(gname, ())
                 if flows is None or gname in flows:
                     got += versions  # what the value read here came from
@@ -699,7 +703,8 @@ class _CellPass:
                 read(name, ())
         for name in st.calls:
             if name not in seen_roots:
-                for gname in report.function_globals.get(name, ()):
+                calls = own if own is not None else report.function_globals
+                for gname in calls.get(name, ()):
                     read(gname, ())
         return by_access, resolved
 

@@ -35,6 +35,9 @@ class CellReport(BaseModel):
     function_globals: dict[str, tuple[str, ...]] = {}
     """For names the cell read that are functions/classes: globals their bodies read,
     transitively through the functions they call."""
+    statement_globals: dict[int, dict[str, tuple[str, ...]]] = {}
+    """For statements of a cell that called functions more than once: `function_globals`
+    as that statement alone reached them (which blocks of the functions it ran)."""
     return_globals: dict[str, tuple[str, ...]] = {}
     """For functions in `function_globals` whose return value is known to depend on only some
     of those globals (not on one it only logs): those globals."""

@@ -23,7 +23,15 @@ import time
 import types
 from typing import Any
 
-from stateguard.lineage.coverage import COVER_NAME, FOR_NAME, BlockMarkers
+from stateguard.lineage.coverage import (
+    COVER_NAME,
+    FOR_NAME,
+    SNAP_NAME,
+    WATCH,
+    BlockMarkers,
+    restore,
+    snapshot,
+)
 from stateguard.lineage.fingerprint import (
     Fingerprint,
     changed_columns,
@@ -157,6 +165,8 @@ class LineageAgent:
         if ns.get(COVER_NAME) is not self.markers.cov:
             ns[COVER_NAME] = self.markers.cov
             ns[FOR_NAME] = self.markers.for_wrapper
+            ns[SNAP_NAME] = snapshot
+            self.shell.user_ns_hidden[SNAP_NAME] = snapshot
             self.shell.user_ns_hidden[COVER_NAME] = self.markers.cov
             self.shell.user_ns_hidden[FOR_NAME] = self.markers.for_wrapper
 
@@ -225,6 +235,10 @@ class LineageAgent:
         self._publish_helpers()
         slots = self.markers.prepare(k for st in analysis.statements for k in st.guards)
         self.markers.reset(self._fn_slots)
+        calling = [st.index for st in analysis.statements if st.calls]
+        if self._fn_slots and len(calling) > 1:
+            # which of the functions' blocks each statement reached (the last write wins)
+            self.markers.watch(self._fn_slots, calling)
         before = self.user_names()
         candidates = self._candidates(analysis, before)
         opaque = self._opaque(analysis, before, candidates)
@@ -459,6 +473,19 @@ class LineageAgent:
             self._unindex(n)
         self._register_functions(analysis, after, pending.slots)
         instances = self._instances(analysis, executed, ran, after) if self._inits else {}
+        statement_globals: dict[int, dict[str, tuple[str, ...]]] = {}
+        if self.markers.snaps and not self.markers.failed:
+            last = frozenset(s for s in WATCH if self.markers.cov[s])
+            for st in analysis.statements[:executed]:
+                hit = self.markers.snaps.get(st.index)
+                if hit is None and st.index == executed - 1 and st.calls:
+                    hit = last
+                if hit is not None:
+                    one = CellAnalysis.model_construct(statements=(st,), syntax_error=None)
+                    statement_globals[st.index] = self._function_globals(
+                        one, after, ran_slots=True, hit=hit
+                    )
+            restore()
         function_globals = self._function_globals(analysis, after, ran_slots=True)
         return_globals: dict[str, tuple[str, ...]] = {}
         for name, globs in function_globals.items():
@@ -482,6 +509,7 @@ class LineageAgent:
             deleted=deleted,
             unchanged=tuple(unchanged),
             function_globals=function_globals,
+            statement_globals=statement_globals,
             return_globals=return_globals,
             aliases={
                 n: tuple(sorted(alias_groups[n])) for n in changed_names if alias_groups.get(n)
@@ -783,7 +811,11 @@ class LineageAgent:
         return groups
 
     def _function_globals(
-        self, analysis: CellAnalysis, ns: dict[str, Any], ran_slots: bool = False
+        self,
+        analysis: CellAnalysis,
+        ns: dict[str, Any],
+        ran_slots: bool = False,
+        hit: frozenset[int] | None = None,
     ) -> dict[str, tuple[str, ...]]:
         """Globals read when the cell uses a function, class or instance method."""
         out: dict[str, set[str]] = {}
@@ -791,7 +823,7 @@ class LineageAgent:
         for name in used:
             obj = ns.get(name)
             if _is_user_callable(obj, self.shell.user_ns):
-                found = self._transitive_globals(obj, ns, ran_slots)
+                found = self._transitive_globals(obj, ns, ran_slots, hit)
                 if found:
                     out.setdefault(name, set()).update(found)
         for st in analysis.statements:
@@ -800,7 +832,7 @@ class LineageAgent:
                 if a.kind == "read" and a.path and a.root in ns:
                     held = _held_at(ns[a.root], a.path)
                     if held is not None and _is_user_callable(held, self.shell.user_ns):
-                        found = self._transitive_globals(held, ns, ran_slots)
+                        found = self._transitive_globals(held, ns, ran_slots, hit)
                         if found:
                             out.setdefault(a.root, set()).update(found)
             for recv, meth in st.method_calls:
@@ -810,7 +842,7 @@ class LineageAgent:
                 fn = getattr(type(obj), meth, None)
                 fn = getattr(fn, "__func__", fn)
                 if isinstance(fn, types.FunctionType) and fn.__globals__ is self.shell.user_ns:
-                    found = self._transitive_globals(fn, ns, ran_slots)
+                    found = self._transitive_globals(fn, ns, ran_slots, hit)
                     if found:
                         out.setdefault(recv, set()).update(found)
             # functions defined in this cell and called in it: their static globals
@@ -847,7 +879,11 @@ class LineageAgent:
         return out
 
     def _transitive_globals(
-        self, root: Any, ns: dict[str, Any], ran_slots: bool = False
+        self,
+        root: Any,
+        ns: dict[str, Any],
+        ran_slots: bool = False,
+        hit: frozenset[int] | None = None,
     ) -> set[str]:
         """Globals a function (and the functions it reaches) reads; with `ran_slots`, only
         the reads whose blocks ran during this cell, where the function's blocks are known."""
@@ -863,7 +899,11 @@ class LineageAgent:
             for code in _codes_of(obj):
                 known = self._fn_reads.get(id(code)) if ran_slots else None
                 if known is not None and known[0] is code:
-                    globs: Any = [g for g, slot in known[1] if slot is None or cov[slot]] + [
+                    globs: Any = [
+                        g
+                        for g, slot in known[1]
+                        if slot is None or (cov[slot] if hit is None else slot in hit)
+                    ] + [
                         g for g in self._globals_of_code(code) if g not in {r for r, _ in known[1]}
                     ]
                 else:
