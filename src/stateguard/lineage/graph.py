@@ -605,13 +605,14 @@ class _CellPass:
                         by_access,
                     )
                 )
-            created.extend(self._part_writes(st, by_access, parents, part_changes))
+            if st.mutates or st.inplace_calls or st.deletes or st.index in part_changes:
+                created.extend(self._part_writes(st, by_access, parents, part_changes))
             for i in range(first_read, len(reads)):
                 r = reads[i]
+                if r.stale is None:
+                    continue
                 root = g._versions[r.version].root or r.name
-                if r.stale is not None and (
-                    root in writes_at.get(st.index, ()) or r.name in self._stored_here(st)
-                ):
+                if root in writes_at.get(st.index, ()) or r.name in self._stored_here(st):
                     new = g.current(r.name)
                     if new is not None and g.why_stale(new.key) is None:
                         reads[i] = r.model_copy(update={"refresh": True})
