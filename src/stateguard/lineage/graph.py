@@ -724,13 +724,28 @@ class _CellPass:
             a for a in st.accesses
             if a.kind == "bind" and a.root == name and self.report.ran(a.guard)
         ]  # fmt: skip
-        if not binds or any(a.deps is None for a in binds):
+        if not binds or any(a.deps is None for a in binds) or self._moved(st, binds):
             return (*parents, *self._inner_flow(st, name, pending or {}))
         out: dict[str, None] = {}
         for a in binds:
             for j in a.deps or ():
                 out.update(dict.fromkeys(by_access.get(j, ())))
         return tuple(out)
+
+    def _moved(self, st: StatementInfo, binds: list[Access]) -> bool:
+        """Whether a bind took an element by position (``for v in lst``, ``a, b = lst``) of
+        a value the cell changed (the runtime then read it whole): the element may be one
+        the statement itself put there, so the bind depends on all the statement read."""
+        for a in binds:
+            for j in a.deps or ():
+                dep = st.accesses[j]
+                if (
+                    dep.path
+                    and any(step[0] in ("elem", "range") for step in dep.path)
+                    and f"{st.index}:{j}" not in self.report.paths
+                ):
+                    return True
+        return False
 
     def _inner_flow(
         self, st: StatementInfo, name: str, pending: dict[str, _Provisional]

@@ -436,7 +436,10 @@ class LineageAgent:
         for key in [k for k in paths if self._ranged]:
             st_i, _, a_i = key.partition(":")
             a = analysis.statements[int(st_i)].accesses[int(a_i)]
-            if a.path and a.path[0][0] == "range" and (a.root in mutated or a.root in rebound):
+            positional = a.path and (
+                a.path[0][0] == "range" or any(step[0] == "elem" for step in a.path)
+            )
+            if positional and a.root in self._ranged and (a.root in mutated or a.root in rebound):
                 del paths[key]  # changed in the cell: positions may have moved, read it whole
         self._ranged.clear()
         reseeded: list[str] = []
@@ -627,6 +630,8 @@ class LineageAgent:
                     continue
                 if found != [[]]:
                     out[f"{st.index}:{i}"] = tuple(tuple(p) for p in found)
+                    if a.kind == "read" and any(step[0] == "elem" for step in a.path):
+                        self._ranged.add(a.root)
         return out, carried
 
     @staticmethod
