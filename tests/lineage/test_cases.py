@@ -22,6 +22,7 @@ EXTRA_CASES = Path(__file__).resolve().parent / "cases" / "extra.json"
 PARTS_CASES = Path(__file__).resolve().parent / "cases" / "parts.json"
 PANDAS_CASES = REPO_ROOT.parent / "shared" / "lineage-cases" / "pandas.json"
 IDIOM_CASES = Path(__file__).resolve().parent / "cases" / "pandas_idioms.json"
+RULE_CASES = Path(__file__).resolve().parent / "cases" / "python_rules.json"
 
 
 def _ids(path: Path) -> list[str]:
@@ -112,6 +113,28 @@ def test_pandas_idioms_have_both_labels() -> None:
     cases = load_cases(IDIOM_CASES)
     labels = [c.expect_stale for case in cases for c in case.checks]
     assert len(cases) >= 30 and labels.count(True) >= 20 and labels.count(False) >= 20
+
+
+@pytest.fixture(scope="module")
+def rule_summary() -> CheckSummary:
+    """check_cases over tests/lineage/cases/python_rules.json (run once for the module)."""
+    return check_cases(load_cases(RULE_CASES), jobs=2)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("case_id", _ids(RULE_CASES))
+def test_python_rule_case(rule_summary: CheckSummary, case_id: str) -> None:
+    """Plain-Python dataflow rules, one table row each (cells in, stale or not out), with
+    the near misses of each rule."""
+    result = _result(rule_summary, case_id)
+    if not result.passed:
+        pytest.fail(_explain(result), pytrace=False)
+
+
+def test_python_rules_have_both_labels() -> None:
+    cases = load_cases(RULE_CASES)
+    labels = [c.expect_stale for case in cases for c in case.checks]
+    assert len(cases) >= 40 and labels.count(True) >= 15 and labels.count(False) >= 15
 
 
 @pytest.mark.kernel

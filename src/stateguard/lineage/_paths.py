@@ -8,7 +8,10 @@ syntax of ``df['a']``, ``df.a``, ``df.loc[:, 'y']``, ``d['k']['j']``,
 * ``["key", value]`` — ``x[value]`` with a constant value (a tuple becomes a list);
 * ``["keys", [v, ...]]`` — ``x[[v, ...]]``, several constant keys (``df[['a', 'b']]``);
 * ``["col", value]`` / ``["cols", [...]]`` — the column selected by ``.loc``/``.at``
-  (``df.loc[mask, 'y']``); ``["icol", i]`` for ``.iloc``/``.iat`` positions.
+  (``df.loc[mask, 'y']``); ``["icol", i]`` for ``.iloc``/``.iat`` positions;
+* ``["elem", i]`` — the element at position ``i`` of a list, tuple or array, taken by
+  unpacking (``a, b = lst``) or by a loop (its target ends on ``["elem", -1]``); on any
+  other value the access reads the whole.
 
 A path stops at the first step that is not constant (``d[k]``, ``df[cols]``,
 ``x[1:3]``); the access is then *inexact* and stands for the whole prefix.
@@ -19,7 +22,9 @@ The runtime pass later normalizes paths against live objects.
 arms, the statements after a compound statement that can leave its block
 (``return``, ``raise``, ``break``, ``continue`` inside it), and each statement
 after the first of a ``try`` body (an exception skips the rest). A block is keyed by
-the position of its first statement; the runtime marks each key it reaches.
+the position of its first statement; the runtime marks each key it reaches. The last
+simple statement of a ``try`` body with handlers also has an *after* key (`after_key`),
+marked when it completed: a statement that raised wrote nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ _CONSTANT_TYPES = (str, int, float, bool, type(None))
 def block_key(stmt: ast.stmt) -> int:
     """The key of the guarded block starting at `stmt` (line and column)."""
     return (stmt.lineno << 12) | min(stmt.col_offset, 4095)
+
+
+def after_key(stmt: ast.stmt) -> int:
+    """The key of the marker placed right after `stmt` (reached when it completed)."""
+    return -block_key(stmt)
 
 
 def _constant(node: ast.AST) -> tuple[bool, Any]:

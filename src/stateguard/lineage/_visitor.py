@@ -6,7 +6,14 @@ import ast
 import re
 
 from stateguard.lineage._frames import read_model, rows_model
-from stateguard.lineage._paths import access_path, block_heads, block_key, has_break
+from stateguard.lineage._paths import (
+    access_path,
+    after_key,
+    block_heads,
+    block_key,
+    has_break,
+)
+from stateguard.lineage._returns import return_flow
 from stateguard.lineage._scopes import (
     _args_names,
     _body_binder,
@@ -43,11 +50,14 @@ class _StatementVisitor(ast.NodeVisitor):
         self.accesses: list[Access] = []
         self.call_args: dict[tuple[str, str], None] = {}
         self.guard: int | None = None
+        self.write_guard: int | None = None  # the writes of a try-body statement: it completed
         self.guards: list[int] = []
         self.control: list[tuple[int, ...]] = []  # reads of enclosing tests (control flow)
         self.inner_flow = False  # a value read a name bound earlier in this statement
         self._target: tuple[int, str] | None = None  # (value node id, name it is bound to)
         self.computed: dict[str, tuple[int, ...]] = {}  # column -> reads, of the last chain
+        # loop target -> body block key, for `for i in range(..)` loops whose body keeps i
+        self.range_targets: dict[str, int] = {}
 
     # -- resolution -------------------------------------------------------
 
@@ -89,6 +99,7 @@ class _StatementVisitor(ast.NodeVisitor):
                     rec.guarded.setdefault((name, guard))
         elif name in self.writes:
             self.inner_flow = True
+            self.accesses.append(Access("flow", name, (), True, self.guard, None, False))
         else:
             self.reads.setdefault(name)
             self.accesses.append(Access("read", name, path, exact, self.guard, None, False))
@@ -102,7 +113,8 @@ class _StatementVisitor(ast.NodeVisitor):
         deps: tuple[int, ...] | None = None,
         literal: bool = False,
     ) -> None:
-        self.accesses.append(Access(kind, name, path, exact, self.guard, deps, literal))
+        guard = self.guard if self.write_guard is None else self.write_guard
+        self.accesses.append(Access(kind, name, path, exact, guard, deps, literal))
 
     def _reads_since(self, start: int) -> tuple[int, ...]:
         return tuple(i for i in range(start, len(self.accesses)) if self.accesses[i].kind == "read")
@@ -175,6 +187,37 @@ class _StatementVisitor(ast.NodeVisitor):
             self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        base = node.value
+        if (
+            self.range_targets
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(base, ast.Name)
+            and isinstance(node.slice, ast.Name)
+            and node.slice.id in self.range_targets
+            and not self._deferred
+            and self._is_global(base.id)
+            and base.id not in self.writes
+        ):
+            # lst[i] in `for i in range(..)`: the positions the loop ran over (runtime)
+            self._load(base.id, (["range", self.range_targets[node.slice.id]],), False)
+            self.visit(node.slice)
+            return
+        call = node.value
+        if (
+            isinstance(node.ctx, ast.Load)
+            and isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and type(_constant_key(node.slice)) is int
+            and not self._deferred
+            and self._is_global(call.func.id)
+            and call.func.id not in self.writes
+        ):
+            # f()[1]: the item of what f returns (the runtime knows what flows into it)
+            self._call_facts(call)
+            self._load(call.func.id, (["ret", _constant_key(node.slice)],), True)
+            for a in (*call.args, *(k.value for k in call.keywords)):
+                self.visit(a)
+            return
         if isinstance(node.ctx, ast.Load):
             if not self._frame_chain(node):
                 self._visit_chain(node)
@@ -232,6 +275,9 @@ class _StatementVisitor(ast.NodeVisitor):
         """``a, b = p, q`` element-wise; ``cfg = {'p': p}`` with a dependency per key."""
         flow, self.inner_flow = self.inner_flow, False
         pairs = _pair(target, [value])
+        if pairs is None and self._unpack_elements(target, value):
+            self.inner_flow = flow
+            return
         if pairs is None:
             start = len(self.accesses)
             parts = self._literal_parts(target, value)
@@ -269,10 +315,40 @@ class _StatementVisitor(ast.NodeVisitor):
                 self._visit_target(t, deps)
         self.inner_flow = flow
 
+    def _unpack_elements(self, target: ast.AST, value: ast.AST) -> bool:
+        """``a, b = lst``: each name reads its own element of the value (the runtime reads
+        the whole value where it is not a list, tuple or array). False when not that shape."""
+        if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(
+            value, (ast.Name, ast.Attribute, ast.Subscript)
+        ):
+            return False
+        found = access_path(value)
+        elts = target.elts
+        stars = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
+        if found is None or not found[2] or found[3] or len(stars) > 1 or self._deferred:
+            return False
+        if not all(isinstance(e, (ast.Name, ast.Starred)) for e in elts):
+            return False
+        root, steps, _exact, _others = found
+        if not self._is_global(root) or root in self.writes:
+            return False
+        star = stars[0] if stars else len(elts)
+        for i, elt in enumerate(elts):
+            start = len(self.accesses)
+            if i == star:
+                self._load(root, tuple(steps), True)
+            else:
+                k = i if i < star else i - len(elts)
+                self._load(root, (*steps, ["elem", k]), True)
+            self._visit_target(elt, self._with_control(self._reads_since(start)))
+        return True
+
     def _literal_parts(
         self, target: ast.AST, value: ast.AST
     ) -> list[tuple[list, tuple[int, ...]]] | None:
-        """Visit a dict/list/tuple literal bound to a name, one dependency set per part."""
+        """Visit a dict/list/tuple literal bound to a name, one dependency set per part:
+        ``[w, x] + [y, z]`` is one literal; elements after a ``*spread`` have no part of
+        their own (their index is known only at run time)."""
         if not isinstance(target, ast.Name):
             return None
         items: list[tuple[object, ast.AST]] = []
@@ -281,17 +357,19 @@ class _StatementVisitor(ast.NodeVisitor):
                 if not (isinstance(k, ast.Constant) and isinstance(k.value, (str, int))):
                     return None
                 items.append((k.value, v))
-        elif isinstance(value, (ast.List, ast.Tuple)):
-            if any(isinstance(e, ast.Starred) for e in value.elts):
-                return None
-            items = list(enumerate(value.elts))
         else:
-            return None
+            elts = _concatenated(value)
+            if elts is None:
+                return None
+            items = list(enumerate(elts))
         out: list[tuple[list, tuple[int, ...]]] = []
+        spread = False
         for key, v in items:
             start = len(self.accesses)
             self.visit(v)
-            out.append((["key", key], self._reads_since(start)))
+            spread = spread or isinstance(v, ast.Starred)
+            if not spread:
+                out.append((["key", key], self._reads_since(start)))
         return out
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -429,10 +507,42 @@ class _StatementVisitor(ast.NodeVisitor):
         else:
             iter_reads = self._test(it)
             saved, self.guard = self.guard, body_guard
-            self._visit_target(node.target)
+            found = access_path(it) if isinstance(it, (ast.Name, ast.Attribute)) else None
+            if (
+                found is not None
+                and found[2]
+                and not found[3]
+                and isinstance(node.target, ast.Name)
+                and not has_break(node.body)
+                and not self._deferred
+                and self._is_global(found[0])
+                and found[0] not in self.writes
+            ):
+                # after the loop the target holds the last element
+                start = len(self.accesses)
+                self._load(found[0], (*found[1], ["elem", -1]), True)
+                self._visit_target(node.target, self._with_control(self._reads_since(start)))
+            else:
+                self._visit_target(node.target)
             self.guard = saved
         self.control.append(iter_reads)
+        target = node.target.id if isinstance(node.target, ast.Name) else None
+        ranged = (
+            target is not None
+            and body_guard is not None
+            and not self._deferred
+            and isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and not _changes_in(node.body, target)
+        )
+        if ranged:
+            assert target is not None and body_guard is not None
+            saved_ranges = dict(self.range_targets)
+            self.range_targets[target] = body_guard
         self._visit_block(node.body, True)
+        if ranged:
+            self.range_targets = saved_ranges
         self._visit_block(node.orelse, True)
         self.control.pop()
 
@@ -466,7 +576,10 @@ class _StatementVisitor(ast.NodeVisitor):
         self.control.pop()
 
     def visit_Try(self, node: ast.Try) -> None:
-        self._visit_block(node.body, False, every=bool(node.handlers))
+        if node.handlers and not self._deferred:
+            self._visit_try_body(node.body)
+        else:
+            self._visit_block(node.body, False, every=bool(node.handlers))
         for h in node.handlers:
             saved = self.guard
             if h.body:
@@ -482,6 +595,30 @@ class _StatementVisitor(ast.NodeVisitor):
         self._visit_block(node.finalbody, False)
 
     visit_TryStar = visit_Try
+
+    def _visit_try_body(self, body: list[ast.stmt]) -> None:
+        """A guarded ``try`` body: each statement after the first is a block, and the writes
+        of a simple statement count only if it completed (the next statement, or the marker
+        after the last one, was reached): a statement that raised wrote nothing."""
+        saved = self.guard
+        for i, stmt in enumerate(body):
+            if i:
+                self.guard = block_key(stmt)
+                self.guards.append(self.guard)
+            simple = isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr))
+            if simple and self.write_guard is None:
+                if i + 1 < len(body):
+                    self.write_guard = block_key(body[i + 1])
+                else:
+                    self.write_guard = after_key(stmt)
+                    self.guards.append(self.write_guard)
+                try:
+                    self.visit(stmt)
+                finally:
+                    self.write_guard = None
+            else:
+                self.visit(stmt)
+        self.guard = saved
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
@@ -712,7 +849,15 @@ class _StatementVisitor(ast.NodeVisitor):
             self.functions.append(record.freeze())
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        top = not self._deferred
         self._visit_function_like(node, node.name, node.body)
+        if top and self.functions and self.functions[-1].name == node.name:
+            flows = return_flow(node)
+            if flows is not None:
+                info = self.functions[-1]
+                self.functions[-1] = info.model_copy(
+                    update={"return_reads": flows[0], "return_items": flows[1]}
+                )
         self._store(node.name)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -741,7 +886,9 @@ class _StatementVisitor(ast.NodeVisitor):
         finally:
             self.scopes.pop()
         if not self.records:
-            self.functions.append(record.freeze())
+            info = record.freeze()
+            attrs = _init_attrs(node)
+            self.functions.append(info.model_copy(update={"init_attrs": attrs}) if attrs else info)
         self._store(node.name)
 
     def _visit_comp(
@@ -811,6 +958,83 @@ def _pair(target: ast.AST, values: list[ast.AST]) -> list[tuple[ast.AST, list[as
         else:
             out.extend(inner)
     return out
+
+
+def _init_attrs(cls: ast.ClassDef) -> tuple[tuple[str, tuple[str, ...], bool], ...]:
+    """What each attribute ``__init__`` sets reads: (attribute, globals, reads a parameter).
+
+    Only for an ``__init__`` made of ``self.a = <expr>`` statements (an expression without
+    calls, lambdas or comprehensions, reading no local but parameters) and statements that
+    never mention ``self`` or ``super``; anything else gives nothing (the instance then
+    depends, as a whole, on everything its creation read)."""
+    init = next(
+        (
+            st
+            for st in cls.body
+            if isinstance(st, ast.FunctionDef) and st.name == "__init__" and st.args.args
+        ),
+        None,
+    )
+    if init is None or init.decorator_list:
+        return ()
+    params = set(_args_names(init.args))
+    me = init.args.args[0].arg
+    bound = _body_binder(init.body).bound
+    out: dict[str, tuple[tuple[str, ...], bool] | None] = {}
+    for st in init.body:
+        names = [n for n in ast.walk(st) if isinstance(n, ast.Name)]
+        if not any(n.id in (me, "super") for n in names):
+            continue  # logging, a local computed without self
+        if not (
+            isinstance(st, ast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Attribute)
+            and isinstance(st.targets[0].value, ast.Name)
+            and st.targets[0].value.id == me
+        ):
+            return ()
+        attr = st.targets[0].attr
+        if any(isinstance(n, _OPAQUE_VALUES) for n in ast.walk(st.value)):
+            out[attr] = None
+            continue
+        loads = {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name)}
+        if me in loads or loads & (bound - params):
+            out[attr] = None  # reads the instance or a local: not known here
+            continue
+        out[attr] = (tuple(sorted(loads - params)), bool(loads & params))
+    return tuple((a, v[0], v[1]) for a, v in out.items() if v is not None)
+
+
+_OPAQUE_VALUES = (
+    ast.Call, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+    ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom,
+)  # fmt: skip
+
+
+def _changes_in(body: list[ast.stmt], name: str) -> bool:
+    """Whether `body` rebinds `name` or defines a scope (where `name` may mean another)."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                return True
+            if (
+                isinstance(node, ast.Name)
+                and node.id == name
+                and not isinstance(node.ctx, ast.Load)
+            ):
+                return True
+    return False
+
+
+def _concatenated(node: ast.AST) -> list[ast.expr] | None:
+    """The elements of a list/tuple literal, or of literals joined by ``+``."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return list(node.elts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _concatenated(node.left), _concatenated(node.right)
+        if left is not None and right is not None and type(node.left) is type(node.right):
+            return left + right
+    return None
 
 
 def _constant_key(node: ast.AST) -> str | int | None:

@@ -19,10 +19,11 @@ import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from stateguard.lineage._paths import block_key
+from stateguard.lineage._paths import after_key, block_key
 
 COVER_NAME = "__sg_cov__"
 FOR_NAME = "__sg_for__"
+SNAP_NAME = "__sg_snap__"
 
 _SIZED = (list, tuple, range, dict, set, frozenset, str, bytes)
 
@@ -31,11 +32,42 @@ _SIZED = (list, tuple, range, dict, set, frozenset, str, bytes)
 COVER: list[int] = []
 
 
+#: top-level statement index -> slots of function blocks its calls reached (statements of a
+#: cell that call functions with guarded reads; the last statement's are left in COVER)
+SNAPS: dict[int, frozenset[int]] = {}
+#: the function-block slots watched per statement, and every one seen this cell
+WATCH: list[int] = []
+SEEN: set[int] = set()
+
+
+def snapshot(index: int) -> None:
+    """After top-level statement `index`: note which watched slots it reached, then clear
+    them for the next statement (`restore` puts them back for the cell as a whole)."""
+    hit = frozenset(s for s in WATCH if COVER[s])
+    SNAPS[index] = hit
+    for s in hit:
+        COVER[s] = 0
+    SEEN.update(hit)
+
+
+def restore() -> None:
+    """Mark again every watched slot a statement of the cell reached."""
+    for s in SEEN:
+        COVER[s] = 1
+
+
+#: slot of a ``for`` body -> the ``range`` its loop ran over in the current cell (None when
+#: it ran over several different ones): ``lst[i]`` in the body read those positions.
+RANGES: dict[int, range | None] = {}
+
+
 def for_marker(slot: int, iterable: Any) -> Any:
     """Mark `slot` when `iterable` yields a first element; return an equivalent iterable."""
     if type(iterable) in _SIZED:
         if len(iterable):
             COVER[slot] = 1
+            if type(iterable) is range:
+                RANGES[slot] = iterable if RANGES.get(slot, iterable) == iterable else None
         return iterable
     it = iter(iterable)
     for first in it:
@@ -49,6 +81,9 @@ class BlockMarkers(ast.NodeTransformer):
 
     def __init__(self) -> None:
         self.cov = COVER
+        self.ranges = RANGES
+        self.snaps = SNAPS
+        self._snap_after: set[int] = set()
         self._keys: dict[int, int] = {}  # block key -> slot, for the cell being run
         self.active = False
         self.armed = False
@@ -68,7 +103,18 @@ class BlockMarkers(ast.NodeTransformer):
                 self.cov.append(0)
         self.active = bool(self._keys)
         self.failed = False
+        RANGES.clear()
+        SNAPS.clear()
+        SEEN.clear()
+        self._snap_after = set()
         return dict(self._keys)
+
+    def watch(self, slots: Iterable[int], after: Iterable[int]) -> None:
+        """Snapshot the function-block `slots` after each top-level statement in `after`."""
+        WATCH[:] = sorted(slots)
+        self._snap_after = set(after) if WATCH else set()
+        if self._snap_after:
+            self.active = True
 
     def ran(self, slots: dict[int, int]) -> set[int]:
         """Keys among `slots` whose marker was reached."""
@@ -98,7 +144,15 @@ class BlockMarkers(ast.NodeTransformer):
             return node
         self.active = False  # one cell, one pass
         try:
-            self._walk(node.body)
+            if self._snap_after:
+                top = list(node.body)
+                self._walk(node.body)
+                for index in sorted(self._snap_after, reverse=True):
+                    if index < len(top) - 1:
+                        at = node.body.index(top[index]) + 1
+                        node.body.insert(at, _snap(index, top[index]))
+            else:
+                self._walk(node.body)
             ast.fix_missing_locations(node)
         except Exception:  # some markers may be missing: every block counts as run
             self.failed = True
@@ -123,6 +177,10 @@ class BlockMarkers(ast.NodeTransformer):
             if slot is not None and not (for_body and i == 0):
                 body.insert(i, _marker(slot, stmt))
                 i += 1
+            after = self._keys.get(after_key(stmt))
+            if after is not None:
+                body.insert(i + 1, _marker(after, stmt))  # reached when stmt completed
+                i += 1
             i += 1
 
     def visit(self, node: ast.AST) -> Any:  # only modules are transformed
@@ -137,6 +195,13 @@ def _marker(slot: int, at: ast.stmt) -> ast.stmt:
     )
     node = ast.Assign(targets=[target], value=ast.Constant(1), lineno=at.lineno)
     return ast.copy_location(node, at)
+
+
+def _snap(index: int, at: ast.stmt) -> ast.stmt:
+    call = ast.Call(
+        func=ast.Name(id=SNAP_NAME, ctx=ast.Load()), args=[ast.Constant(index)], keywords=[]
+    )
+    return ast.copy_location(ast.Expr(value=call), at)
 
 
 def _bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:

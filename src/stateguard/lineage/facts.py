@@ -48,6 +48,15 @@ class FunctionInfo(_Frozen):
     """Module-level names the body (and nested bodies) read when it runs."""
     global_writes: tuple[str, ...] = ()
     """Module-level names the body rebinds through ``global`` declarations."""
+    return_reads: tuple[str, ...] | None = None
+    """Module-level names whose values can flow into what the function returns (see
+    `lineage._returns`); None when not known (every global it reads)."""
+    return_items: tuple[tuple[str, ...], ...] | None = None
+    """When every ``return`` gives a tuple of one length: `return_reads` per item."""
+    init_attrs: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
+    """For a class whose ``__init__`` sets attributes plainly (``self.x = 10``, ``self.y =
+    y``, ``self.n = n``): (attribute, globals its value read, whether it read a parameter)
+    per attribute; empty when ``__init__`` does anything that could set others."""
     guarded_reads: tuple[tuple[str, int | None], ...] = ()
     """(name, guarded block key or None) for each global read of the body itself: the
     runtime counts a guarded read only when its block ran during the call."""
@@ -63,7 +72,9 @@ class Access(NamedTuple):
     """
 
     kind: str
-    """"read", "bind" (the name is rebound), "store" (a part is written) or "delete"."""
+    """"read", "bind" (the name is rebound), "store" (a part is written), "delete", or
+    "flow" (a load of a name bound earlier in the same statement: ``bar`` in ``with make()
+    as bar: x = bar + 7``)."""
     root: str
     path: tuple[Any, ...] = ()
     exact: bool = True

@@ -315,6 +315,8 @@ class LineageGraph:
         qv = self._versions[q]
         if qv.kind == "derived" and qv.parents == (p,):
             return None  # a part as its holder had it: checked through the part itself
+        if pv.name == "_":
+            return None  # IPython's last output: its readers depend on what it came from
         current = self._effective(pv.name)
         if current is None or current == p or q == current or q in self._ancestors[current]:
             return None
@@ -595,25 +597,26 @@ class _CellPass:
                     and (name not in report.unchanged)
                 ):
                     pending[name] = _Provisional(self._bind_parents(st, name, by_access, parents))
-            for name in writes_at.get(st.index, ()):
+            for name in self._in_bind_order(st, writes_at.get(st.index, ())):
                 pending.pop(name, None)
                 created.extend(
                     self._new_whole(
                         name,
                         st,
                         index,
-                        self._bind_parents(st, name, by_access, parents),
+                        self._bind_parents(st, name, by_access, parents, pending),
                         extra_reads_of.get(name, ()),
                         by_access,
                     )
                 )
-            created.extend(self._part_writes(st, by_access, parents, part_changes))
+            if st.mutates or st.inplace_calls or st.deletes or st.index in part_changes:
+                created.extend(self._part_writes(st, by_access, parents, part_changes))
             for i in range(first_read, len(reads)):
                 r = reads[i]
+                if r.stale is None:
+                    continue
                 root = g._versions[r.version].root or r.name
-                if r.stale is not None and (
-                    root in writes_at.get(st.index, ()) or r.name in self._stored_here(st)
-                ):
+                if root in writes_at.get(st.index, ()) or r.name in self._stored_here(st):
                     new = g.current(r.name)
                     if new is not None and g.why_stale(new.key) is None:
                         reads[i] = r.model_copy(update={"refresh": True})
@@ -654,6 +657,7 @@ class _CellPass:
         by_access: dict[int, list[str]] = {}
         resolved: dict[str, None] = {}
         seen_roots: set[str] = set()
+        own = report.statement_globals.get(st.index)  # what this statement's calls reached
 
         def read(root: str, parts: Sequence[str], carried: bool = False) -> list[str]:
             if root in pending:
@@ -667,11 +671,12 @@ class _CellPass:
                 return []
             resolved.setdefault(key)
             reads.append(
-                ReadRecord(
+                ReadRecord.model_construct(  # typed values from the graph itself
                     name=g._versions[key].name,
                     version=key,
                     statement=st.index,
                     stale=g.why_stale(key),
+                    refresh=False,
                     carried=carried,
                 )
             )
@@ -685,8 +690,17 @@ class _CellPass:
             carried = f"{st.index}:{i}" in report.carried
             for parts in self._access_parts(st, i, access):
                 got += read(access.root, parts, carried)
-            for gname in report.function_globals.get(access.root, ()):
-                got += read(gname, ())
+            flows = report.return_globals.get(access.root)
+            if access.path and access.path[0][0] == "ret":
+                # f()[k]: the globals that flow into that item, when known
+                flows = report.return_globals.get(f"{access.root}[{access.path[0][1]}]", flows)
+            for gname in (
+                own.get(access.root, ()) if own is not None
+                else report.function_globals.get(access.root, ())
+            ):  # fmt: skip
+                versions = read(gname, ())
+                if flows is None or gname in flows:
+                    got += versions  # what the value read here came from
             by_access[i] = got
         # reads that are not accesses: globals of called functions, names from the
         # older name-level facts (the runtime resolved them; a report may lack accesses)
@@ -696,7 +710,8 @@ class _CellPass:
                 read(name, ())
         for name in st.calls:
             if name not in seen_roots:
-                for gname in report.function_globals.get(name, ()):
+                calls = own if own is not None else report.function_globals
+                for gname in calls.get(name, ()):
                     read(gname, ())
         return by_access, resolved
 
@@ -708,19 +723,63 @@ class _CellPass:
         name: str,
         by_access: dict[int, list[str]],
         parents: tuple[str, ...],
+        pending: dict[str, _Provisional] | None = None,
     ) -> tuple[str, ...]:
         """Parents of a rebinding of `name`: the reads its value came from, when known."""
         binds = [
             a for a in st.accesses
             if a.kind == "bind" and a.root == name and self.report.ran(a.guard)
         ]  # fmt: skip
-        if not binds or any(a.deps is None for a in binds):
-            return parents
+        if not binds or any(a.deps is None for a in binds) or self._moved(st, binds):
+            return (*parents, *self._inner_flow(st, name, pending or {}))
         out: dict[str, None] = {}
         for a in binds:
             for j in a.deps or ():
                 out.update(dict.fromkeys(by_access.get(j, ())))
         return tuple(out)
+
+    def _moved(self, st: StatementInfo, binds: list[Access]) -> bool:
+        """Whether a bind took an element by position (``for v in lst``, ``a, b = lst``) of
+        a value the cell changed (the runtime then read it whole): the element may be one
+        the statement itself put there, so the bind depends on all the statement read."""
+        for a in binds:
+            for j in a.deps or ():
+                dep = st.accesses[j]
+                if (
+                    dep.path
+                    and any(step[0] in ("elem", "range") for step in dep.path)
+                    and f"{st.index}:{j}" not in self.report.paths
+                ):
+                    return True
+        return False
+
+    def _inner_flow(
+        self, st: StatementInfo, name: str, pending: dict[str, _Provisional]
+    ) -> list[str]:
+        """Versions of the names the statement bound and then read itself (``bar`` in
+        ``with make() as bar: x = bar + 7``), for a value computed from all its reads."""
+        g, out = self.g, []
+        for a in st.accesses:
+            if a.kind != "flow" or a.root == name or not self.report.ran(a.guard):
+                continue
+            if a.root in pending:
+                out.extend(pending[a.root].parents)
+                continue
+            cur = g.current(a.root)
+            if cur is not None and cur.cell == self.cell and cur.statement == st.index:
+                out.append(cur.key)
+        return out
+
+    @staticmethod
+    def _in_bind_order(st: StatementInfo, names: Sequence[str]) -> list[str]:
+        """`names` in the order the statement first binds them (unbound ones last)."""
+        if len(names) < 2:
+            return list(names)
+        first: dict[str, int] = {}
+        for i, a in enumerate(st.accesses):
+            if a.kind == "bind":
+                first.setdefault(a.root, i)
+        return sorted(names, key=lambda n: first.get(n, len(st.accesses)))
 
     def _new_whole(
         self,
@@ -760,6 +819,7 @@ class _CellPass:
             else [
                 *self._literal_parts(st, name, by_access, seq),
                 *self._carried_parts(st, name, by_access, seq),
+                *self._instance_parts(st, name, by_access, seq),
             ]
         )
         all_parents.update(dict.fromkeys(literal))
@@ -820,6 +880,42 @@ class _CellPass:
                 )  # fmt: skip
                 j += 1
             out = parts  # the last bind of the name in the statement wins
+        return out
+
+    def _instance_parts(
+        self, st: StatementInfo, name: str, by_access: dict[int, list[str]], seq: int
+    ) -> list[str]:
+        """Attributes ``__init__`` set on the instance bound to `name`: each derives from the
+        globals its value read and, if it read a parameter, from the call's arguments."""
+        g = self.g
+        out: list[str] = []
+        for i, a in enumerate(st.accesses):
+            if not (a.kind == "bind" and a.root == name and self.report.ran(a.guard)):
+                continue
+            found = self.report.instances.get(f"{st.index}:{i}")
+            if found is None:
+                out = []  # the last bind of the name in the statement wins
+                continue
+            cls, specs = found
+            args: dict[str, None] = {}
+            for j in a.deps or ():
+                if st.accesses[j].root != cls:
+                    args.update(dict.fromkeys(by_access.get(j, ())))
+            out = []
+            for attr, globs, uses_args in specs:
+                parents: dict[str, None] = {}
+                for gname in globs:
+                    cur = g.current(gname) if gname in g._live else None
+                    if cur is not None:
+                        parents.setdefault(cur.key)
+                if uses_args:
+                    parents.update(args)
+                out.append(
+                    g._add(
+                        root=name, parts=(f".{attr}",), kind="store", cell=self.cell,
+                        statement=st.index, parents=parents, seq=seq,
+                    )
+                )  # fmt: skip
         return out
 
     def _carried_parts(
@@ -970,7 +1066,8 @@ class _CellPass:
                         statement=st.index, parents=deps,
                     )
                 )  # fmt: skip
-            created.extend(self._holders(st, name, here[name]))
+            if name not in report.reseeded:
+                created.extend(self._holders(st, name, here[name]))
         return created
 
     def _computed_deps(

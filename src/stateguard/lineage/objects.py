@@ -67,6 +67,21 @@ def _codes_of(obj: Any) -> list[types.CodeType]:
             fn = getattr(fn, "__func__", fn)
             if isinstance(fn, types.FunctionType) and fn.__module__ == "__main__":
                 codes.append(fn.__code__)
+        # and the methods construction calls on the instance (``self.setup()``), transitively
+        seen = {id(c) for c in codes}
+        todo = list(codes)
+        while todo:
+            for attr_name in todo.pop().co_names:
+                fn = getattr(obj, attr_name, None)
+                fn = getattr(fn, "__func__", fn)
+                if (
+                    isinstance(fn, types.FunctionType)
+                    and fn.__module__ == "__main__"
+                    and id(fn.__code__) not in seen
+                ):
+                    seen.add(id(fn.__code__))
+                    codes.append(fn.__code__)
+                    todo.append(fn.__code__)
     return codes
 
 

@@ -7,10 +7,11 @@ mapping key), ``[0]`` (a list, tuple or array element, non-negative), ``.w``
 is the name followed by the parts, ``d['k']['j']``.
 
 `normalize` reads a static access path against the live object: ``df.a`` on a
-frame is the column ``['a']``, ``lst[-1]`` is ``[n - 1]``, ``np.arange`` is
-just ``np``. It stops, conservatively, wherever the object is not one whose
-parts are tracked. `may_change_arguments` says whether a callee may change the
-objects passed to it; only well-known pure callees are trusted.
+frame is the column ``['a']``, ``lst[-1]`` is ``[n - 1]``, ``np.random.rand`` is
+the part ``.random.rand`` of ``np`` (a module's attributes are its parts). It stops,
+conservatively, wherever the object is not one whose parts are tracked.
+`may_change_arguments` says whether a callee may change the objects passed to it; only
+well-known pure callees are trusted.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def _reach(obj: Any, steps: tuple[Any, ...]) -> tuple[list[list[str]], int]:
                 continue
             break
         if isinstance(obj, (list, tuple)):
-            if kind == "key" and type(value) is int:
+            if kind in ("key", "elem") and type(value) is int:
                 n = len(obj)
                 idx = value + n if value < 0 else value
                 if idx < 0:
@@ -152,13 +153,18 @@ def _reach(obj: Any, steps: tuple[Any, ...]) -> tuple[list[list[str]], int]:
             break
         if np is not None and isinstance(obj, np.ndarray):
             first = value[0] if kind == "key" and isinstance(value, list) and value else value
-            if kind == "key" and type(first) is int and obj.ndim >= 1:
+            if kind in ("key", "elem") and type(first) is int and obj.ndim >= 1:
                 n = obj.shape[0]
                 idx = first + n if first < 0 else first
                 if idx >= 0:
                     parts.append(part_text(idx))
                     return [parts], used
             break
+        if kind == "attr" and isinstance(obj, types.ModuleType):
+            # a module's attributes are parts of their own: ``np.random`` apart from ``np.mean``
+            parts.append(part_text(value, "attr"))
+            obj = getattr(obj, value, None)
+            continue
         if kind == "attr" and _is_plain_instance(obj):
             d = vars(obj)
             if value in d or not parts:

@@ -68,6 +68,11 @@ class CellIndex:
             for n in st.writes:
                 last_writer[n] = st.index
                 self.filled_by_parts.discard(n)
+            for n in st.method_receivers:
+                if n in last_writer and n in report.user_objects and n not in st.writes:
+                    # foo = Foo(); foo.reset(): built, then changed by its own methods
+                    last_writer[n] = st.index
+                    self.filled_by_parts.discard(n)
             for n in dict.fromkeys((*st.mutates, *st.inplace_calls)):
                 if n in last_writer and n not in st.writes and self.clean_store(st, n):
                     self.filled_by_parts.add(n)

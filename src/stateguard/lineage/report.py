@@ -35,6 +35,12 @@ class CellReport(BaseModel):
     function_globals: dict[str, tuple[str, ...]] = {}
     """For names the cell read that are functions/classes: globals their bodies read,
     transitively through the functions they call."""
+    statement_globals: dict[int, dict[str, tuple[str, ...]]] = {}
+    """For statements of a cell that called functions more than once: `function_globals`
+    as that statement alone reached them (which blocks of the functions it ran)."""
+    return_globals: dict[str, tuple[str, ...]] = {}
+    """For functions in `function_globals` whose return value is known to depend on only some
+    of those globals (not on one it only logs): those globals."""
     aliases: dict[str, tuple[str, ...]] = {}
     """For each changed name, other names sharing (part of) its object."""
     hook_seconds: float = 0.0
@@ -56,6 +62,16 @@ class CellReport(BaseModel):
     reframed: tuple[str, ...] = ()
     """Names rebound to a new frame holding the same rows, whose changed columns are in
     `mutated_parts` (``df = df.assign(z=..)`` adds a column, like ``df['z'] = ..``)."""
+    reseeded: tuple[str, ...] = ()
+    """Modules whose random-generator submodule was reseeded (``np.random.seed(..)``): the
+    submodule's part changed; the module as a whole, read by ``np.mean``, did not."""
+    instances: dict[str, tuple[str, tuple[tuple[str, tuple[str, ...], bool], ...]]] = {}
+    """``"statement:access"`` of a bind ``foo = Foo(..)`` -> (the class's name, and per
+    attribute its ``__init__`` set: the globals its value read and whether it read a
+    parameter). Each such attribute of the instance has its own lineage."""
+    user_objects: tuple[str, ...] = ()
+    """Names rebound to an instance of a class defined in the session: a method called on
+    it later in the cell may change it."""
     token: str = ""
     """The session's secret, given to the runtime pass at install: a report without it
     was not made by the pass this session installed."""

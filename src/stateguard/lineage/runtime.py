@@ -23,7 +23,15 @@ import time
 import types
 from typing import Any
 
-from stateguard.lineage.coverage import COVER_NAME, FOR_NAME, BlockMarkers
+from stateguard.lineage.coverage import (
+    COVER_NAME,
+    FOR_NAME,
+    SNAP_NAME,
+    WATCH,
+    BlockMarkers,
+    restore,
+    snapshot,
+)
 from stateguard.lineage.fingerprint import (
     Fingerprint,
     changed_columns,
@@ -52,7 +60,7 @@ from stateguard.lineage.parts import (
     tracked_pure_receiver,
 )
 from stateguard.lineage.report import REPORT_MIME, CellReport
-from stateguard.lineage.static import CellAnalysis, analyze_cell, analyze_tree
+from stateguard.lineage.static import CellAnalysis, StatementInfo, analyze_cell, analyze_tree
 
 
 def _static_evidence(analysis: CellAnalysis) -> set[str]:
@@ -87,7 +95,10 @@ class _Pending:
         self.gap: tuple[dict[str, str], dict[str, str], tuple[str, ...]] | None = None
 
 
-_IPY_NAME = re.compile(r"^(_+|_i+|_i?\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
+#: IPython's own names. ``_`` and ``_N`` (the output history) are values like any other:
+#: ``y = _ + 1`` reads what ``_`` held.
+_OUTPUT_NAME = re.compile(r"^_\d*$")
+_IPY_NAME = re.compile(r"^(__+|_i+|_i\d+|_ih|_oh|_dh|In|Out|get_ipython|exit|quit)$")
 
 
 class LineageAgent:
@@ -118,6 +129,12 @@ class LineageAgent:
         # code id -> (code, [(global, slot or None)]): guarded reads of cell-defined functions
         self._fn_reads: dict[int, tuple[types.CodeType, tuple[tuple[str, int | None], ...]]] = {}
         self._fn_slots: set[int] = set()
+        # __init__ code id -> (code, (attribute, globals, reads a parameter) per attribute)
+        self._inits: dict[int, tuple[types.CodeType, tuple[Any, ...]]] = {}
+        # function code id -> (code, globals that flow into its return value)
+        self._returns: dict[int, tuple[types.CodeType, tuple[str, ...]]] = {}
+        self._ranged: set[str] = set()  # names read at loop positions in this cell
+        self._returns_items: dict[int, tuple[types.CodeType, tuple[tuple[str, ...], ...]]] = {}
 
     # -- hooks ---------------------------------------------------------------
 
@@ -148,6 +165,8 @@ class LineageAgent:
         if ns.get(COVER_NAME) is not self.markers.cov:
             ns[COVER_NAME] = self.markers.cov
             ns[FOR_NAME] = self.markers.for_wrapper
+            ns[SNAP_NAME] = snapshot
+            self.shell.user_ns_hidden[SNAP_NAME] = snapshot
             self.shell.user_ns_hidden[COVER_NAME] = self.markers.cov
             self.shell.user_ns_hidden[FOR_NAME] = self.markers.for_wrapper
 
@@ -175,6 +194,9 @@ class LineageAgent:
         self._pending = None
         self._fn_reads.clear()
         self._fn_slots.clear()
+        self._inits.clear()
+        self._returns.clear()
+        self._returns_items.clear()
 
     def user_names(self) -> dict[str, Any]:
         """User-visible globals, without IPython's own bookkeeping names."""
@@ -187,7 +209,7 @@ class LineageAgent:
                 ok = visible[k] = not _IPY_NAME.match(k) and not (
                     k.startswith("__") and k.endswith("__")  # __warningregistry__ etc.
                 )
-            if ok and k not in hidden:
+            if ok and (k not in hidden or _OUTPUT_NAME.match(k)):
                 out[k] = v
         return out
 
@@ -213,6 +235,10 @@ class LineageAgent:
         self._publish_helpers()
         slots = self.markers.prepare(k for st in analysis.statements for k in st.guards)
         self.markers.reset(self._fn_slots)
+        calling = [st.index for st in analysis.statements if st.calls]
+        if self._fn_slots and len(calling) > 1:
+            # which of the functions' blocks each statement reached (the last write wins)
+            self.markers.watch(self._fn_slots, calling)
         before = self.user_names()
         candidates = self._candidates(analysis, before)
         opaque = self._opaque(analysis, before, candidates)
@@ -351,7 +377,7 @@ class LineageAgent:
         if self.markers.failed:
             ran = {k for st in analysis.statements for k in st.guards}
         executed = _executed(analysis, self._failed_statement(result, analysis))
-        paths, carried = self._paths(analysis, before, after)
+        paths, carried = self._paths(analysis, before, after, pending.slots)
         stores = self._stores(analysis, executed, ran, paths)
         evidence = _static_evidence(analysis)
         alias_groups = self._alias_groups(candidates, after)
@@ -407,6 +433,28 @@ class LineageAgent:
                     own = stores.get(name, [])
                     mutated_parts[name] = tuple(dict.fromkeys([*own, *((p,) for p in parts)]))
 
+        for key in [k for k in paths if self._ranged]:
+            st_i, _, a_i = key.partition(":")
+            a = analysis.statements[int(st_i)].accesses[int(a_i)]
+            positional = a.path and (
+                a.path[0][0] == "range" or any(step[0] == "elem" for step in a.path)
+            )
+            if positional and a.root in self._ranged and (a.root in mutated or a.root in rebound):
+                del paths[key]  # changed in the cell: positions may have moved, read it whole
+        self._ranged.clear()
+        reseeded: list[str] = []
+        for name, part in _reseeded(analysis, executed, ran, before):
+            # a generator reseeded: values drawn from its old state are superseded
+            if name in rebound or name not in after:
+                continue
+            whole = name in mutated and name not in mutated_parts
+            mutated[name] = summarize(after[name])
+            if part is None:
+                mutated_parts.pop(name, None)  # the module is the generator: all of it
+            elif not whole:
+                mutated_parts[name] = tuple(dict.fromkeys((*mutated_parts.get(name, ()), part)))
+                reseeded.append(name)
+
         reframed: list[str] = []
         cell_reads = set(analysis.reads)
         for name in [n for n in rebound if n in cell_reads and n in before]:
@@ -427,6 +475,33 @@ class LineageAgent:
         for n in (*candidates, *rebound, *deleted):
             self._unindex(n)
         self._register_functions(analysis, after, pending.slots)
+        instances = self._instances(analysis, executed, ran, after) if self._inits else {}
+        statement_globals: dict[int, dict[str, tuple[str, ...]]] = {}
+        if self.markers.snaps and not self.markers.failed:
+            last = frozenset(s for s in WATCH if self.markers.cov[s])
+            for st in analysis.statements[:executed]:
+                hit = self.markers.snaps.get(st.index)
+                if hit is None and st.index == executed - 1 and st.calls:
+                    hit = last
+                if hit is not None:
+                    one = CellAnalysis.model_construct(statements=(st,), syntax_error=None)
+                    statement_globals[st.index] = self._function_globals(
+                        one, after, ran_slots=True, hit=hit
+                    )
+            restore()
+        function_globals = self._function_globals(analysis, after, ran_slots=True)
+        return_globals: dict[str, tuple[str, ...]] = {}
+        for name, globs in function_globals.items():
+            fn = after.get(name)
+            if isinstance(fn, types.FunctionType) and self._returns:
+                flow = self._return_flow(fn, after, {id(fn)})
+                if flow is not None:
+                    return_globals[name] = tuple(g for g in globs if g in flow)
+                items = self._returns_items.get(id(fn.__code__))
+                if flow is not None and items is not None and items[0] is fn.__code__:
+                    for k, item in enumerate(items[1]):
+                        got = self._expand_flow(item, after, {id(fn)})
+                        return_globals[f"{name}[{k}]"] = tuple(g for g in globs if g in got)
         self._last_ns = after
         return CellReport(
             source=source,
@@ -436,7 +511,9 @@ class LineageAgent:
             mutated=mutated,
             deleted=deleted,
             unchanged=tuple(unchanged),
-            function_globals=self._function_globals(analysis, after, ran_slots=True),
+            function_globals=function_globals,
+            statement_globals=statement_globals,
+            return_globals=return_globals,
             aliases={
                 n: tuple(sorted(alias_groups[n])) for n in changed_names if alias_groups.get(n)
             },
@@ -445,6 +522,11 @@ class LineageAgent:
             mutated_parts=mutated_parts,
             carried=carried,
             reframed=tuple(reframed),
+            reseeded=tuple(dict.fromkeys(reseeded)),
+            instances=instances,
+            user_objects=tuple(
+                n for n in rebound if getattr(type(after[n]), "__module__", None) == "__main__"
+            ),
         )
 
     def _opaque(self, analysis: CellAnalysis, ns: dict[str, Any], candidates: set[str]) -> set[str]:
@@ -509,7 +591,11 @@ class LineageAgent:
         return out
 
     def _paths(
-        self, analysis: CellAnalysis, before: dict[str, Any], after: dict[str, Any]
+        self,
+        analysis: CellAnalysis,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        slots: dict[int, int] | None = None,
     ) -> tuple[dict[str, tuple[tuple[str, ...], ...]], dict[str, tuple[tuple[str, str], ...]]]:
         """Normalize every access path of the cell against the live values; and, for the
         frame-valued chains bound to a name, the columns they carried (see `_carry`)."""
@@ -531,12 +617,21 @@ class LineageAgent:
                     obj = after[a.root] if a.root in after else before.get(a.root)
                 if obj is None:
                     continue
+                if a.path[0][0] == "range":
+                    found_range = _range_parts(obj, self.markers.ranges.get(
+                        (slots or {}).get(a.path[0][1], -1)))  # fmt: skip
+                    if found_range is not None and after.get(a.root) is obj:
+                        out[f"{st.index}:{i}"] = found_range
+                        self._ranged.add(a.root)
+                    continue
                 try:
                     found = normalize(obj, a.path)
                 except Exception:  # a user __getattr__/__eq__ that raises: the whole value
                     continue
                 if found != [[]]:
                     out[f"{st.index}:{i}"] = tuple(tuple(p) for p in found)
+                    if a.kind == "read" and any(step[0] == "elem" for step in a.path):
+                        self._ranged.add(a.root)
         return out, carried
 
     @staticmethod
@@ -562,10 +657,20 @@ class LineageAgent:
     def _register_functions(
         self, analysis: CellAnalysis, ns: dict[str, Any], slots: dict[int, int]
     ) -> None:
-        """Remember, per code object, which global reads of a function sit in which block."""
+        """Remember, per code object, which global reads of a function sit in which block;
+        and, per class ``__init__``, what each attribute it sets read."""
         for st in analysis.statements:
             for info in st.functions:
                 fn = ns.get(info.name)
+                if info.return_reads is not None and isinstance(fn, types.FunctionType):
+                    self._returns[id(fn.__code__)] = (fn.__code__, info.return_reads)
+                    if info.return_items is not None:
+                        self._returns_items[id(fn.__code__)] = (fn.__code__, info.return_items)
+                if info.init_attrs and isinstance(fn, type):
+                    init = vars(fn).get("__init__")
+                    code = getattr(init, "__code__", None)
+                    if isinstance(code, types.CodeType):
+                        self._inits[id(code)] = (code, info.init_attrs)
                 if not isinstance(fn, types.FunctionType) or not info.guarded_reads:
                     continue
                 reads = tuple(
@@ -579,6 +684,40 @@ class LineageAgent:
                     continue  # a block without a marker: keep every read
                 self._fn_reads[id(fn.__code__)] = (fn.__code__, reads)
                 self._fn_slots.update(slot for _, slot in reads if slot is not None)
+
+    def _instances(
+        self, analysis: CellAnalysis, executed: int, ran: set[int], ns: dict[str, Any]
+    ) -> dict[str, tuple[str, tuple[tuple[str, tuple[str, ...], bool], ...]]]:
+        """``foo = Foo(..)`` binds of a class whose ``__init__`` is known: "statement:access"
+        of the bind -> (the class's name, what each attribute it set read). Only when no later
+        statement of the cell touches the name (its attributes are then as ``__init__`` left
+        them)."""
+        out: dict[str, tuple[str, tuple[tuple[str, tuple[str, ...], bool], ...]]] = {}
+        stmts = analysis.statements[:executed]
+        for n, st in enumerate(stmts):
+            if not st.calls:
+                continue
+            for i, a in enumerate(st.accesses):
+                if a.kind != "bind" or not a.deps or (a.guard is not None and a.guard not in ran):
+                    continue
+                obj = ns.get(a.root)
+                cls = type(obj)
+                code = getattr(getattr(cls, "__init__", None), "__code__", None)
+                known = self._inits.get(id(code)) if code is not None else None
+                attrs = getattr(obj, "__dict__", None)
+                if known is None or known[0] is not code or not isinstance(attrs, dict):
+                    continue
+                called = [
+                    st.accesses[j].root
+                    for j in a.deps
+                    if st.accesses[j].root in st.calls and ns.get(st.accesses[j].root) is cls
+                ]
+                if not called or any(_touches(later, a.root) for later in stmts[n + 1 :]):
+                    continue
+                specs = tuple(spec for spec in known[1] if spec[0] in attrs)
+                if specs:
+                    out[f"{st.index}:{i}"] = (called[0], specs)
+        return out
 
     def _candidates(self, analysis: CellAnalysis, ns: dict[str, Any]) -> set[str]:
         """Names whose content the cell could change: reads, function globals, aliases."""
@@ -636,10 +775,16 @@ class LineageAgent:
             return cached[1]
         if cached is not None:
             self._unindex(name)
-        if isinstance(obj, (types.ModuleType, types.FunctionType, type)):
+        if (
+            isinstance(obj, (types.ModuleType, types.FunctionType, type))
+            or is_immutable_scalar(obj)
+            or _OUTPUT_NAME.match(name)
+        ):
             members: frozenset[int] = frozenset()
             self._members[name] = (id(obj), members)
-            return members  # never an alias of data
+            # never an alias of data (nothing can change a scalar in place; IPython's output
+            # history is read only where a cell names it)
+            return members
         members = frozenset(_member_ids(obj))
         self._members[name] = (id(obj), members)
         rev = self._rev
@@ -671,7 +816,11 @@ class LineageAgent:
         return groups
 
     def _function_globals(
-        self, analysis: CellAnalysis, ns: dict[str, Any], ran_slots: bool = False
+        self,
+        analysis: CellAnalysis,
+        ns: dict[str, Any],
+        ran_slots: bool = False,
+        hit: frozenset[int] | None = None,
     ) -> dict[str, tuple[str, ...]]:
         """Globals read when the cell uses a function, class or instance method."""
         out: dict[str, set[str]] = {}
@@ -679,7 +828,7 @@ class LineageAgent:
         for name in used:
             obj = ns.get(name)
             if _is_user_callable(obj, self.shell.user_ns):
-                found = self._transitive_globals(obj, ns, ran_slots)
+                found = self._transitive_globals(obj, ns, ran_slots, hit)
                 if found:
                     out.setdefault(name, set()).update(found)
         for st in analysis.statements:
@@ -688,7 +837,7 @@ class LineageAgent:
                 if a.kind == "read" and a.path and a.root in ns:
                     held = _held_at(ns[a.root], a.path)
                     if held is not None and _is_user_callable(held, self.shell.user_ns):
-                        found = self._transitive_globals(held, ns, ran_slots)
+                        found = self._transitive_globals(held, ns, ran_slots, hit)
                         if found:
                             out.setdefault(a.root, set()).update(found)
             for recv, meth in st.method_calls:
@@ -698,7 +847,7 @@ class LineageAgent:
                 fn = getattr(type(obj), meth, None)
                 fn = getattr(fn, "__func__", fn)
                 if isinstance(fn, types.FunctionType) and fn.__globals__ is self.shell.user_ns:
-                    found = self._transitive_globals(fn, ns, ran_slots)
+                    found = self._transitive_globals(fn, ns, ran_slots, hit)
                     if found:
                         out.setdefault(recv, set()).update(found)
             # functions defined in this cell and called in it: their static globals
@@ -709,8 +858,37 @@ class LineageAgent:
                     )
         return {k: tuple(sorted(v)) for k, v in out.items() if v}
 
+    def _return_flow(
+        self, fn: types.FunctionType, ns: dict[str, Any], seen: set[int]
+    ) -> set[str] | None:
+        """Globals that can flow into `fn`'s return value, through the functions it calls
+        (all the globals of those whose flow is not known); None when not known."""
+        known = self._returns.get(id(fn.__code__))
+        if known is None or known[0] is not fn.__code__:
+            return None
+        return self._expand_flow(known[1], ns, seen)
+
+    def _expand_flow(self, names: tuple[str, ...], ns: dict[str, Any], seen: set[int]) -> set[str]:
+        """`names`, with what flows out of the functions among them."""
+        out: set[str] = set()
+        for g in names:
+            obj = ns.get(g, _MISSING)
+            if obj is _MISSING:
+                continue
+            out.add(g)
+            if id(obj) in seen or not _is_user_callable(obj, self.shell.user_ns):
+                continue
+            seen.add(id(obj))
+            sub = self._return_flow(obj, ns, seen) if isinstance(obj, types.FunctionType) else None
+            out |= sub if sub is not None else self._transitive_globals(obj, ns, True)
+        return out
+
     def _transitive_globals(
-        self, root: Any, ns: dict[str, Any], ran_slots: bool = False
+        self,
+        root: Any,
+        ns: dict[str, Any],
+        ran_slots: bool = False,
+        hit: frozenset[int] | None = None,
     ) -> set[str]:
         """Globals a function (and the functions it reaches) reads; with `ran_slots`, only
         the reads whose blocks ran during this cell, where the function's blocks are known."""
@@ -726,7 +904,11 @@ class LineageAgent:
             for code in _codes_of(obj):
                 known = self._fn_reads.get(id(code)) if ran_slots else None
                 if known is not None and known[0] is code:
-                    globs: Any = [g for g, slot in known[1] if slot is None or cov[slot]] + [
+                    globs: Any = [
+                        g
+                        for g, slot in known[1]
+                        if slot is None or (cov[slot] if hit is None else slot in hit)
+                    ] + [
                         g for g in self._globals_of_code(code) if g not in {r for r, _ in known[1]}
                     ]
                 else:
@@ -873,6 +1055,71 @@ def _reaches_all(obj: Any, steps: tuple[Any, ...]) -> bool:
         return reach(obj, steps)[1]
     except Exception:  # a user __getattr__/__eq__ that raises
         return False
+
+
+#: Modules that are a random generator's state: their ``seed`` replaces it.
+_GENERATORS = frozenset({"random", "numpy.random"})
+
+
+def _reseeded(
+    analysis: CellAnalysis, executed: int, ran: set[int], ns: dict[str, Any]
+) -> list[tuple[str, tuple[str, ...] | None]]:
+    """(name, part) for each ``random.seed(..)`` / ``np.random.seed(..)`` that ran: the
+    generator module reached from the name, as a part of it (None: the name is the module)."""
+    out: list[tuple[str, tuple[str, ...] | None]] = []
+    for st in analysis.statements[:executed]:
+        for a in st.accesses:
+            if a.kind != "read" or not a.path or list(a.path[-1]) != ["attr", "seed"]:
+                continue
+            if a.guard is not None and a.guard not in ran:
+                continue
+            obj = ns.get(a.root)
+            parts: list[str] = []
+            for kind, value in a.path[:-1]:
+                if kind != "attr" or not isinstance(obj, types.ModuleType):
+                    obj = None
+                    break
+                parts.append(part_text(value, "attr"))
+                obj = getattr(obj, value, None)
+            if isinstance(obj, types.ModuleType) and obj.__name__ in _GENERATORS:
+                out.append((a.root, tuple(parts) or None))
+    return out
+
+
+#: Above this many positions a loop's reads of a sequence count as a read of the whole.
+RANGE_MAX_PARTS = 256
+
+
+def _range_parts(obj: Any, positions: range | None) -> tuple[tuple[str, ...], ...] | None:
+    """The element parts ``lst[i]`` reached for each ``i`` in the range a loop ran over;
+    None where not a list, tuple or 1-d array, or not within it (then the whole)."""
+    if positions is None or len(positions) > RANGE_MAX_PARTS:
+        return None
+    np = sys.modules.get("numpy")
+    if isinstance(obj, (list, tuple)):
+        n = len(obj)
+    elif np is not None and isinstance(obj, np.ndarray) and obj.ndim == 1:
+        n = obj.shape[0]
+    else:
+        return None
+    out: dict[tuple[str, ...], None] = {}
+    for i in positions:
+        idx = i + n if i < 0 else i
+        if not 0 <= idx < n:
+            return None
+        out[(part_text(idx),)] = None
+    return tuple(out)
+
+
+def _touches(st: StatementInfo, name: str) -> bool:
+    """Whether a statement mentions `name` in any way that could change it."""
+    return (
+        name in st.reads
+        or name in st.writes
+        or name in st.mutates
+        or name in st.method_receivers
+        or any(root == name for _, root in st.call_args)
+    )
 
 
 def _executed(analysis: CellAnalysis, failed: int | None) -> int:
