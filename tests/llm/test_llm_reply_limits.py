@@ -56,3 +56,13 @@ def test_a_well_formed_reply_passes_untouched() -> None:
     reply = f"Sum a.\n{F}python\nprint(t['a'].sum())\n{F}"
     assert cut_reply(reply) == (reply, None)
     assert cut_reply("<answer>6</answer>") == ("<answer>6</answer>", None)
+
+
+def test_a_long_structured_answer_is_not_cut_but_an_endless_one_is() -> None:
+    answer = '{"ranking": [' + ", ".join(f'{{"rank": {i}, "region": "R{i}"}}' for i in range(12))
+    text = f"Done.\n<answer>{answer}]}}</answer>"
+    assert len(text.splitlines()[1]) > 300
+    assert cut_reply(text) == (text, None)
+    endless = "Done.\n<answer>" + "bookings: 640, " * 200 + "</answer>"
+    kept, reason = cut_reply(endless)
+    assert reason == "line" and kept == "Done.\n"

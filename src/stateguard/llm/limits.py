@@ -45,7 +45,9 @@ class ReplyCut(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     thought_chars: int = Field(default=200, ge=1)
-    """Longest line outside a code block (a thought line, an answer line)."""
+    """Longest line outside a code block (a thought line)."""
+    answer_chars: int = Field(default=2000, ge=1)
+    """Longest line holding an ``<answer>`` (a structured answer may be a long JSON)."""
     code_chars: int = Field(default=300, ge=1)
     """Longest code line."""
     markers: tuple[str, ...] = SYSTEM_MARKERS
@@ -91,7 +93,13 @@ class ReplyWatch:
                     break  # an open fence line: its language may still come
                 self._in_code = not self._in_code
             else:
-                limit = self.cut.code_chars if self._in_code else self.cut.thought_chars
+                limit = (
+                    self.cut.code_chars
+                    if self._in_code
+                    else self.cut.answer_chars
+                    if "<answer>" in line
+                    else self.cut.thought_chars
+                )
                 if len(line) > limit:
                     return self._stop("line", self._line_start)
             if end < 0:

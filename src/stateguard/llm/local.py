@@ -28,7 +28,7 @@ CODE_CHARS = 300
 """Longest code line the step grammar allows (characters)."""
 CODE_LINES = 60
 """Most code lines the step grammar allows in one block."""
-ANSWER_CHARS = 300
+ANSWER_CHARS = 2000
 """Longest answer the step grammar allows (characters, one line)."""
 
 STEP_GRAMMAR = rf"""
