@@ -25,6 +25,7 @@ Relations (`infer_relations`), from those versions only:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from stateguard.lineage import LineageGraph, VariableVersion
@@ -69,8 +70,15 @@ def _version(graph: LineageGraph, key: str) -> VariableVersion | None:
 
 
 def is_bookkeeping(v: VariableVersion) -> bool:
-    """A module, function or class as first bound (``pd@v1``), not data of the analysis."""
+    """A module, function or class as first bound (``pd@v1``), or IPython's output history
+    (``_``, ``_3``): not data of the analysis."""
+    root = v.root or v.name
+    if _OUTPUT_HISTORY.fullmatch(root):
+        return True
     return v.version == 1 and v.summary.startswith(CODE_SUMMARIES)
+
+
+_OUTPUT_HISTORY = re.compile(r"_+|_\d+")
 
 
 def _made_from(v: VariableVersion, created: set[str]) -> bool:
