@@ -43,14 +43,9 @@ _WHOLE_METHODS = frozenset(
      "idxmax", "idxmin", "unique", "diff", "pct_change", "rank", "clip", "replace",
      "where", "mask", "shift", "interpolate", "ffill", "bfill", "memory_usage",
      "items", "iterrows", "itertuples", "equals", "transpose", "stack", "unstack",
-     "melt", "explode", "squeeze", "apply", "map", "applymap", "agg", "aggregate",
-     "transform", "pipe", "eval", "select_dtypes", "dropna", "drop_duplicates",
-     "duplicated", "first", "last", "nth", "size", "ohlc", "cumcount", "ngroup",
-     "get_group", "filter", "plot", "hist", "boxplot", "style", "between", "isin",
-     "str", "dt", "cat", "sort_values", "nlargest", "nsmallest", "set_index", "query",
-     "groupby", "pivot_table", "pivot", "merge", "join", "loc", "iloc", "at", "iat",
-     "values", "T", "index", "shape", "columns", "dtypes", "empty", "ndim", "name",
-     "dtype", "array", "len", "keys"}
+     "melt", "explode", "squeeze", "apply", "map", "applymap", "transform", "pipe", "eval",
+     "select_dtypes", "dropna", "drop_duplicates", "duplicated", "first", "last", "filter",
+     "plot", "hist", "boxplot", "between", "isin", "join", "keys"}
 )  # fmt: skip
 #: Frame attributes that are the rows alone.
 _ROWS_ATTRS = frozenset({"index", "empty"})
