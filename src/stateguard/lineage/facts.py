@@ -123,14 +123,17 @@ class StatementInfo(_Frozen):
     """Keys of the guarded blocks inside the statement."""
 
     @classmethod
-    def build(cls, **values: Any) -> StatementInfo:
-        """Construct from already typed values of every field, without validation (the
-        static pass builds hundreds per cell; `model_construct` costs more than the pass)."""
+    def build(cls, values: dict[str, Any]) -> StatementInfo:
+        """Construct from already typed values of every field (the dict is taken, not
+        copied), without validation: the static pass builds hundreds per cell, and
+        `model_construct`, or even passing the fields as keywords, costs more than the
+        pass itself."""
         obj = cls.__new__(cls)
-        object.__setattr__(obj, "__dict__", values)
-        object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-        object.__setattr__(obj, "__pydantic_extra__", None)
-        object.__setattr__(obj, "__pydantic_private__", None)
+        _set = object.__setattr__
+        _set(obj, "__dict__", values)
+        _set(obj, "__pydantic_fields_set__", set(values))
+        _set(obj, "__pydantic_extra__", None)
+        _set(obj, "__pydantic_private__", None)
         return obj
 
 

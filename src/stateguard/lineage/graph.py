@@ -127,6 +127,28 @@ class ReadRecord(_Frozen):
     own column derives from it: a stale one is a stale use only where that column of the
     new frame is read."""
 
+    @classmethod
+    def build(
+        cls, name: str, version: str, statement: int, stale: StaleReason | None, carried: bool
+    ) -> ReadRecord:
+        """Construct from typed values the graph itself holds, without validation: a cell
+        of a few hundred statements makes hundreds of reads, and `model_construct` costs
+        more than resolving them."""
+        obj = cls.__new__(cls)
+        values = {
+            "name": name,
+            "version": version,
+            "statement": statement,
+            "stale": stale,
+            "refresh": False,
+            "carried": carried,
+        }
+        object.__setattr__(obj, "__dict__", values)
+        object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+        object.__setattr__(obj, "__pydantic_extra__", None)
+        object.__setattr__(obj, "__pydantic_private__", None)
+        return obj
+
 
 class CellRecord(_Frozen):
     """What a cell read and created, with the versions involved."""
@@ -561,6 +583,8 @@ class _CellPass:
         self.g = graph
         self.report = report
         self.cell = len(graph._cells)
+        # the guarded blocks that ran (None: every block counts as run)
+        self._ran = None if report.ran_blocks is None else frozenset(report.ran_blocks)
 
     def run(self) -> CellRecord:
         g, report, cell = self.g, self.report, self.cell
@@ -584,6 +608,7 @@ class _CellPass:
         reads: list[ReadRecord] = []
         created: list[str] = []
         extra_reads_of = index.mutation_reads()
+        unchanged = set(report.unchanged)
         for st in stmts:
             first_read = len(reads)
             by_access, resolved = self._reads(st, index, pending, reads)
@@ -594,7 +619,7 @@ class _CellPass:
                 elif (
                     placement.get(name) != st.index
                     and name in st.writes
-                    and (name not in report.unchanged)
+                    and (name not in unchanged)
                 ):
                     pending[name] = _Provisional(self._bind_parents(st, name, by_access, parents))
             for name in self._in_bind_order(st, writes_at.get(st.index, ())):
@@ -659,37 +684,42 @@ class _CellPass:
         seen_roots: set[str] = set()
         own = report.statement_globals.get(st.index)  # what this statement's calls reached
 
+        live, by_name = g._live, g._by_name
+        ancestors, superseded = g._ancestors, g._superseded
+
         def read(root: str, parts: Sequence[str], carried: bool = False) -> list[str]:
             if root in pending:
                 out = list(pending[root].parents)
                 resolved.update(dict.fromkeys(out))
                 return out
-            if root not in g._live or g.latest(root) is None:
+            own = by_name.get(root)
+            if root not in live or not own:
                 return []
-            key = g._resolve(root, parts, self.cell, st.index)
-            if key is None:
-                return []
+            if parts:
+                key = g._resolve(root, parts, self.cell, st.index)
+                if key is None:
+                    return []
+            else:
+                key = own[-1]  # a name has no holder: its own latest version is current
             resolved.setdefault(key)
-            reads.append(
-                ReadRecord.model_construct(  # typed values from the graph itself
-                    name=g._versions[key].name,
-                    version=key,
-                    statement=st.index,
-                    stale=g.why_stale(key),
-                    refresh=False,
-                    carried=carried,
-                )
-            )
+            stale = None if ancestors[key].isdisjoint(superseded) else g.why_stale(key)
+            reads.append(ReadRecord.build(g._versions[key].name, key, st.index, stale, carried))
             return [key]
 
+        ran, any_carried = self._ran, bool(report.carried)
         for i, access in enumerate(st.accesses):
-            if access.kind != "read" or not report.ran(access.guard):
+            if access.kind != "read" or (
+                access.guard is not None and ran is not None and access.guard not in ran
+            ):
                 continue
             seen_roots.add(access.root)
             got: list[str] = []
-            carried = f"{st.index}:{i}" in report.carried
-            for parts in self._access_parts(st, i, access):
-                got += read(access.root, parts, carried)
+            carried = any_carried and f"{st.index}:{i}" in report.carried
+            if access.path:
+                for parts in self._access_parts(st, i, access):
+                    got += read(access.root, parts, carried)
+            else:
+                got += read(access.root, (), carried)
             flows = report.return_globals.get(access.root)
             if access.path and access.path[0][0] == "ret":
                 # f()[k]: the globals that flow into that item, when known

@@ -16,9 +16,11 @@ from stateguard.lineage.report import CellReport
 def statement_reads(st: StatementInfo, report: CellReport) -> tuple[str, ...]:
     """Names a statement reads, including globals read by functions it uses."""
     names: dict[str, None] = dict.fromkeys(st.reads)
-    for n in (*st.reads, *st.calls):
-        for g in report.function_globals.get(n, ()):
-            names.setdefault(g)
+    globs = report.function_globals
+    if globs:
+        for n in (*st.reads, *st.calls):
+            for g in globs.get(n, ()):
+                names.setdefault(g)
     return tuple(names)
 
 
@@ -33,13 +35,17 @@ class CellIndex:
         self.refs: dict[str, list[int]] = {}  # any mention, as a receiver or a read
         self.inplace: set[str] = set()
         self.keys: dict[str, list[str | None]] = {}
+        refs = self.refs
         for st in stmts:
+            reads = self.reads[st.index]
+            if not (st.mutates or st.inplace_calls or st.method_receivers or st.store_keys):
+                for n in reads:  # the common statement: it only reads (names are unique)
+                    refs.setdefault(n, []).append(st.index)
+                continue
             for n in dict.fromkeys((*st.mutates, *st.inplace_calls)):
                 self.strong.setdefault(n, []).append(st.index)
-            for n in dict.fromkeys(
-                (*st.mutates, *st.inplace_calls, *st.method_receivers, *self.reads[st.index])
-            ):
-                self.refs.setdefault(n, []).append(st.index)
+            for n in dict.fromkeys((*st.mutates, *st.inplace_calls, *st.method_receivers, *reads)):
+                refs.setdefault(n, []).append(st.index)
             self.inplace.update(st.inplace_calls)
             for root, key in st.store_keys:
                 self.keys.setdefault(root, []).append(key)

@@ -44,6 +44,7 @@ from stateguard.lineage.fingerprint import (
 )
 from stateguard.lineage.objects import (
     _MISSING,
+    _SCALAR_TYPES,
     _codes_of,
     _equal_scalars,
     _is_user_callable,
@@ -240,8 +241,12 @@ class LineageAgent:
             # which of the functions' blocks each statement reached (the last write wins)
             self.markers.watch(self._fn_slots, calling)
         before = self.user_names()
-        candidates = self._candidates(analysis, before)
-        opaque = self._opaque(analysis, before, candidates)
+        direct: set[str] = set()
+        for st in analysis.statements:
+            direct.update(st.reads, st.mutates, st.method_receivers, st.calls)
+        reached = self._function_globals(analysis, before)
+        candidates = self._candidates(direct, reached, before)
+        opaque = self._opaque(analysis, before, candidates, direct, reached)
         layouts: dict[str, tuple[Any, ...]] = {}
         for name in self._label_stores(analysis, before) - opaque:
             layout = column_layout(before[name])
@@ -472,7 +477,10 @@ class LineageAgent:
             mutated_parts[name] = tuple((p,) for p in parts)
 
         changed_names = set(rebound) | set(mutated)
-        for n in (*candidates, *rebound, *deleted):
+        for n in candidates:
+            if type(after.get(n)) not in _SCALAR_TYPES:
+                self._unindex(n)  # its members may have changed (a scalar has none)
+        for n in (*rebound, *deleted):
             self._unindex(n)
         self._register_functions(analysis, after, pending.slots)
         instances = self._instances(analysis, executed, ran, after) if self._inits else {}
@@ -529,17 +537,24 @@ class LineageAgent:
             ),
         )
 
-    def _opaque(self, analysis: CellAnalysis, ns: dict[str, Any], candidates: set[str]) -> set[str]:
+    def _opaque(
+        self,
+        analysis: CellAnalysis,
+        ns: dict[str, Any],
+        candidates: set[str],
+        direct: set[str],
+        reached: dict[str, tuple[str, ...]],
+    ) -> set[str]:
         """Candidates whose changes only fingerprints can tell: everything but names the cell
-        only reads, or writes through constant paths, with nothing else that may change them."""
+        only reads, or writes through constant paths, with nothing else that may change them.
+        `direct` holds the names the cell's statements name; `reached`, the globals of the
+        functions it uses."""
         if any(st.star_import for st in analysis.statements):
             return set(candidates)
-        direct: set[str] = set()
         opaque: set[str] = set()
         bound: set[str] = set()
         changed: set[str] = set()
         for st in analysis.statements:
-            direct.update(st.reads, st.mutates, st.method_receivers, st.calls)
             bound.update(st.writes)
             opaque.update(st.inplace_calls)
             changed.update(st.inplace_calls, st.mutates)
@@ -564,7 +579,7 @@ class LineageAgent:
             for callee, root in st.call_args:
                 if may_change_arguments(callee, ns):
                     opaque.add(root)
-        for globs in self._function_globals(analysis, ns).values():
+        for globs in reached.values():
             opaque.update(globs)
         opaque.update(candidates - direct)  # reached only through an alias
         if bound & changed:
@@ -719,12 +734,13 @@ class LineageAgent:
                     out[f"{st.index}:{i}"] = (called[0], specs)
         return out
 
-    def _candidates(self, analysis: CellAnalysis, ns: dict[str, Any]) -> set[str]:
-        """Names whose content the cell could change: reads, function globals, aliases."""
-        direct: set[str] = set()
-        for st in analysis.statements:
-            direct.update(st.reads, st.mutates, st.method_receivers, st.calls)
-        for globs in self._function_globals(analysis, ns).values():
+    def _candidates(
+        self, named: set[str], reached: dict[str, tuple[str, ...]], ns: dict[str, Any]
+    ) -> set[str]:
+        """Names whose content the cell could change: the names its statements name, the
+        globals of the functions it uses (`reached`), and their aliases."""
+        direct = set(named)
+        for globs in reached.values():
             direct.update(globs)
         direct &= ns.keys()
         if not direct:
@@ -799,8 +815,8 @@ class LineageAgent:
         containing: dict[int, list[str]] = {}
         members: dict[str, frozenset[int]] = {}
         for n in names:
-            if n not in ns:
-                continue
+            if n not in ns or type(ns[n]) in _SCALAR_TYPES:
+                continue  # a builtin scalar holds no state another name could share
             by_id.setdefault(id(ns[n]), []).append(n)
             members[n] = self._members_of(n, ns[n])
             for m in members[n]:

@@ -82,24 +82,32 @@ def _simple_assign(stmt: ast.stmt, index: int) -> StatementInfo | None:
     accesses = [Access("read", n, (), True, None, None, False) for n in loads]
     accesses.append(Access("bind", target.id, (), True, None, tuple(range(len(loads))), False))
     return StatementInfo.build(
-        index=index,
-        lineno=stmt.lineno,
-        end_lineno=stmt.end_lineno or stmt.lineno,
-        reads=tuple(dict.fromkeys(loads)),
-        writes=(target.id,),
-        deletes=(),
-        mutates=(),
-        method_receivers=(),
-        inplace_calls=(),
-        store_keys=(),
-        calls=(),
-        method_calls=(),
-        functions=(),
-        star_import=False,
-        accesses=tuple(accesses),
-        call_args=(),
-        guards=(),
+        {
+            "index": index,
+            "lineno": stmt.lineno,
+            "end_lineno": stmt.end_lineno or stmt.lineno,
+            "reads": tuple(dict.fromkeys(loads)),
+            "writes": (target.id,),
+            **_NOTHING_ELSE,
+            "accesses": tuple(accesses),
+        }
     )
+
+
+_NOTHING_ELSE: dict[str, object] = {
+    "deletes": (),
+    "mutates": (),
+    "method_receivers": (),
+    "inplace_calls": (),
+    "store_keys": (),
+    "calls": (),
+    "method_calls": (),
+    "functions": (),
+    "star_import": False,
+    "call_args": (),
+    "guards": (),
+}
+"""The fields of a plain ``name = expression`` statement that are always empty."""
 
 
 def analyze_statement(stmt: ast.stmt, index: int) -> StatementInfo:
@@ -111,23 +119,25 @@ def analyze_statement(stmt: ast.stmt, index: int) -> StatementInfo:
     v.visit(stmt)
     # every field is built here from typed values; skip validation
     return StatementInfo.build(
-        index=index,
-        lineno=stmt.lineno,
-        end_lineno=stmt.end_lineno or stmt.lineno,
-        reads=tuple(v.reads),
-        writes=tuple(v.writes),
-        deletes=tuple(v.deletes),
-        mutates=tuple(v.mutates),
-        method_receivers=tuple(v.receivers),
-        inplace_calls=tuple(v.inplace),
-        store_keys=tuple(dict.fromkeys(v.store_keys)),
-        calls=tuple(v.calls),
-        method_calls=tuple(v.method_calls),
-        functions=tuple(v.functions),
-        star_import=v.star_import,
-        accesses=tuple(v.accesses),
-        call_args=tuple(v.call_args),
-        guards=tuple(v.guards),
+        {
+            "index": index,
+            "lineno": stmt.lineno,
+            "end_lineno": stmt.end_lineno or stmt.lineno,
+            "reads": tuple(v.reads),
+            "writes": tuple(v.writes),
+            "deletes": tuple(v.deletes),
+            "mutates": tuple(v.mutates),
+            "method_receivers": tuple(v.receivers),
+            "inplace_calls": tuple(v.inplace),
+            "store_keys": tuple(dict.fromkeys(v.store_keys)),
+            "calls": tuple(v.calls),
+            "method_calls": tuple(v.method_calls),
+            "functions": tuple(v.functions),
+            "star_import": v.star_import,
+            "accesses": tuple(v.accesses),
+            "call_args": tuple(v.call_args),
+            "guards": tuple(v.guards),
+        }
     )
 
 
