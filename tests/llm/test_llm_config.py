@@ -82,7 +82,7 @@ def test_auto_selection_error_names_both_options(monkeypatch) -> None:
         load_model_config({}, None, environ={})
     msg = str(info.value)
     assert "--base-url" in msg and "STATEGUARD_BASE_URL" in msg and "STATEGUARD_MODEL" in msg
-    assert "pip install 'stateguard[local]'" in msg and "CMAKE_ARGS=-DLLAVA_BUILD=OFF" in msg
+    assert "pip install 'stateguard[local]'" in msg and "-DGGML_NATIVE=OFF" in msg
     # without auto-selection an unconfigured backend is left open
     assert load_model_config({}, None, environ={}, auto_backend=False).backend is None
 

@@ -18,7 +18,9 @@ from stateguard.llm.model_files import default_model_path
 
 LLAMA_CPP_INSTALL_HINT = (
     "pip install 'stateguard[local]'  (this builds llama-cpp-python from source, which takes "
-    "several minutes; CMAKE_ARGS=-DLLAVA_BUILD=OFF pip install 'stateguard[local]' speeds it up)"
+    "several minutes; on x86-64, CMAKE_ARGS='-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF "
+    "-DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON' pip install 'stateguard[local]' is faster "
+    "and avoids a native build that can crash on virtual CPUs advertising AMX)"
 )
 
 
