@@ -406,8 +406,8 @@ class LineageAgent:
             if name not in opaque:
                 # changed only through constant stores: those parts, no hashing
                 own = stores.get(name)
-                if own is None:
-                    same = [a for a in alias_groups.get(name, ()) if after.get(a) is obj]
+                if own is None and stores and name in alias_groups:
+                    same = [a for a in alias_groups[name] if after.get(a) is obj]
                     own = next((stores[a] for a in same if a in stores), None)
                 if own is not None:
                     self._cache.pop(name, None)
@@ -461,7 +461,7 @@ class LineageAgent:
                 reseeded.append(name)
 
         reframed: list[str] = []
-        cell_reads = set(analysis.reads)
+        cell_reads = set(analysis.reads) if rebound else set()
         for name in [n for n in rebound if n in cell_reads and n in before]:
             # df = df.assign(..), df = df.merge(..): the same rows, some columns changed
             parts = reframed_columns(before[name], after[name])
@@ -843,7 +843,7 @@ class LineageAgent:
         used = {n for st in analysis.statements for n in (*st.reads, *st.calls)}
         for name in used:
             obj = ns.get(name)
-            if _is_user_callable(obj, self.shell.user_ns):
+            if isinstance(obj, _CALLABLE_KINDS) and _is_user_callable(obj, self.shell.user_ns):
                 found = self._transitive_globals(obj, ns, ran_slots, hit)
                 if found:
                     out.setdefault(name, set()).update(found)
@@ -1084,6 +1084,8 @@ def _reseeded(
     generator module reached from the name, as a part of it (None: the name is the module)."""
     out: list[tuple[str, tuple[str, ...] | None]] = []
     for st in analysis.statements[:executed]:
+        if not st.method_receivers:
+            continue  # no method called on a name: no generator's seed() either
         for a in st.accesses:
             if a.kind != "read" or not a.path or list(a.path[-1]) != ["attr", "seed"]:
                 continue
@@ -1101,6 +1103,9 @@ def _reseeded(
                 out.append((a.root, tuple(parts) or None))
     return out
 
+
+_CALLABLE_KINDS = (types.FunctionType, type)
+"""What `_is_user_callable` can accept: checked first, as most names hold data."""
 
 #: Above this many positions a loop's reads of a sequence count as a read of the whole.
 RANGE_MAX_PARTS = 256

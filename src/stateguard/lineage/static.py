@@ -79,8 +79,11 @@ def _simple_assign(stmt: ast.stmt, index: int) -> StatementInfo | None:
             stack.append(node.left)  # type: ignore[attr-defined]
         else:
             return None
-    accesses = [Access("read", n, (), True, None, None, False) for n in loads]
-    accesses.append(Access("bind", target.id, (), True, None, tuple(range(len(loads))), False))
+    new = tuple.__new__  # Access(...) without its keyword-handling constructor
+    accesses = [new(Access, ("read", n, (), True, None, None, False)) for n in loads]
+    accesses.append(
+        new(Access, ("bind", target.id, (), True, None, tuple(range(len(loads))), False))
+    )
     return StatementInfo.build(
         {
             "index": index,
