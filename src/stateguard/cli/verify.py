@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from stateguard.verify.search import (
     TurnSearch,
     search_turns,
 )
+from stateguard.verify.splits import SPLITS, SplitChoice, in_split, split_of
 from stateguard.worker.events import AnswerRecorded, StepRecord, TurnStarted, read_trajectory
 from stateguard.worker.grading import grade
 from stateguard.worker.run import describe_data
@@ -86,22 +88,27 @@ def _verifiers(
 
 
 def label_suite(
-    path: Path,
+    path: Path | Sequence[Path],
     limit: int | None,
     verifiers: dict[str, StepVerifier],
     out: Path | None,
     err: Console,
     sessions: list[str] | None = None,
     turn_limit: int | None = None,
+    split: SplitChoice = "all",
 ) -> list[LabelledStep]:
-    """Label and verify the DSEval suite at ``path`` (``out``: also write the steps;
-    ``sessions``: only the sessions whose id contains one of these)."""
-    tasks = [t for t in load_dseval_suite(path) if not t.skipped]
+    """Label and verify the DSEval suite(s) at ``path`` (``out``: also write the steps;
+    ``sessions``: only the sessions whose id contains one of these; ``split``: only the
+    sessions of that side of the fixed dev/validation split)."""
+    paths = [path] if isinstance(path, Path) else list(path)
+    tasks = [t for p in paths for t in load_dseval_suite(p) if not t.skipped]
     if sessions:
         tasks = [t for t in tasks if any(s in t.task_id for s in sessions)]
         if not tasks:
-            err.print(f"[red]error:[/red] no session of {path} matches --session {sessions}")
+            where = ", ".join(map(str, paths))
+            err.print(f"[red]error:[/red] no session of {where} matches --session {sessions}")
             raise typer.Exit(2)
+    tasks = [t for t in tasks if in_split(t.task_id, split)]
     tasks = tasks[:limit]
     steps: list[LabelledStep] = []
     sink = out.open("w", encoding="utf-8") if out else None
@@ -141,9 +148,36 @@ def label_suite(
     return steps
 
 
+def _split_option(value: str, err: Console) -> SplitChoice:
+    if value not in ("all", *SPLITS):
+        err.print(f"[red]error:[/red] --split {value!r}: expected all, dev or validation")
+        raise typer.Exit(2)
+    return value  # type: ignore[return-value]
+
+
+def _by_split(
+    steps: Sequence[LabelledStep], names: Sequence[str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per side of the split, per verifier: the metrics (sides without steps left out)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for side in SPLITS:
+        part = [s for s in steps if split_of(s.session) == side]
+        if part:
+            out[side] = {n: metrics(part, n).model_dump() for n in names}
+    return out
+
+
 @verify_app.command("eval")
 def eval_command(
-    path: Path = typer.Option(..., "--path", help="The DSEval suite folder (e.g. exercise)."),
+    path: list[Path] = typer.Option(
+        ..., "--path", help="A DSEval suite folder, e.g. exercise (repeatable)."
+    ),
+    split: str = typer.Option(
+        "all",
+        "--split",
+        help="all|dev|validation: the sessions of one side of the fixed split (tune on dev "
+        "only; with all, the metrics of both sides are printed beside each other).",
+    ),
     suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
     verifier: list[str] = typer.Option(
         ["execution", "deterministic"],
@@ -179,11 +213,14 @@ def eval_command(
         config,
         max_rounds,
     )
-    steps = label_suite(path, limit, verifiers, out, err, session, turn_limit)
+    chosen = _split_option(split, err)
+    steps = label_suite(path, limit, verifiers, out, err, session, turn_limit, chosen)
     report = {
+        "split": chosen,
         "steps": len(steps),
         "labels": {k: sum(1 for s in steps if f"{s.label:g}" == k) for k in ("0", "0.5", "1")},
         "verifiers": {n: metrics(steps, n).model_dump() for n in verifiers},
+        "splits": _by_split(steps, list(verifiers)),
         "silent_error_recall_by_kind": recall_by_kind(steps, list(verifiers)),
         "selection": [r.model_dump() for r in selection(steps, list(verifiers))],
     }
@@ -195,7 +232,12 @@ def eval_command(
                     **{
                         f"{n}.{k}": report["verifiers"][n][k]
                         for n in verifiers
-                        for k in ("silent_error_recall", "false_zero_rate", "accuracy")
+                        for k in (
+                            "silent_error_recall",
+                            "silent_error_flagged",
+                            "false_zero_rate",
+                            "accuracy",
+                        )
                     },
                 },
                 indent=2,
@@ -207,17 +249,28 @@ def eval_command(
     for n, m in report["verifiers"].items():
         con.print(
             f"[bold]{n}[/bold]: silent_error_recall={m['silent_error_recall']} "
+            f"(0 or 0.5: {m['silent_error_flagged']}) "
             f"false_zero_rate={m['false_zero_rate']} accuracy={m['accuracy']}"
         )
         for lab, row in m["confusion"].items():
             con.print(f"  label {lab:>3}: {row}")
+        for side, per in report["splits"].items():
+            sm = per[n]
+            con.print(
+                f"  {side:<10} {sm['steps']:>5} steps: silent_error_recall="
+                f"{sm['silent_error_recall']} (0 or 0.5: {sm['silent_error_flagged']}) "
+                f"false_zero_rate={sm['false_zero_rate']}"
+            )
     for r in report["selection"]:
         con.print(f"best-of-{r['n']} over {r['turns']} turns: {r['picked_correct']}")
 
 
 @verify_app.command("bon-eval")
 def bon_eval_command(
-    path: Path | None = typer.Option(None, "--path", help="The DSEval suite folder."),
+    path: list[Path] = typer.Option([], "--path", help="A DSEval suite folder (repeatable)."),
+    split: str = typer.Option(
+        "all", "--split", help="all|dev|validation: one side of the fixed session split."
+    ),
     suite: str = typer.Option("dseval", "--suite", help="Only dseval is supported."),
     n: list[int] = typer.Option([4, 8, 16], "--n", help="Candidates per turn (repeatable)."),
     verifier: list[str] = typer.Option(
@@ -246,7 +299,8 @@ def bon_eval_command(
     if suite != "dseval":
         err.print(f"[red]error:[/red] --suite {suite!r}: only dseval is supported")
         raise typer.Exit(2)
-    if (path is None) == (labelled is None):
+    chosen = _split_option(split, err)
+    if bool(path) == (labelled is not None):
         err.print("[red]error:[/red] give --path (label the suite) or --labelled FILE")
         raise typer.Exit(2)
     if labelled is not None:
@@ -261,17 +315,23 @@ def bon_eval_command(
         if missing:
             err.print(f"[red]error:[/red] {labelled} has no verdicts of {missing} (has {have})")
             raise typer.Exit(2)
+        steps = [s for s in steps if in_split(s.session, chosen)]
     else:
-        assert path is not None
         names = verifier or ["execution", "deterministic"]
         opts = {"base_url": base_url, "model": model, "model_path": model_path}
         parts = list(dict.fromkeys(p for v in names for p in v.split(CHAIN)))
-        steps = label_suite(path, limit, _verifiers(parts, err, opts, config), None, err)
+        verifiers = _verifiers(parts, err, opts, config)
+        steps = label_suite(path, limit, verifiers, None, err, split=chosen)
     rows = selection(steps, names, sizes=n, seed=seed, draws=draws, same_turns=same_turns)
     if as_json:
         typer.echo(
             json.dumps(
-                {"verifiers": names, "draws": draws, "selection": [r.model_dump() for r in rows]},
+                {
+                    "split": chosen,
+                    "verifiers": names,
+                    "draws": draws,
+                    "selection": [r.model_dump() for r in rows],
+                },
                 indent=2,
             )
         )

@@ -45,7 +45,10 @@ class VerifierMetrics(BaseModel):
     confusion: dict[str, dict[str, int]]
     """label -> prediction -> count."""
     silent_error_recall: float | None
+    silent_error_flagged: float | None = None
+    """Of the steps labelled 0, the share scored 0 or 0.5 (doubted or refused)."""
     false_zero_rate: float | None
+    """Of the steps labelled 1 (correct reference steps), the share scored 0."""
     accuracy: float | None
     invalid: int
 
@@ -65,6 +68,7 @@ def metrics(steps: Sequence[LabelledStep], verifier: str) -> VerifierMetrics:
         steps=len(steps),
         confusion=confusion,
         silent_error_recall=_share(zeros["0"], sum(zeros.values())),
+        silent_error_flagged=_share(zeros["0"] + zeros["0.5"], sum(zeros.values())),
         false_zero_rate=_share(ones["0"], sum(ones.values())),
         accuracy=_share(right, len(steps)),
         invalid=sum(c["invalid"] for c in confusion.values()),
