@@ -58,7 +58,11 @@ def _labelled(path: Path, sessions: list[str]) -> None:
                     kind="k",
                     code="c",
                     output=out,
-                    verdicts={"deterministic": StepVerdict(score=score, rationale="r", layer="deterministic")},
+                    verdicts={
+                        "deterministic": StepVerdict(
+                            score=score, rationale="r", layer="deterministic"
+                        )
+                    },
                 )
             )
     path.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
