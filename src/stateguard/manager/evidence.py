@@ -18,19 +18,8 @@ from stateguard.lineage.graph import StaleReason
 from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
 from stateguard.numbers import scan
+from stateguard.question import QuestionSpec
 from stateguard.types import VarKey
-
-_DECIMALS = re.compile(
-    r"(?:round(?:ed)?|rounding)?\s*(?:to|with)?\s*(\d+|one|two|three|four|five|six)\s+"
-    r"(?:decimal(?:\s+places?|s)?|d\.?p\.?|digits? after the decimal point)",
-    re.IGNORECASE,
-)
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_INTEGER = re.compile(
-    r"\bround(?:ed|ing)?\s+(?:it\s+|them\s+|off\s+)?(?:up\s+|down\s+)?to\s+(?:the\s+)?"
-    r"(?:nearest\s+)?(?:an?\s+)?(?:integers?|whole\s+numbers?|int)\b",
-    re.IGNORECASE,
-)
 
 
 def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]:
@@ -253,12 +242,8 @@ def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) ->
 
 def decimal_requirement(question: str) -> int | None:
     """A machine-checkable "N decimal places" requirement in the question, if any ("rounded
-    to the nearest integer" is 0 places)."""
-    m = _DECIMALS.search(question or "")
-    if not m:
-        return 0 if _INTEGER.search(question or "") else None
-    tok = m.group(1).lower()
-    return int(tok) if tok.isdigit() else _WORDS[tok]
+    to the nearest integer" is 0 places): `QuestionSpec.decimals`."""
+    return QuestionSpec.parse(question or "").decimals
 
 
 def output_requirements(question: str, answer: str) -> list[Evidence]:

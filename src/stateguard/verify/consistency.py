@@ -17,36 +17,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
-from typing import NamedTuple
 
-from stateguard.numbers import parse_number
+from stateguard.question import QuestionSpec
 from stateguard.verify.environment import Environment
 
-_NUM_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-}
-_NUM = r"[$€£]?\s?(-?\d[\d,]*(?:\.\d+)?|" + "|".join(_NUM_WORDS) + r")\s?(%|percent)?"
-_UP = (
-    r"\b(?:more|greater|higher|larger|bigger|longer|older)\s+than\s+",
-    r"\b(?:over|above|exceed(?:s|ing)?|at\s+least|no\s+less\s+than|not\s+less\s+than)\s+",
-)
-_DOWN = (
-    r"\b(?:less|fewer|lower|smaller|shorter|younger)\s+than\s+",
-    r"\b(?:under|below|at\s+most|no\s+more\s+than|not\s+more\s+than)\s+",
-)
-THRESHOLD = re.compile("(?:" + "|".join(_UP + _DOWN) + ")" + _NUM, re.I)
-"""A "more than N" / "less than N" phrase."""
 _QUOTED = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,60})[\"'`”’]")
 _NEGATION = re.compile(
     r"\b(?:not|except|excluding|exclude|other\s+than|besides|without|apart\s+from|"
@@ -58,49 +32,9 @@ _FLIP = {"up": "down", "down": "up"}
 _WORDS = {"up": "more than", "down": "less than"}
 
 
-def _number(text: str) -> float | None:
-    text = text.lower().replace(",", "")
-    if text in _NUM_WORDS:
-        return float(_NUM_WORDS[text])
-    value = parse_number(text)
-    return None if value is None else float(value)
-
-
-class Threshold(NamedTuple):
-    """A "more than N" / "less than N" of a question, and where it starts in the text."""
-
-    value: float
-    direction: str
-    """"up" (more than) or "down" (less than)."""
-    percent: bool
-    start: int
-
-
-def threshold_spans(question: str) -> list[Threshold]:
-    """Every "more than N" / "less than N" of the question, in text order."""
-    out = []
-    for direction, patterns in (("up", _UP), ("down", _DOWN)):
-        for p in patterns:
-            for m in re.finditer(p + _NUM, question, re.I):
-                value = _number(m.group(1))
-                if value is not None:
-                    out.append(Threshold(value, direction, bool(m.group(2)), m.start()))
-        tail = (
-            r"\s+or\s+(?:more|greater|higher|above)"
-            if direction == "up"
-            else r"\s+or\s+(?:less|fewer|lower|below)"
-        )
-        tail += r"(?!\s+than)"
-        for m in re.finditer(r"(?<![\w.])" + _NUM + tail, question, re.I):
-            value = _number(m.group(1))
-            if value is not None:
-                out.append(Threshold(value, direction, bool(m.group(2)), m.start()))
-    return sorted(out, key=lambda t: t.start)
-
-
 def thresholds(question: str) -> list[tuple[float, str, bool]]:
     """``(value, "up"|"down", percent)`` of every "more than N" / "less than N" of the question."""
-    return [(t.value, t.direction, t.percent) for t in threshold_spans(question)]
+    return [(t.value, t.direction, t.percent) for t in QuestionSpec.parse(question).thresholds]
 
 
 def _const(node: ast.AST) -> float | str | None:
@@ -161,7 +95,11 @@ def contradictions(question: str, code: str) -> list[str]:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    asked = thresholds(question)
+    spec = QuestionSpec.parse(question)
+    asked = [(t.value, t.direction, t.percent) for t in spec.thresholds]
+    # the side each threshold keeps rows on; a threshold whose side is not stated
+    # ("keep … and remove …" in one clause) contradicts nothing
+    kept = [(t.value, t.keeps, t.percent) for t in spec.thresholds if t.keeps is not None]
     out: list[str] = []
     for cmp, negated in _comparisons(tree):
         op, left, right = cmp.ops[0], cmp.left, cmp.comparators[0]
@@ -174,10 +112,10 @@ def contradictions(question: str, code: str) -> list[str]:
                 direction = _FLIP[direction]
             if negated:
                 direction = _FLIP[direction]
-            same = [d for v, d, pct in asked if value in (v, v / 100 if pct else v)]
+            same = [d for v, d, pct in kept if value in (v, v / 100 if pct else v)]
             if same and direction not in same:
                 out.append(
-                    f"the question asks for {_WORDS[same[0]]} {value:g} but the code "
+                    f"the question keeps rows {_WORDS[same[0]]} {value:g} but the code "
                     f"keeps `{shown}`" + (" (negated)" if negated else "")
                 )
         elif isinstance(op, ast.Eq | ast.NotEq) and (lc is None) != (rc is None):
@@ -209,7 +147,7 @@ def contradictions(question: str, code: str) -> list[str]:
 _NAMED_PROBE = """
 def __sg_named(q, own):
     import re
-    found, mine = [], []
+    found, mine, outside = [], [], {}
     def named(s):
         return len(s) >= 3 and re.search(r'(?<!\\w)' + re.escape(s) + r'(?!\\w)', q) is not None
     for k, v in list(globals().items()):
@@ -224,14 +162,19 @@ def __sg_named(q, own):
                 col = v[c]
                 kind = getattr(getattr(col, 'dtype', None), 'kind', None)
                 if kind in ('O', 'S', 'U') and getattr(col, 'ndim', 2) == 1:
-                    for x in col.dropna().astype(str).unique()[:5000]:
-                        if named(x) and ['value', x, str(c)] not in found:
+                    values = col.dropna().astype(str).unique()[:5000]
+                    hits = [x for x in values if named(x)]
+                    for x in hits:
+                        if ['value', x, str(c)] not in found:
                             found.append(['value', x, str(c)])
+                    if len(hits) >= 2:
+                        rest = outside.setdefault(str(c), [])
+                        rest.extend(x for x in values[:5000] if not named(x) and x not in rest)
             except Exception:
                 pass
         if len(found) > 40:
             break
-    return {'found': found, 'own': mine}
+    return {'found': found, 'own': mine, 'outside': {c: o[:5] for c, o in outside.items()}}
 __sg_named(%r, %r)
 """
 
@@ -322,6 +265,7 @@ def ignored_names(
     found: list[tuple[str, str]] = []
     of_column: dict[str, list[str]] = {}  # column -> the values of it the question names
     built: set[str] = set()
+    settled: set[str] = set()
     if env is not None:
         res = env.probe(_NAMED_PROBE % (question, sorted(set(own))), timeout=timeout)
         if res.ok and isinstance(res.value, dict):
@@ -330,6 +274,11 @@ def ignored_names(
                 if col and str(n) not in of_column.setdefault(str(col[0]), []):
                     of_column[str(col[0])].append(str(n))
             built = {str(c).lower() for c in res.value.get("own", [])}
+            outside = res.value.get("outside", {})
+            if isinstance(outside, dict):
+                # a column holding only values the question names: what the question lists
+                # is there as the question says (the code need not name each one)
+                settled = {str(c) for c, rest in outside.items() if not rest}
     used = [text, *built]
     out = []
     for value, direction, pct in thresholds(question):
@@ -359,7 +308,7 @@ def ignored_names(
         values = [v for v in named if not any(v != w and v.lower() in w.lower() for w in named)]
         kept = [v for v in values if any(v.lower() in x for x in strings)]
         left = [v for v in values if v not in kept]
-        if kept and left:
+        if kept and left and column not in settled:
             out.append(
                 f"{PART_OF_A_LIST} {', '.join(map(repr, values))} of {column!r}: the code uses "
                 f"{', '.join(map(repr, kept))} only"

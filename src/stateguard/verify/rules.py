@@ -23,6 +23,7 @@ from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import describe as describe_misprinted
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
+from stateguard.question import threshold_spans
 from stateguard.types import VarKey
 from stateguard.verify.arithmetic import hardcoded_ids, meaningless
 from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
@@ -34,7 +35,6 @@ from stateguard.verify.consistency import (
     fractional_count,
     ignored_names,
     row_condition,
-    threshold_spans,
 )
 from stateguard.verify.degenerate import averaged_twice, degenerate, self_products
 from stateguard.verify.emptiness import empty_in_text, empty_values

@@ -33,8 +33,9 @@ from typing import NamedTuple
 
 from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
+from stateguard.question import THRESHOLD, Threshold, threshold_spans
 from stateguard.verify.columns import column_of, is_generic, word_spans, words
-from stateguard.verify.consistency import THRESHOLD, Threshold, number_of, threshold_spans
+from stateguard.verify.consistency import number_of
 
 _FILLER = frozenset(
     {

@@ -36,15 +36,12 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.printchecks import LabelledSeries, labelled_series
 from stateguard.numbers import DIGITS, EXPONENT
+from stateguard.question import decimals
 
 Kind = Literal["number", "count", "month", "text"]
 
 _TEMPLATE = re.compile(r"`([^`]*<[^`>]+>[^`]*)`")
 _FIELD = re.compile(r"([A-Za-z_][\w ]*?)\s*[:=]\s*<([^>]*)>")
-_DECIMALS = re.compile(
-    r"(\d+|one|two|three|four|five|six)\s+(?:decimal(?:\s+places?|s)?|d\.?p\.?)", re.I
-)
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _TEXT_WORDS = re.compile(r"\b(name|region|channel|product|category|segment|label|city|country)\b")
 _NUMBER = rf"[-+]?{DIGITS}{EXPONENT}?"
 _NUMBER_RE = re.compile(rf"(?<![\w.]){_NUMBER}(?![\w.])")
@@ -58,11 +55,7 @@ _NOISE = re.compile(r"^(?:Name|dtype|Length|Freq):|dtype:", re.I)
 
 
 def _places(text: str) -> int | None:
-    m = _DECIMALS.search(text)
-    if m is None:
-        return None
-    tok = m.group(1).lower()
-    return int(tok) if tok.isdigit() else _WORDS[tok]
+    return decimals(text)
 
 
 class AnswerField(BaseModel):
