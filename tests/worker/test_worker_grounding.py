@@ -50,3 +50,41 @@ def test_an_answer_with_numbers_never_shown_is_not_submitted(tracked: TrackedSes
     assert "rows: 74" in steps[1].observation
     assert "74 appear in no output" in steps[2].observation
     assert events[-1].answer == "rows: 3"
+
+
+@pytest.mark.kernel
+def test_an_answer_leaving_out_a_field_of_the_form_is_not_submitted(
+    tracked: TrackedSession,
+) -> None:
+    fence = "```"
+    question = "How many rows, and the total of x? Answer as `rows: <count>, total: <sum>`."
+    model = ScriptedModel(
+        [
+            f"{fence}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\nlen(t)\n{fence}",
+            "<answer>3</answer>",  # the count alone: the form has two fields
+            "<answer>rows: 3, total: 98765</answer>",  # numbers never shown: refused as well
+            f"{fence}python\nprint(len(t))\nprint(t.iloc[:, 0].sum())\n{fence}",
+            "<answer>rows: 3</answer>",  # still one field short, printed values fill it
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    problems = [s.problem for s in steps]
+    assert problems[:3] == [None, "missing_fields", "ungrounded_answer"], problems
+    assert "`rows: <count>, total: <sum>`" in steps[1].observation
+    assert "has no `rows` or `total`" in steps[1].observation
+    answer = events[-1].answer
+    assert answer is not None and answer.startswith("rows: 3, total: "), answer
+
+
+def test_missing_labels_reads_the_form_not_the_order() -> None:
+    from stateguard.worker.answer_format import AnswerSpec
+
+    spec = AnswerSpec.from_question("Answer as `orders: <count>, net_revenue: <total>`.")
+    assert spec is not None
+    assert spec.missing_labels("209637.41") == ["orders", "net_revenue"]
+    assert spec.missing_labels("Net revenue: 5, ORDERS: 2") == []
+    single = AnswerSpec.from_question("What is the total? Answer as `total: <value>`.")
+    assert single is not None and single.missing_labels("5") == []

@@ -109,6 +109,15 @@ class AnswerSpec(BaseModel):
             return cls(fields=(AnswerField(label="", kind="number", decimals=overall),))
         return None
 
+    def missing_labels(self, answer: str) -> list[str]:
+        """Labels of the template's fields that `answer` does not hold (case and the
+        spelling of separators aside); none when there is no template of two or more
+        fields, where any single value may stand alone."""
+        if self.template is None or len(self.fields) < 2:
+            return []
+        text = _label_key(answer)
+        return [f.label for f in self.fields if _label_key(f.label) not in text]
+
     def misprinted(self, stdout: str) -> list[LabelledSeries]:
         """Series printed after a label (`stateguard.audit.printchecks`) where this spec asks
         for a single value: after one of its number fields' labels, or after any label when

@@ -835,6 +835,28 @@ class Worker:
                 note = render(self._corrective["ungrounded_answer"], numbers=", ".join(unseen))
                 yield from self._invalid_step(turn, step, parsed, "ungrounded_answer", note)
                 refused = True
+            elif missing := (
+                self._spec.missing_labels(parsed.answer or "") if self._spec is not None else []
+            ):
+                # the answer leaves out a field of the requested form: fill it from the
+                # printed values when they hold every field, else ask for the form
+                formatted = self._format_answer()
+                if formatted is not None:
+                    exchange.outcome = "answer replaced by the printed values"
+                    attempts.progress()
+                    if (yield from self._formatted_step(turn, formatted)):
+                        return formatted, "answer", steps
+                    refused = True
+                    continue
+                exchange.outcome = "invalid: missing_fields"
+                attempts.no_progress()
+                note = render(
+                    self._corrective["missing_fields"],
+                    form=self._spec.template if self._spec is not None else "",
+                    labels=" or ".join(f"`{label}`" for label in missing),
+                )
+                yield from self._invalid_step(turn, step, parsed, "missing_fields", note)
+                refused = True
             else:
                 attempts.progress()
                 if (yield from self._answer_step(turn, step, parsed, exchange)):

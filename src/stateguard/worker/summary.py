@@ -25,9 +25,10 @@ from stateguard.worker.grading import Grade
 
 REPEATS = frozenset({"repeated_failure", "repeated_cell"})
 """Problems of steps whose cell was not run because it repeats an earlier one."""
-REFUSED = frozenset({"ungrounded_answer", "copied_answer"})
+REFUSED = frozenset({"ungrounded_answer", "copied_answer", "missing_fields"})
 """Problems of well-formed answers the worker refused before review (numbers no output
-showed, another turn's answer copied): rejected answers, not malformed replies."""
+showed, another turn's answer copied, a field of the requested form left out): rejected
+answers, not malformed replies."""
 
 
 class TurnOutcome(BaseModel):
