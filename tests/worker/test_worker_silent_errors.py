@@ -416,3 +416,27 @@ def test_a_subset_bound_before_a_cell_failed_is_remembered() -> None:
     log.record(4, code_, made={"online"})  # lineage: only `online` was bound
     assert [c.name for c in log.carried(5, "online.sum()", "Total of 2024?")] == ["online"]
     assert log.carried(5, "later.sum()", "Total of 2024?") == []
+
+
+@pytest.mark.kernel
+def test_a_key_looked_up_in_a_computed_value_says_what_that_value_is(
+    tracked: TrackedSession,
+) -> None:
+    frame = "t = pd.DataFrame({'region': ['N', 'S', 'N'], 'margin': [1.0, 2.0, 3.0]})"
+    replies = [
+        code(f"import pandas as pd\n{frame}\nt['region'].groupby(t['region']).sum()['margin']"),
+        code("t['margin'].sum()"),  # near miss: a key looked up in a name says nothing more
+        code("t['margn']"),
+        "<answer>6.0</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "Total margin?") if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    assert (
+        "'margin' is looked up in `t['region'].groupby(t['region']).sum()`, a value this line"
+        " computes" in note
+    ), note
+    assert "Series shape=(2,)" in note and "indexed by region: N, S" in note
+    assert "looked up in" not in steps[2].observation

@@ -104,6 +104,26 @@ def describe(names: Sequence[str]) -> None:
     print(json.dumps({n: _describe(ns[n]) for n in names if n in ns}))
 
 
+def describe_expression(source: str) -> None:
+    """Print the description of what ``source`` (one expression of the cell that failed)
+    evaluates to, with its index labels when it is a Series; ``null`` if it fails. Run in
+    a probe: the expression is the cell's own code, and the fork is thrown away."""
+    try:
+        value = eval(compile(source, "<expression>", "eval"), _user_ns())
+    except Exception:
+        print("null")
+        return
+    text = _describe(value)
+    index = getattr(value, "index", None)
+    if type(value).__name__ == "Series" and index is not None:
+        labels = [str(v) for v in list(index[:_MAX_SHOWN_VALUES])]
+        name = getattr(index, "name", None)
+        text += f" indexed by {name or 'position'}: {', '.join(labels)}"
+        if len(index) > _MAX_SHOWN_VALUES:
+            text += ", …"
+    print(json.dumps(text))
+
+
 _MAX_SHOWN_VALUES = 8
 _MAX_FRAMES = 20
 

@@ -187,7 +187,46 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
         note += "\n" + advice
     if execution.error is not None and execution.error.ename == "KeyError":
         note += missing_key(kernel, execution.error.evalue, names)
+        note += looked_up_in(kernel, line, execution.error.evalue)
     return note
+
+
+def key_holder(line: str, key: str) -> str | None:
+    """The expression on `line` a constant subscript ``[key]`` is applied to, when it is a
+    value computed on the line (``orders.groupby('r').sum()['m']``), not a plain name."""
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and str(node.slice.value) == key
+            and not isinstance(node.value, ast.Name)
+        ):
+            return ast.unparse(node.value)
+    return None
+
+
+def looked_up_in(kernel: Executor, line: str, evalue: str) -> str:
+    """For a KeyError raised by a key looked up in a value the line computed: what that
+    value is ("" when the key was looked up in a name, or the probe says nothing)."""
+    key = re.sub(r"^.*?['\"](.+?)['\"].*$", r"\1", evalue.strip())
+    holder = key_holder(line, key)
+    if holder is None:
+        return ""
+    try:
+        probe = kernel.run_probe(namespace.call("describe_expression", holder), timeout=10)
+        described = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else None
+    except Exception:  # a probe is a courtesy
+        return ""
+    if not isinstance(described, str):
+        return ""
+    return (
+        f"\n{key!r} is looked up in `{holder}`, a value this line computes, not in a table of"
+        f" the session: it is {described}."
+    )
 
 
 def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
