@@ -332,3 +332,43 @@ def test_cli_malformed_file_exit_2(tmp_path: Path) -> None:
     res = _invoke(str(_write(tmp_path, [GOOD, GOOD])))
     assert res.exit_code == 2
     assert "duplicated" in res.stderr
+
+
+_SAME_EVERY_RUN = """
+import json, sys
+from pathlib import Path
+from stateguard.lineage.cases import check_cases, load_cases
+summary = check_cases(load_cases(Path(sys.argv[1])), jobs=1)
+print(json.dumps(summary.model_dump(mode="json"), sort_keys=True))
+"""
+
+
+@pytest.mark.kernel
+def test_a_case_file_gives_the_same_result_under_every_hash_seed(tmp_path: Path) -> None:
+    """Sets of names iterate in another order in every process (string hashing is salted
+    per process); verdicts and explanations must not follow that order."""
+    import os
+    import subprocess
+    import sys
+
+    cases = [c for c in json.loads(RULE_CASES.read_text()) if c["id"].startswith("rules/list")]
+    assert cases
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps(cases))
+    outputs = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", _SAME_EVERY_RUN, str(path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        for case in result.get("cases", []):
+            case.pop("seconds", None)
+        result.pop("seconds", None)
+        outputs.add(json.dumps(result, sort_keys=True))
+    assert len(outputs) == 1

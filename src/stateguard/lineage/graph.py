@@ -301,9 +301,11 @@ class LineageGraph:
             todo.extend(self._children.get(sym, ()))
         return out
 
-    def _order(self, key: str) -> tuple[int, int, int]:
+    def _order(self, key: str) -> tuple[int, int, int, str]:
         v = self._versions[key]
-        return (v.cell, v.statement if v.statement is not None else -1, v.seq)
+        # the key breaks ties (a derived part shares its holder's seq): ancestors are a set,
+        # whose order changes from run to run
+        return (v.cell, v.statement if v.statement is not None else -1, v.seq, key)
 
     def _effective(self, sym: str) -> str | None:
         """The version a read of `sym` resolves to now (None: never versioned, nor any holder)."""
@@ -400,11 +402,21 @@ class LineageGraph:
         path = [end]
         node = end
         while node != start:
-            node = next(
-                p for p in self._versions[node].parents if p == start or start in self._ancestors[p]
-            )
+            parents = self._versions[node].parents
+            if start in parents:
+                node = start
+            else:
+                # the same path on every run: parents are ordered by how the kernel happened
+                # to list what changed, so pick by what the versions are
+                node = min(
+                    (p for p in parents if start in self._ancestors[p]), key=self._structural
+                )
             path.append(node)
         return tuple(reversed(path))
+
+    def _structural(self, key: str) -> tuple[int, int, str, int]:
+        v = self._versions[key]
+        return (v.cell, v.statement if v.statement is not None else -1, v.name, v.version)
 
     # -- updates ------------------------------------------------------------
 

@@ -388,7 +388,7 @@ class LineageAgent:
         alias_groups = self._alias_groups(candidates, after)
         mutated: dict[str, str] = {}
         mutated_parts: dict[str, tuple[tuple[str, ...], ...]] = {}
-        for name in candidates:
+        for name in sorted(candidates):  # a set: sorted, so every run reports alike
             if name in rebound or name not in after:
                 continue
             obj = after[name]
