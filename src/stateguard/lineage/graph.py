@@ -597,6 +597,8 @@ class _CellPass:
         self.cell = len(graph._cells)
         # the guarded blocks that ran (None: every block counts as run)
         self._ran = None if report.ran_blocks is None else frozenset(report.ran_blocks)
+        self.stale_reads = 0
+        """Reads of stale versions so far (the refresh pass looks only when there are)."""
 
     def run(self) -> CellRecord:
         g, report, cell = self.g, self.report, self.cell
@@ -634,7 +636,7 @@ class _CellPass:
                     and (name not in unchanged)
                 ):
                     pending[name] = _Provisional(self._bind_parents(st, name, by_access, parents))
-            for name in self._in_bind_order(st, writes_at.get(st.index, ())):
+            for name in self._in_bind_order(st, writes_at.get(st.index) or ()):
                 pending.pop(name, None)
                 created.extend(
                     self._new_whole(
@@ -648,7 +650,7 @@ class _CellPass:
                 )
             if st.mutates or st.inplace_calls or st.deletes or st.index in part_changes:
                 created.extend(self._part_writes(st, by_access, parents, part_changes))
-            for i in range(first_read, len(reads)):
+            for i in range(first_read, len(reads)) if self.stale_reads else ():
                 r = reads[i]
                 if r.stale is None:
                     continue
@@ -715,6 +717,8 @@ class _CellPass:
                 key = own[-1]  # a name has no holder: its own latest version is current
             resolved.setdefault(key)
             stale = None if ancestors[key].isdisjoint(superseded) else g.why_stale(key)
+            if stale is not None:
+                self.stale_reads += 1
             reads.append(ReadRecord.build(g._versions[key].name, key, st.index, stale, carried))
             return [key]
 
@@ -732,17 +736,20 @@ class _CellPass:
                     got += read(access.root, parts, carried)
             else:
                 got += read(access.root, (), carried)
-            flows = report.return_globals.get(access.root)
-            if access.path and access.path[0][0] == "ret":
-                # f()[k]: the globals that flow into that item, when known
-                flows = report.return_globals.get(f"{access.root}[{access.path[0][1]}]", flows)
-            for gname in (
+            called = (
                 own.get(access.root, ()) if own is not None
                 else report.function_globals.get(access.root, ())
-            ):  # fmt: skip
-                versions = read(gname, ())
-                if flows is None or gname in flows:
-                    got += versions  # what the value read here came from
+            )  # fmt: skip
+            if called:
+                flows = report.return_globals.get(access.root)
+                if access.path and access.path[0][0] == "ret":
+                    # f()[k]: the globals that flow into that item, when known
+                    key = f"{access.root}[{access.path[0][1]}]"
+                    flows = report.return_globals.get(key, flows)
+                for gname in called:
+                    versions = read(gname, ())
+                    if flows is None or gname in flows:
+                        got += versions  # what the value read here came from
             by_access[i] = got
         # reads that are not accesses: globals of called functions, names from the
         # older name-level facts (the runtime resolved them; a report may lack accesses)

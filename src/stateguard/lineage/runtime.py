@@ -344,7 +344,14 @@ class LineageAgent:
         report = report.model_copy(update=update)
         # one JSON string: the kernel's and the client's message layers walk nested
         # structures element by element in Python, a string they pass through whole
-        publish_display_data({REPORT_MIME: report.model_dump_json(exclude_defaults=True)})
+        plain = report.analysis.plain
+        # a plain statement's accesses say nothing its name-level facts do not: left out
+        leave_out = (
+            {"analysis": {"statements": {i: {"accesses"} for i in plain}}} if plain else None
+        )
+        publish_display_data(
+            {REPORT_MIME: report.model_dump_json(exclude_defaults=True, exclude=leave_out)}
+        )
 
     # -- the diff -------------------------------------------------------------
 

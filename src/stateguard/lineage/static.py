@@ -118,6 +118,10 @@ def analyze_statement(stmt: ast.stmt, index: int) -> StatementInfo:
     fast = _simple_assign(stmt, index)
     if fast is not None:
         return fast
+    return _visited(stmt, index)
+
+
+def _visited(stmt: ast.stmt, index: int) -> StatementInfo:
     v = _StatementVisitor()
     v.visit(stmt)
     # every field is built here from typed values; skip validation
@@ -159,7 +163,13 @@ def analyze_cell(source: str) -> CellAnalysis:
 
 def analyze_tree(tree: ast.Module) -> CellAnalysis:
     """`analyze_cell` of an already parsed cell (the tree is not changed)."""
+    statements: list[StatementInfo] = []
+    plain: list[int] = []
+    for i, stmt in enumerate(tree.body):
+        fast = _simple_assign(stmt, i)
+        if fast is not None:
+            plain.append(i)
+        statements.append(fast if fast is not None else _visited(stmt, i))
     return CellAnalysis.model_construct(
-        statements=tuple(analyze_statement(s, i) for i, s in enumerate(tree.body)),
-        syntax_error=None,
+        statements=tuple(statements), syntax_error=None, plain=tuple(plain)
     )
