@@ -7,7 +7,7 @@ blurred by the machine's noise — the median time the lineage bookkeeping itsel
 took per cell: in the kernel (both hooks) and on the host (decoding the report,
 updating the graph).
 
-    python benchmarks/lineage_overhead.py [--repeats 15]
+    python benchmarks/lineage_overhead.py [--repeats 15] [--only "200 small"]
 """
 
 from __future__ import annotations
@@ -112,6 +112,9 @@ def main() -> None:
     """Run every workload on a tracked and an untracked kernel and print ratios."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument(
+        "--only", default="", help="only the workloads whose name contains this (no fixed cost)"
+    )
     args = ap.parse_args()
     off = KernelSession()
     on = _Recording(KernelSession())
@@ -123,6 +126,8 @@ def main() -> None:
             f" {'kernel ms':>10s} {'host ms':>8s} {'direct ratio':>13s}"
         )
         for name, (setup, cell) in WORKLOADS.items():
+            if args.only not in name:
+                continue
             off.execute(setup, timeout=300)
             on.execute(setup, timeout=300)
             t_off, t_on, k_on, h_on = [], [], [], []
@@ -138,6 +143,8 @@ def main() -> None:
                 f" {(m_on - m_off) * 1e3:9.2f} {k * 1e3:10.2f} {h * 1e3:8.2f}"
                 f" {(m_off + k + h) / m_off:13.3f}"
             )
+        if args.only:
+            return
         # about 300 live names of mixed kinds before measuring the fixed cost
         names = "\n".join(
             f"n{i} = {v}" for i, v in enumerate(["1", "[1, 2]", "{'a': 1}", "'text'", "2.5"] * 54)
