@@ -81,3 +81,11 @@ def test_the_compact_hint_is_much_smaller_than_the_full_one() -> None:
     assert hint is not None
     assert estimate_tokens(hint.text) < estimate_tokens(HINT.text)
     assert len(state_line(NOTES[2])) < 200
+
+
+def test_a_conclusion_without_a_value_is_not_shown_as_one() -> None:
+    failed = StateNote(id="S6", issue="How many orders lost money?", conclusions=("None",))
+    line = state_line(failed)
+    assert line.endswith(": no value") and "None" not in line
+    mixed = StateNote(id="S7", issue="Totals?", conclusions=("nan", "42.5"))
+    assert state_line(mixed).endswith(": 42.5")

@@ -88,3 +88,38 @@ def test_missing_labels_reads_the_form_not_the_order() -> None:
     assert spec.missing_labels("Net revenue: 5, ORDERS: 2") == []
     single = AnswerSpec.from_question("What is the total? Answer as `total: <value>`.")
     assert single is not None and single.missing_labels("5") == []
+
+
+@pytest.mark.kernel
+def test_an_answer_of_none_is_replaced_by_the_printed_value_or_refused(
+    tracked: TrackedSession,
+) -> None:
+    fence = "```"
+    question = "What is the average of x?"
+    model = ScriptedModel(
+        [
+            f"{fence}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\n"
+            f"print('average_x:', t.iloc[:, 0].mean())\n{fence}",
+            "<answer>None</answer>",  # the printed value holds the answer
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    answer = events[-1].answer
+    assert answer is not None and answer not in ("None", "") and float(answer) > 0, answer
+    # near miss: nothing printed that could stand for the answer, so "None" is refused
+    model = ScriptedModel(
+        [
+            f"{fence}python\nt = pd.read_csv('data/t.csv')\n{fence}",
+            "<answer>None</answer>",
+            f"{fence}python\nprint(len(t))\n{fence}",
+            "<answer>3</answer>",
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(2, "Rows?")
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert "valueless_answer" in [s.problem for s in steps]
+    assert events[-1].answer == "3"

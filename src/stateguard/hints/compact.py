@@ -152,6 +152,9 @@ def _neg(age: tuple[int, int]) -> tuple[int, int]:
     return (-age[0], -age[1])
 
 
+_NO_VALUE = frozenset({"none", "nan", "null", "n/a", "", "nat"})
+
+
 def _clip(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
@@ -161,8 +164,12 @@ def state_line(note: StateNote) -> str:
     """One state in one line: its issue, what it concluded, its variables, stale or not."""
     issue = _clip(note.issue, _ISSUE_CHARS) if note.issue.strip() else "no question recorded"
     line = f"{note.id} ({issue})"
-    if note.conclusions:
-        line += ": " + _clip("; ".join(note.conclusions), _CONCLUSION_CHARS)
+    # a conclusion that holds no value (None, nan) tells the agent nothing and invites a copy
+    concluded = [c for c in note.conclusions if c.strip().lower() not in _NO_VALUE]
+    if concluded:
+        line += ": " + _clip("; ".join(concluded), _CONCLUSION_CHARS)
+    elif note.conclusions:
+        line += ": no value"
     names = _names(note)
     if names:
         more = f" +{len(names) - _VARIABLES}" if len(names) > _VARIABLES else ""

@@ -781,7 +781,17 @@ class Worker:
             doubtful_cell = False
             exchange = self.conversation.add_reply(step, reply, parsed.code)
 
-            if parsed.problem is not None:
+            if (
+                parsed.problem == "valueless_answer"
+                and (formatted := self._format_answer()) is not None
+            ):
+                # "None" while the printed values hold the answer: the answer is those values
+                exchange.outcome = "answer replaced by the printed values"
+                attempts.progress()
+                if (yield from self._formatted_step(turn, formatted)):
+                    return formatted, "answer", steps
+                refused = True
+            elif parsed.problem is not None:
                 exchange.outcome = f"invalid: {parsed.problem}"
                 attempts.no_progress()
                 yield from self._invalid_step(
