@@ -360,7 +360,7 @@ class _StatementVisitor(ast.NodeVisitor):
         else:
             elts = _concatenated(value)
             if elts is None:
-                return None
+                return self._spread_parts(target, value)
             items = list(enumerate(elts))
         out: list[tuple[list, tuple[int, ...]]] = []
         spread = False
@@ -370,6 +370,41 @@ class _StatementVisitor(ast.NodeVisitor):
             spread = spread or isinstance(v, ast.Starred)
             if not spread:
                 out.append((["key", key], self._reads_since(start)))
+        return out
+
+    def _spread_parts(
+        self, target: ast.Name, value: ast.AST
+    ) -> list[tuple[list, tuple[int, ...]]] | None:
+        """``lst = y + [q]``: a list or tuple named first, then literals. The name's
+        elements carry over one by one (a ``["spread", target]`` read: the runtime pairs
+        ``y[k]`` with ``lst[k]`` when they are the same objects), and each literal element
+        is its own part, counted from the end (its index depends on ``len(y)``)."""
+        operands: list[ast.AST] = []
+        node = value
+        while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            operands.append(node.right)
+            node = node.left
+        operands.append(node)
+        operands.reverse()
+        head, rest = operands[0], operands[1:]
+        if (
+            not rest
+            or not isinstance(head, ast.Name)
+            or not self._is_global(head.id)
+            or head.id in self.writes
+            or self._deferred
+            or not all(isinstance(r, (ast.List, ast.Tuple)) for r in rest)
+        ):
+            return None
+        elts = [e for r in rest for e in r.elts]  # type: ignore[attr-defined]
+        if any(isinstance(e, ast.Starred) for e in elts):
+            return None
+        self._load(head.id, (["spread", target.id],), True)
+        out: list[tuple[list, tuple[int, ...]]] = []
+        for k, e in enumerate(elts):
+            start = len(self.accesses)
+            self.visit(e)
+            out.append((["elem", k - len(elts)], self._reads_since(start)))
         return out
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:

@@ -920,7 +920,15 @@ class _CellPass:
                 for d in la.deps or ():
                     deps.update(dict.fromkeys(by_access.get(d, ())))
                 step = la.path[0]
-                part = f"[{step[1]!r}]"
+                if step[0] == "elem":
+                    # counted from the end (after a spread): the runtime says which index
+                    found = self._access_parts(st, j, la)
+                    if found == [()] or len(found) != 1:
+                        j += 1
+                        continue  # not resolved: the element is the whole value's
+                    part = found[0][0]
+                else:
+                    part = f"[{step[1]!r}]"
                 parts.append(
                     g._add(
                         root=name, parts=(part,), kind="store", cell=self.cell,
@@ -976,8 +984,24 @@ class _CellPass:
         g = self.g
         pairs: dict[str, dict[str, None]] = {}
         chosen: dict[str, None] = {}
+        spread: list[str] = []
         for j, a in enumerate(st.accesses):
             if a.kind != "read" or j not in by_access:
+                continue
+            if a.path and a.path[0][0] == "spread":
+                # lst = y + [..]: each element of y carried over depends on that element only
+                got = self.report.carried.get(f"{st.index}:{j}")
+                if not got or a.path[0][1] != name or a.root not in g._live:
+                    continue
+                for src, dst in got:
+                    v = g._resolve(a.root, (src,), self.cell, st.index)
+                    if v is not None:
+                        spread.append(
+                            g._add(
+                                root=name, parts=(dst,), kind="store", cell=self.cell,
+                                statement=st.index, parents=(v,), seq=seq,
+                            )
+                        )  # fmt: skip
                 continue
             if a.path and a.path[0][0] == "carry":
                 got = self.report.carried.get(f"{st.index}:{j}")
@@ -990,8 +1014,8 @@ class _CellPass:
             else:
                 chosen.update(dict.fromkeys(by_access[j]))
         if not pairs:
-            return []
-        out: list[str] = []
+            return spread
+        out: list[str] = list(spread)
         for dst, parents in pairs.items():
             out.append(
                 g._add(

@@ -627,6 +627,12 @@ class LineageAgent:
             for i, a in enumerate(st.accesses):
                 if not a.path:
                     continue
+                if a.kind == "read" and a.path[0][0] == "spread":
+                    pairs = _spread(a.root, a.path[0][1], before, after)
+                    if pairs:
+                        out[f"{st.index}:{i}"] = tuple((s,) for s, _ in pairs)
+                        carried[f"{st.index}:{i}"] = pairs
+                    continue
                 if a.kind == "read" and a.path[0][0] == "carry":
                     pairs = _carry(a.root, a.path, before, after)
                     if pairs:
@@ -1045,6 +1051,23 @@ def _carry(
         if found:
             out.append((part_text(found[0]), part_text(label)))
     return tuple(out)
+
+
+def _spread(
+    root: str, target: str, before: dict[str, Any], after: dict[str, Any]
+) -> tuple[tuple[str, str], ...]:
+    """``target = root + [...]``: (``[k]``, ``[k]``) for each element of the list or tuple
+    `root` that starts `target` as the very same object; empty (the read is then of the
+    whole of `root`) when `root` is not a list or tuple, is longer than `RANGE_MAX_PARTS`,
+    or `target` does not start with its elements."""
+    src, dst = before.get(root, after.get(root)), after.get(target)
+    if type(src) not in (list, tuple) or type(dst) is not type(src):
+        return ()
+    if len(src) > RANGE_MAX_PARTS or len(dst) < len(src):
+        return ()
+    if any(dst[k] is not src[k] for k in range(len(src))):
+        return ()
+    return tuple((part_text(k), part_text(k)) for k in range(len(src)))
 
 
 def _keyed(obj: Any) -> bool:
