@@ -258,9 +258,22 @@ ROWS = [
     ),
     # -- conservative fallbacks --------------------------------------------------
     Row(
-        "variable-key-reads-the-whole-mapping",
-        ["d = {'a': 1, 'b': 2}", "k = 'a'", "v = d[k]", "d['b'] = 3", "print(v)"],
-        stale={4: {"v"}},
+        "variable-key-reads-the-key-it-held",
+        [
+            "d = {'a': 1, 'b': 2}",
+            "k = 'a'",
+            "v = d[k]",
+            "d['b'] = 3",
+            "print(v)",
+            "d['a'] = 5",
+            "print(v)",
+        ],
+        stale={6: {"v"}},
+    ),
+    Row(
+        "variable-key-rebound-in-the-cell-reads-the-whole-mapping",
+        ["d = {'a': 1, 'b': 2}", "k = 'a'\nv = d[k]\nk = 'b'", "d['b'] = 3", "print(v)"],
+        stale={3: {"v"}},
     ),
     Row(
         "variable-column-list-reads-the-whole-frame",

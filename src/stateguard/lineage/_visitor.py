@@ -202,6 +202,22 @@ class _StatementVisitor(ast.NodeVisitor):
             self._load(base.id, (["range", self.range_targets[node.slice.id]],), False)
             self.visit(node.slice)
             return
+        if (
+            isinstance(node.ctx, ast.Load)
+            and isinstance(base, ast.Name)
+            and isinstance(node.slice, ast.Name)
+            and not self._deferred
+            and self._is_global(base.id)
+            and self._is_global(node.slice.id)
+            and base.id not in self.writes
+            and node.slice.id not in self.writes
+            and node.slice.id not in self.range_targets
+        ):
+            # lst[i], d[k] with a name as the index: the runtime reads the name's value
+            # (when the cell does not rebind it) and resolves the part
+            self._load(base.id, (["var", node.slice.id],), False)
+            self.visit(node.slice)
+            return
         call = node.value
         if (
             isinstance(node.ctx, ast.Load)

@@ -449,7 +449,7 @@ class LineageAgent:
             st_i, _, a_i = key.partition(":")
             a = analysis.statements[int(st_i)].accesses[int(a_i)]
             positional = a.path and (
-                a.path[0][0] == "range" or any(step[0] == "elem" for step in a.path)
+                a.path[0][0] in ("range", "var") or any(step[0] == "elem" for step in a.path)
             )
             if positional and a.root in self._ranged and (a.root in mutated or a.root in rebound):
                 del paths[key]  # changed in the cell: positions may have moved, read it whole
@@ -623,9 +623,27 @@ class LineageAgent:
         frame-valued chains bound to a name, the columns they carried (see `_carry`)."""
         out: dict[str, tuple[tuple[str, ...], ...]] = {}
         carried: dict[str, tuple[tuple[str, str], ...]] = {}
+        rebinds: set[str] | None = None
         for st in analysis.statements:
             for i, a in enumerate(st.accesses):
                 if not a.path:
+                    continue
+                if a.kind == "read" and a.path[0][0] == "var":
+                    # lst[i]: the part at i's value, when the cell does not rebind i
+                    if rebinds is None:
+                        rebinds = set(analysis.writes)
+                    name = a.path[0][1]
+                    key = before.get(name, after.get(name, _MISSING))
+                    obj = before[a.root] if a.root in before else after.get(a.root)
+                    if name in rebinds or type(key) not in (int, str) or obj is None:
+                        continue
+                    try:
+                        found = normalize(obj, (["key", key],))
+                    except Exception:  # a user __getitem__ that raises: the whole value
+                        continue
+                    if found and found != [[]]:
+                        out[f"{st.index}:{i}"] = tuple(tuple(p) for p in found)
+                        self._ranged.add(a.root)
                     continue
                 if a.kind == "read" and a.path[0][0] == "spread":
                     pairs = _spread(a.root, a.path[0][1], before, after)
