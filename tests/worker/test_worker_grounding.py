@@ -118,8 +118,20 @@ def test_an_answer_of_none_is_replaced_by_the_printed_value_or_refused(
         ]
     )
     events = list(
-        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(2, "Rows?")
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(
+            2, "How many rows are there?"
+        )
     )
     steps = [e for e in events if isinstance(e, StepRecord)]
     assert "valueless_answer" in [s.problem for s in steps]
     assert events[-1].answer == "3"
+    # near miss: a question asking which things may be answered "none"
+    model = ScriptedModel(
+        [f"{fence}python\nprint(list(t.columns[:0]))\n{fence}", "<answer>none</answer>"]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(
+            3, "Which columns are empty?"
+        )
+    )
+    assert events[-1].answer == "none"

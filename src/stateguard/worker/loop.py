@@ -74,7 +74,7 @@ from stateguard.worker.events import (
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
 from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
-from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
+from stateguard.worker.parsing import ParsedReply, close_open_block, is_valueless, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
 from stateguard.worker.prompts import corrective_messages, render, system_template
 from stateguard.worker.scope import ScopeLog
@@ -616,6 +616,15 @@ class Worker:
         yield self._user(turn, step, self._note("answer_rejected"))
         return False
 
+    def _valueless(self, answer: str | None) -> bool:
+        """An answer of ``None``/``nan``/``N/A`` to a question that asks for a number."""
+        return (
+            answer is not None
+            and self._spec is not None
+            and any(f.kind in ("number", "count") for f in self._spec.fields)
+            and is_valueless(answer)
+        )
+
     def _format_answer(self, *, labelled_only: bool = False) -> str | None:
         """The answer in the requested format from this turn's printed results, if they
         hold it and it was not tried yet (`stateguard.worker.answer_format`)."""
@@ -768,6 +777,8 @@ class Worker:
                 yield from self._invalid_step(turn, step, parsed, problem, self._note(problem))
                 continue
             parsed = parse_reply(reply, code_ran=code_ran)
+            if parsed.problem is None and self._valueless(parsed.answer):
+                parsed = parsed.model_copy(update={"problem": "valueless_answer"})
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
             doubtful = (
                 doubtful_cell

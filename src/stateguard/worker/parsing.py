@@ -16,8 +16,7 @@ Rules, in order:
 * one block -> a code step (an answer in the same reply is returned too; the
   loop sets it aside, since it was written before the output was seen);
 * no block, an answer, but no code run yet in this turn -> ``answer_without_code``;
-* no block, an empty answer -> ``empty_answer``; an answer that holds no value
-  (``None``, ``nan``, ``null``, ``N/A``) -> ``valueless_answer``;
+* no block, an empty answer -> ``empty_answer``;
 * no block and no answer -> ``no_action``.
 
 The answer is searched outside code blocks; an ``<answer>`` that is never closed
@@ -146,8 +145,6 @@ def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
         return ParsedReply(thought=thought, problem="no_action")
     if not answer:
         return ParsedReply(thought=thought, answer="", problem="empty_answer")
-    if is_valueless(answer):
-        return ParsedReply(thought=thought, answer=answer, problem="valueless_answer")
     if not code_ran:
         return ParsedReply(thought=thought, answer=answer, problem="answer_without_code")
     return ParsedReply(thought=thought, answer=answer)
@@ -158,8 +155,9 @@ _VALUELESS = frozenset({"none", "nan", "null", "n/a", "na", "undefined", "unknow
 
 def is_valueless(answer: str) -> bool:
     """Whether an answer holds no value at all: ``None``, ``nan``, ``null``, ``N/A``…
-    (quoted or not). What a printed Python value says when nothing was found is not an
-    answer to a question."""
+    (quoted or not). Where the question asks for a number, that is what a printed Python
+    value says when nothing was computed, not an answer (the worker refuses it: a
+    ``valueless_answer``); where it asks which things, "none" may be the answer."""
     return answer.strip().strip("`'\"").strip().lower() in _VALUELESS
 
 
