@@ -706,15 +706,15 @@ class _CellPass:
                 out = list(pending[root].parents)
                 resolved.update(dict.fromkeys(out))
                 return out
-            own = by_name.get(root)
-            if root not in live or not own:
+            versions = by_name.get(root)
+            if root not in live or not versions:
                 return []
             if parts:
                 key = g._resolve(root, parts, self.cell, st.index)
                 if key is None:
                     return []
             else:
-                key = own[-1]  # a name has no holder: its own latest version is current
+                key = versions[-1]  # a name has no holder: its own latest version is current
             resolved.setdefault(key)
             stale = None if ancestors[key].isdisjoint(superseded) else g.why_stale(key)
             if stale is not None:
