@@ -650,6 +650,15 @@ class Worker:
         parsed = ParsedReply(thought=FORMATTED_THOUGHT, answer=answer)
         return (yield from self._answer_step(turn, step, parsed, exchange))
 
+    def _printed_answer(
+        self, turn: int, exchange: Exchange, attempts: AttemptLog, formatted: str
+    ) -> Generator[TrajectoryEvent, None, bool]:
+        """Submit, in place of the model's answer, the one this turn's printed values hold;
+        returns whether it was accepted."""
+        exchange.outcome = "answer replaced by the printed values"
+        attempts.progress()
+        return (yield from self._formatted_step(turn, formatted))
+
     def _invalid_step(
         self, turn: int, step: int, parsed: ParsedReply, problem: str, note: str
     ) -> Iterator[TrajectoryEvent]:
@@ -797,9 +806,7 @@ class Worker:
                 and (formatted := self._format_answer()) is not None
             ):
                 # "None" while the printed values hold the answer: the answer is those values
-                exchange.outcome = "answer replaced by the printed values"
-                attempts.progress()
-                if (yield from self._formatted_step(turn, formatted)):
+                if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
                     return formatted, "answer", steps
                 refused = True
             elif parsed.problem is not None:
@@ -845,9 +852,7 @@ class Worker:
             ):
                 formatted = self._format_answer()
                 if formatted is not None:
-                    exchange.outcome = "answer replaced by the printed values"
-                    attempts.progress()
-                    if (yield from self._formatted_step(turn, formatted)):
+                    if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
                         return formatted, "answer", steps
                     refused = True
                     continue
@@ -863,9 +868,7 @@ class Worker:
                 # printed values when they hold every field, else ask for the form
                 formatted = self._format_answer()
                 if formatted is not None:
-                    exchange.outcome = "answer replaced by the printed values"
-                    attempts.progress()
-                    if (yield from self._formatted_step(turn, formatted)):
+                    if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
                         return formatted, "answer", steps
                     refused = True
                     continue
