@@ -113,3 +113,12 @@ def parse_number(value: Any) -> Decimal | None:
     except InvalidOperation:
         return None
     return number if number.is_finite() else None
+
+
+_VALUELESS = frozenset({"", "none", "nan", "null", "n/a", "na", "undefined", "unknown", "nat"})
+
+
+def is_valueless(text: str) -> bool:
+    """Whether a value as written holds no value at all: ``None``, ``nan``, ``null``,
+    ``N/A``… (quoted or not), or nothing."""
+    return text.strip().strip("`'\"").strip().lower() in _VALUELESS

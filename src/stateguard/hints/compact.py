@@ -22,6 +22,7 @@ import re
 from stateguard.hints.templates import HintTemplates
 from stateguard.manager import Hint
 from stateguard.manager.notes import StateNote, StateNotice
+from stateguard.numbers import is_valueless
 from stateguard.types import VarKey
 
 _WORD = re.compile(r"[a-z][a-z0-9]{2,}")
@@ -152,9 +153,6 @@ def _neg(age: tuple[int, int]) -> tuple[int, int]:
     return (-age[0], -age[1])
 
 
-_NO_VALUE = frozenset({"none", "nan", "null", "n/a", "", "nat"})
-
-
 def _clip(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
@@ -165,7 +163,7 @@ def state_line(note: StateNote) -> str:
     issue = _clip(note.issue, _ISSUE_CHARS) if note.issue.strip() else "no question recorded"
     line = f"{note.id} ({issue})"
     # a conclusion that holds no value (None, nan) tells the agent nothing and invites a copy
-    concluded = [c for c in note.conclusions if c.strip().lower() not in _NO_VALUE]
+    concluded = [c for c in note.conclusions if not is_valueless(c)]
     if concluded:
         line += ": " + _clip("; ".join(concluded), _CONCLUSION_CHARS)
     elif note.conclusions:

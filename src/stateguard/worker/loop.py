@@ -49,7 +49,7 @@ from stateguard.llm.limits import ReplyCut, cut_reply
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
-from stateguard.numbers import scan
+from stateguard.numbers import is_valueless, scan
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
@@ -74,7 +74,7 @@ from stateguard.worker.events import (
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
 from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
-from stateguard.worker.parsing import ParsedReply, close_open_block, is_valueless, parse_reply
+from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
 from stateguard.worker.prompts import corrective_messages, render, system_template
 from stateguard.worker.scope import ScopeLog
@@ -617,7 +617,8 @@ class Worker:
         return False
 
     def _valueless(self, answer: str | None) -> bool:
-        """An answer of ``None``/``nan``/``N/A`` to a question that asks for a number."""
+        """An answer of ``None``/``nan``/``N/A`` to a question that asks for a number: what a
+        printed Python value says when nothing was computed ("none" may answer "which …?")."""
         return (
             answer is not None
             and self._spec is not None

@@ -150,17 +150,6 @@ def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
     return ParsedReply(thought=thought, answer=answer)
 
 
-_VALUELESS = frozenset({"none", "nan", "null", "n/a", "na", "undefined", "unknown", "nat"})
-
-
-def is_valueless(answer: str) -> bool:
-    """Whether an answer holds no value at all: ``None``, ``nan``, ``null``, ``N/A``…
-    (quoted or not). Where the question asks for a number, that is what a printed Python
-    value says when nothing was computed, not an answer (the worker refuses it: a
-    ``valueless_answer``); where it asks which things, "none" may be the answer."""
-    return answer.strip().strip("`'\"").strip().lower() in _VALUELESS
-
-
 def close_open_block(text: str) -> str:
     """``text`` with a closing fence added when its last Python block is left open.
 
