@@ -85,7 +85,16 @@ def test_the_compact_hint_is_much_smaller_than_the_full_one() -> None:
 
 def test_a_conclusion_without_a_value_is_not_shown_as_one() -> None:
     failed = StateNote(id="S6", issue="How many orders lost money?", conclusions=("None",))
-    line = state_line(failed)
+    line = state_line(failed, values=True)
     assert line.endswith(": no value") and "None" not in line
     mixed = StateNote(id="S7", issue="Totals?", conclusions=("nan", "42.5"))
-    assert state_line(mixed).endswith(": 42.5")
+    assert state_line(mixed, values=True).endswith(": 42.5")
+
+
+def test_states_are_named_by_reference_unless_values_are_asked_for() -> None:
+    hint = compact_state_hint(HINT, "Summarize the total contribution margin by channel.")
+    assert hint is not None
+    assert "109691.06" not in hint.text and "35685.77" not in hint.text
+    assert "uses orders['cogs'], orders['contribution']" in hint.text
+    valued = compact_state_hint(HINT, "Summarize the contribution margin.", values=True)
+    assert valued is not None and "109691.06" in valued.text

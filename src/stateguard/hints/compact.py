@@ -6,9 +6,15 @@ states whose issue, conclusions or variables share a word with the new question 
 most ``limit``, the best-matching first, ties to the newest), one line each::
 
     <analytical_state_hint>
-    S2 (What is the total contribution margin…): 109691.06; uses contribution
-    S5 (…under the revised rate…): 99209.19; uses contribution — STALE: inputs revised by S6
+    S2 (What is the total contribution margin…); uses cogs, contribution
+    S5 (…under the revised rate…); uses contribution — STALE: inputs revised by S6
     </analytical_state_hint>
+
+By reference only: a state's concluded values are left out unless ``values=True``. A
+small model given an earlier turn's number copies it as the new turn's answer (on the
+embedded model, the hybrid manager's answers fell from 5/10 without hints to 1/10 with
+them, most of them a value copied from the hint); the names of the variables tell it
+where to look, and it prints them itself.
 
 A state whose inputs a later state revised (``StateNote.invalidated_by``, from the
 state store's invalidation map) is marked stale with the states that revised it. No
@@ -158,15 +164,16 @@ def _clip(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def state_line(note: StateNote) -> str:
-    """One state in one line: its issue, what it concluded, its variables, stale or not."""
+def state_line(note: StateNote, *, values: bool = False) -> str:
+    """One state in one line: its issue, its variables, stale or not, and (``values``)
+    what it concluded."""
     issue = _clip(note.issue, _ISSUE_CHARS) if note.issue.strip() else "no question recorded"
     line = f"{note.id} ({issue})"
     # a conclusion that holds no value (None, nan) tells the agent nothing and invites a copy
     concluded = [c for c in note.conclusions if not is_valueless(c)]
-    if concluded:
+    if values and concluded:
         line += ": " + _clip("; ".join(concluded), _CONCLUSION_CHARS)
-    elif note.conclusions:
+    elif values and note.conclusions:
         line += ": no value"
     names = _names(note)
     if names:
@@ -178,18 +185,24 @@ def state_line(note: StateNote) -> str:
 
 
 def compact_state_hint(
-    hint: Hint, question: str, *, limit: int = 3, templates: HintTemplates | None = None
+    hint: Hint,
+    question: str,
+    *,
+    limit: int = 3,
+    values: bool = False,
+    templates: HintTemplates | None = None,
 ) -> Hint | None:
     """``hint`` (a state hint) reduced to the states relevant to ``question`` (the turn's
     question, and its context where it has one), in the compact form of the module
-    docstring; None when none is relevant. Other hints are returned unchanged."""
+    docstring (with each state's concluded values when ``values``); None when none is
+    relevant. Other hints are returned unchanged."""
     notice = hint.notice
     if hint.kind != "state" or not isinstance(notice, StateNotice):
         return hint
     notes = relevant_states(notice, question, limit)
     if not notes:
         return None
-    body = "\n".join(state_line(n) for n in notes)
+    body = "\n".join(state_line(n, values=values) for n in notes)
     text = (templates or HintTemplates.default()).fill("state", states=body)
     return hint.model_copy(
         update={
