@@ -60,12 +60,25 @@ def test_no_spec_when_nothing_can_be_filled(question: str) -> None:
         (["rows: 2.5\ntotal: 60"], None),  # a count must be an integer
         (["rows: 3\nrows: 4\ntotal: 60"], None),  # two values for one label
         (["rows: 3, total: 0    33137.10\n1    32238.12"], None),  # a Series after the label
+        (["rows: 3 rows x 10 columns\ntotal: 60"], "rows: 3, total: 60"),  # a unit word
+        (["rows: 3 7\ntotal: 60"], None),  # two numbers after the label
     ],
 )
 def test_extract_a_template(outputs: list[str], answer: str | None) -> None:
     spec = AnswerSpec.from_question(TEMPLATE_Q)
     assert spec is not None
     assert extract_answer(spec, outputs) == answer
+
+
+def test_the_models_bare_value_fills_the_one_field_the_outputs_leave_open() -> None:
+    spec = AnswerSpec.from_question(TEMPLATE_Q)
+    assert spec is not None
+    assert extract_answer(spec, ["rows: 3 rows", "60.0"], given="60.0") == "rows: 3, total: 60.0"
+    # rows is a count: a value with a fraction cannot fill it
+    assert extract_answer(spec, ["total: 60"], given="2.5") is None
+    # two fields open, or a given answer with two numbers: no guess
+    assert extract_answer(spec, ["nothing labelled"], given="3") is None
+    assert extract_answer(spec, ["rows: 3"], given="60 or 61") is None
 
 
 def test_labelled_only_ignores_positions() -> None:

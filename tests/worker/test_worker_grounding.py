@@ -79,6 +79,34 @@ def test_an_answer_leaving_out_a_field_of_the_form_is_not_submitted(
     assert answer is not None and answer.startswith("rows: 3, total: "), answer
 
 
+@pytest.mark.kernel
+def test_a_bare_answer_fills_the_field_the_setups_output_leaves_open(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\nt = pd.read_csv('data/t.csv')\n"
+        "print('t:', t.shape[0], 'rows x', t.shape[1], 'columns')",
+        frames={"t": "data/t.csv"},
+    )
+    question = "How many rows, and the total of b? Answer as `t: <count>, total: <sum>`."
+    model = ScriptedModel([f"{fence}python\nt['b'].sum()\n{fence}", "<answer>60</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    # the setup printed `t: 3 rows x 2 columns`; the model's bare 60 is the one open field
+    assert events[-1].answer == "t: 3, total: 60"
+    # a bare value that was never shown fills nothing
+    replies = [f"{fence}python\nt['b'].sum()\n{fence}", "<answer>61</answer>"]
+    model = ScriptedModel([*replies, "<answer>t: 3, total: 60</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    problems = [e.problem for e in events if isinstance(e, StepRecord)]
+    assert "ungrounded_answer" in problems, problems
+    assert events[-1].answer == "t: 3, total: 60" and len(model.requests) == 3
+
+
 def test_missing_labels_reads_the_form_not_the_order() -> None:
     from stateguard.worker.answer_format import AnswerSpec
 

@@ -210,10 +210,8 @@ def test_a_labelled_series_counts_only_where_the_question_asks_for_that_value(
         turn=1,
         question=question,
     )
-    assert [d.failure for d in found] == (
-        ["a Series printed where one value was meant"] if flagged else []
-    )
-    assert all("Series of 3 values" in d.note for d in found)
+    assert [d.check for d in found] == (["printed_series"] if flagged else [])
+    assert all(d.severity == "doubt" and "Series of 3 values" in d.message for d in found)
 
 
 @pytest.mark.kernel

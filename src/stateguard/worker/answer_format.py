@@ -156,8 +156,10 @@ def _labelled(field: AnswerField, text: str) -> str | None:
     value = _NUMBER if field.kind != "text" else r"[A-Za-z][\w\- ]*?"
     # the value ends its field: a separator or the end of the line follows (not more values,
     # as in ``total: 0    33137.10`` where a printed Series follows the label)
+    # (or, for a number, a unit word: ``orders: 1200 rows x 10 columns``)
     end = r"(?![\w.])" if field.kind != "text" else ""
-    end += r"['\"]?(?=[ \t]*(?:[,;})\]]|$))"
+    end += r"['\"]?(?=[ \t]*(?:[,;})\]]|$)"
+    end += r"|[ \t]+[A-Za-z])" if field.kind != "text" else ")"
     pattern = rf"(?<!\w)['\"]?{label}['\"]?\s*[:=]\s*['\"]?({value}){end}"
     found = re.findall(pattern, text, flags=re.I | re.M)
     if field.kind != "text" and not found:
@@ -192,11 +194,13 @@ def _last_value(field: AnswerField, line: str) -> str | None:
 
 
 def extract_answer(
-    spec: AnswerSpec, outputs: Sequence[str], *, positional: bool = True
+    spec: AnswerSpec, outputs: Sequence[str], *, positional: bool = True, given: str | None = None
 ) -> str | None:
     """The answer in the requested format from ``outputs`` (newest first), or None.
 
-    ``positional=False`` fills a template from labelled values only."""
+    ``positional=False`` fills a template from labelled values only. ``given``: the
+    model's own answer, one bare value without the template's labels; it fills the one
+    field the outputs leave open, when exactly one is open."""
     outputs = [o for o in outputs if o and o.strip()]
     if not outputs:
         return None
@@ -213,6 +217,9 @@ def extract_answer(
             lines = parts if len(parts) == len(spec.fields) else lines
         if len(lines) == len(spec.fields):
             values = [_last_value(f, ln) for f, ln in zip(spec.fields, lines, strict=True)]
+    open_fields = [i for i, v in enumerate(values) if v is None]
+    if given is not None and len(open_fields) == 1 and len(open_fields) < len(values):
+        values[open_fields[0]] = _single(spec.fields[open_fields[0]], given)
     if any(v is None for v in values):
         return None
     return ", ".join(f"{f.label}: {v}" for f, v in zip(spec.fields, values, strict=True))

@@ -53,7 +53,7 @@ from stateguard.numbers import is_valueless, scan
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
-from stateguard.worker.doubts import silent_errors
+from stateguard.worker.doubts import FAILURES, silent_errors
 from stateguard.worker.error_context import (
     assigned_names,
     bare_annotations,
@@ -509,9 +509,9 @@ class Worker:
             turn=turn,
             question=self.conversation.current.opener,
         )
-        doubts = [d.failure for d in found]
+        doubts = [FAILURES[d.check] for d in found]
         for d in found:
-            observation = f"{observation}\n\n{d.note}"
+            observation = f"{observation}\n\n{d.message}"
         if outcome.cell is not None:
             self._scopes.record(turn, code, {VarKey.name_of(v) for v in outcome.cell.created})
         audit = outcome.audit.describe() if outcome.audit is not None else ""
@@ -590,6 +590,8 @@ class Worker:
             setup=True,
         )
         self._shown.append(execution.stdout)
+        if execution.ok:  # what it printed (``orders: 1200 rows x 10 columns``) is a result too
+            self._outputs.append(execution.stdout)
         loaded = ", ".join(f"`{n}`" for n in setup.frames)
         note = (
             f"The session has loaded the data files: {loaded}.\n{observation}"
@@ -626,9 +628,12 @@ class Worker:
             and is_valueless(answer)
         )
 
-    def _format_answer(self, *, labelled_only: bool = False) -> str | None:
-        """The answer in the requested format from this turn's printed results, if they
-        hold it and it was not tried yet (`stateguard.worker.answer_format`)."""
+    def _format_answer(
+        self, *, labelled_only: bool = False, given: str | None = None
+    ) -> str | None:
+        """The answer in the requested format from this turn's printed results (with
+        ``given``, the model's bare answer, for the one field they leave open), if they hold
+        it and it was not tried yet (`stateguard.worker.answer_format`)."""
         if self._spec is None or not self._outputs:
             return None
         outputs = self._outputs[::-1]
@@ -636,7 +641,7 @@ class Worker:
             if self._spec.template is None:
                 return None
             outputs = outputs[:1]
-        found = extract_answer(self._spec, outputs, positional=not labelled_only)
+        found = extract_answer(self._spec, outputs, positional=not labelled_only, given=given)
         if found is None or found in self._formatted:
             return None
         if unseen_numbers(found, self._shown):
@@ -866,8 +871,9 @@ class Worker:
                 self._spec.missing_labels(parsed.answer or "") if self._spec is not None else []
             ):
                 # the answer leaves out a field of the requested form: fill it from the
-                # printed values when they hold every field, else ask for the form
-                formatted = self._format_answer()
+                # printed values when they hold every field (the answer's own value for
+                # the one they leave open), else ask for the form
+                formatted = self._format_answer(given=parsed.answer)
                 if formatted is not None:
                     if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
                         return formatted, "answer", steps

@@ -1,0 +1,21 @@
+"""Checks over a step: one `Finding` type, one registry, severity that follows evidence.
+
+`stateguard.finding.Finding` is the one shape of what a check found (re-exported here);
+`CheckRegistry` holds named checks over a context and runs them in order. The verifier's
+rules (`stateguard.verify.rules`) and the worker's doubts (`stateguard.worker.doubts`) are
+registered checks; the verifier turns findings into scores, the worker into notes the
+agent reads.
+"""
+
+from stateguard.checks.registry import Check, CheckError, CheckRegistry
+from stateguard.finding import SEVERITIES, Basis, Finding, Severity
+
+__all__ = [
+    "SEVERITIES",
+    "Basis",
+    "Check",
+    "CheckError",
+    "CheckRegistry",
+    "Finding",
+    "Severity",
+]
