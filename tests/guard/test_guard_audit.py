@@ -10,6 +10,7 @@ import pytest
 from stateguard.guard import GuardedSession
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
+from stateguard.manager.notes import RepairNotice
 
 pytestmark = pytest.mark.kernel
 
@@ -40,9 +41,31 @@ def test_a_lossy_merge_the_question_forbids_is_refused_once(guard: GuardedSessio
     assert not review.accepted
     (repair,) = [h for h in review.notes if h.kind == "repair"]
     assert any("dropped 1 of 3 left rows" in line for line in repair.evidence)
+    # no how= written: the code alone makes it an alarm
+    assert not f.question_alarm and isinstance(repair.notice, RepairNotice)
+    (found,) = repair.notice.evidence
+    assert (found.check, found.severity, found.basis) == ("silent_join", "alarm", ("code", "data"))
     # the agent was told and keeps the same merge: its known choice, accepted
     guard.run_cell(DEFAULT_INNER)
     assert guard.propose_answer("the merged table has 2 rows").accepted
+
+
+def test_an_inner_merge_the_question_forbids_is_a_doubt_refused_all_the_same(
+    guard: GuardedSession,
+) -> None:
+    guard.begin_turn("Merge sales with their targets, keeping every year.")
+    guard.run_cell(FRAMES)
+    out = guard.run_cell("m = sales.merge(targets, on='year', how='inner')\nm")
+    assert out.audit is not None
+    (f,) = out.audit.alarms
+    assert f.question_alarm  # from the code alone (how='inner' written) it is a note
+    review = guard.propose_answer("the merged table has 2 rows")
+    assert not review.accepted
+    (repair,) = [h for h in review.notes if h.kind == "repair"]
+    assert isinstance(repair.notice, RepairNotice)
+    (found,) = repair.notice.evidence
+    assert (found.check, found.severity) == ("silent_join", "doubt")
+    assert found.basis == ("code", "data", "question")
 
 
 def test_a_lossy_default_merge_under_a_plain_question_is_a_note(guard: GuardedSession) -> None:

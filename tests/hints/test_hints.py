@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from stateguard.finding import Finding
 from stateguard.hints import (
     HintRenderer,
     HintTemplateError,
@@ -17,7 +18,7 @@ from stateguard.hints import (
     StateNotice,
 )
 from stateguard.manager import Hint
-from stateguard.manager.notes import Evidence
+from stateguard.manager.notes import EvidenceFacts
 
 STATES = StateNotice(
     states=(
@@ -31,15 +32,19 @@ STATES = StateNotice(
         ),
     )
 )
-STALE = Evidence(
+STALE = Finding(
     check="stale_use",
+    severity="alarm",
     message="(the manager's own log line)",
+    basis=("lineage",),
     variables=("cost@v1",),
-    superseding=("rate@v2",),
-    finding="stale_read",
-    step=3,
-    outdated="rate@v1",
-    superseding_cell=2,
+    facts=EvidenceFacts(
+        template="stale_read",
+        step=3,
+        outdated="rate@v1",
+        superseding=("rate@v2",),
+        superseding_cell=2,
+    ).as_facts(),
 )
 REPAIR = RepairNotice(error_variables=("cost@v1",), evidence=(STALE,), checks=("stale_use",))
 
@@ -120,13 +125,17 @@ def test_the_state_list_stays_within_its_budget() -> None:
 
 
 def test_free_text_evidence_and_details() -> None:
-    written = Evidence(check="policy", message="the margin ignores refunds")
-    judged = Evidence(
+    written = Finding(
+        check="policy", severity="doubt", message="the margin ignores refunds", basis=("answer",)
+    )
+    judged = Finding(
         check="unsupported_claim",
+        severity="alarm",
         message="x",
-        finding="not_printed",
-        numbers=("42",),
-        detail="never printed",
+        basis=("answer", "execution"),
+        facts=EvidenceFacts(
+            template="not_printed", numbers=("42",), detail="never printed"
+        ).as_facts(),
     )
     notice = RepairNotice(evidence=(written, judged), reasoning="an LLM's own account")
     hint = HintRenderer().render(Hint(kind="repair", notice=notice))

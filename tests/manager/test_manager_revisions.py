@@ -6,6 +6,7 @@ import pytest
 
 from stateguard.guard import GuardedSession
 from stateguard.kernel import KernelSession
+from stateguard.manager.notes import RepairNotice
 from stateguard.manager.revisions import old_literals, revisions_in
 
 REVISION = "Finance revised the COGS rate from 42% to 47% of net revenue, for the whole year."
@@ -84,6 +85,12 @@ def test_the_old_value_typed_again_after_the_revision_is_refused() -> None:
         review = g.propose_answer("126.00")
         assert not review.accepted
         assert "0.42" in "\n".join(n.text for n in review.notes)
+        # a doubt (the revision is read from the turn's English), repaired on all the same
+        (repair,) = [n for n in review.notes if n.kind == "repair"]
+        assert isinstance(repair.notice, RepairNotice)
+        found = [e for e in repair.notice.evidence if e.check == "revised_constant"]
+        assert found and all(e.severity == "doubt" for e in found)
+        assert found[0].basis == ("code", "question")
 
 
 @pytest.mark.kernel

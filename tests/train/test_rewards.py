@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from stateguard.manager.notes import Evidence as Finding
+from stateguard.finding import Finding
+from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.policies.base import Observation
 from stateguard.state import AnalyticalState, VariableRef
 from stateguard.train.records import Activation, FaultInfo, ManagerTrajectory, TurnOutcome
@@ -38,10 +39,11 @@ REPAIR_X = {
 REPAIR_VAGUE = {"kind": "REPAIR", "analytical_evidence": ["something looks off"]}
 STALE = Finding(
     check="stale_use",
+    severity="alarm",
     message="step 3 read rate@v1; rate was since rewritten as rate@v2",
+    basis=("lineage",),
     variables=("rate@v1",),
-    superseding=("rate@v2",),
-    finding="stale_read",
+    facts=EvidenceFacts(template="stale_read", superseding=("rate@v2",)).as_facts(),
 )
 FAULT = FaultInfo(
     kind="stale-reuse",

@@ -79,7 +79,7 @@ def test_the_rule_is_zero_in_a_result_step_and_a_doubt_elsewhere() -> None:
     task = VerifyTask(question="How many items were ordered in total?")
     step = ok("chipo.item_name.sum()", result="'Chips and Fresh Tomato SalsaIzze…'")
     v = det.verify(task, [step.model_copy(update={"result": True})], env=_env())
-    assert v.score == 0.0 and v.evidence[0].rule == "meaningless_arithmetic", v.rationale
+    assert v.score == 0.0 and v.evidence[0].check == "meaningless_arithmetic", v.rationale
     assert det.verify(task, [step], env=_env()).score == 0.5
     right = ok("chipo.quantity.sum()", result="4972").model_copy(update={"result": True})
     assert det.verify(task, [right], env=_env()).score == 1.0
@@ -120,6 +120,6 @@ def test_an_id_the_question_does_not_name_picked_by_equality_is_a_doubt_in_a_res
     det = StepVerifier("deterministic")
     step = ok(code, result="   item_name  item_price\n…")
     v = det.verify(VerifyTask(question=q), [step.model_copy(update={"result": True})])
-    assert v.score == 0.5 and v.evidence[0].rule == "hardcoded_id", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "hardcoded_id", v.rationale
     # exploring one record, outside a result step, is not doubted
     assert det.verify(VerifyTask(question=q), [step]).score == 1.0

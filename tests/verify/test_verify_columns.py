@@ -101,13 +101,13 @@ def _env(frames: dict[str, list[str]]) -> FakeEnv:
     return FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, value=frames))
 
 
-def test_the_rule_scores_a_result_step_zero_and_leaves_others_alone() -> None:
+def test_the_rule_doubts_a_result_step_and_leaves_others_alone() -> None:
     det = StepVerifier("deterministic")
     task = VerifyTask(question="How many different occupations are in this dataset?")
     step = ok("users.zip_code.nunique()", result="795")
     result = step.model_copy(update={"result": True})
     v = det.verify(task, [result], env=_env(USERS))
-    assert v.score == 0.0 and v.evidence[-1].rule == "question_column"
+    assert v.score == 0.5 and v.evidence[-1].check == "question_column"
     assert "'occupation'" in v.rationale and "'zip_code'" in v.rationale
     assert det.verify(task, [step], env=_env(USERS)).score == 1.0  # an exploration may look
     right = ok("users.occupation.nunique()", result="21").model_copy(update={"result": True})
@@ -124,16 +124,16 @@ def test_a_partial_mismatch_is_a_doubt_not_a_verdict() -> None:
     step = ok(code, result="...").model_copy(update={"result": True})
     v = det.verify(task, [step], env=_env(ARMY))
     assert v.score == 0.5 and "'deaths', which the step does not read" in v.rationale
-    assert [e.decisive for e in v.evidence if e.rule == "question_column"] == [False]
+    assert [e.settles for e in v.evidence if e.check == "question_column"] == [False]
 
 
-def test_a_shown_table_without_a_column_the_question_asks_for_scores_zero() -> None:
+def test_a_shown_table_without_a_column_the_question_asks_for_is_doubted() -> None:
     det = StepVerifier("deterministic")
     q = "Return a data frame with only two columns item_name and item_price"
     code = "chipo_one = chipo[chipo.quantity == 1]\nchipo[['order_id', 'item_price']]"
     step = ok(code, result="...").model_copy(update={"result": True})
     v = det.verify(VerifyTask(question=q), [step], env=_env(CHIPO))
-    assert v.score == 0.0 and v.evidence[0].rule == "question_column", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "question_column", v.rationale
     assert "asks for the column(s) 'item_name'; the step shows 'order_id'" in v.rationale
     # near misses: the asked columns; a question that speaks of no columns
     right = code.replace("'order_id'", "'item_name'")
@@ -179,7 +179,7 @@ def test_a_column_named_by_its_own_words_alone_is_a_doubt_when_missed() -> None:
         update={"result": True}
     )
     v = StepVerifier("deterministic").verify(task, [step], env=_env(CHIPO))
-    assert v.score == 0.5 and v.evidence[0].rule == "question_column", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "question_column", v.rationale
 
 
 def test_a_cell_that_builds_the_named_column_then_shows_another_is_a_doubt() -> None:

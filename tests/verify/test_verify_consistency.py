@@ -82,10 +82,10 @@ def test_a_comparison_that_agrees_with_the_question_is_not(question: str, code: 
     assert contradictions(question, code) == []
 
 
-def test_the_contradiction_rule_scores_a_cell_zero_and_needs_a_cell_that_ran() -> None:
+def test_the_contradiction_rule_doubts_a_cell_and_needs_a_cell_that_ran() -> None:
     task = VerifyTask(question="Filter teams that scored more than 6 goals.")
     v = DET.verify(task, [ok("df[df.Goals <= 6]", result="...")])
-    assert v.score == 0.0 and v.evidence[-1].rule == "question_contradiction"
+    assert v.score == 0.5 and v.evidence[-1].check == "question_contradiction"
     assert DET.verify(task, [ok("df[df.Goals > 6]", result="...")]).score == 1.0
 
 
@@ -189,7 +189,7 @@ def test_a_statistic_against_the_question_settles_only_a_result_step() -> None:
     step = ok("users.age.median()", result="33.0")
     assert DET.verify(task, [step]).score == 1.0  # an exploration may look at the median
     v = DET.verify(task, [step.model_copy(update={"result": True})])
-    assert v.score == 0.0 and "takes the median" in v.rationale
+    assert v.score == 0.5 and "takes the median" in v.rationale
 
 
 def test_a_result_step_ignoring_the_question_is_doubtful_not_wrong() -> None:
@@ -202,11 +202,11 @@ def test_a_result_step_ignoring_the_question_is_doubtful_not_wrong() -> None:
     assert DET.verify(task, [step, answer("All the teams")]).score == 0.5  # the answer too
 
 
-def test_a_result_showing_a_stored_table_whose_condition_nothing_applied_scores_zero() -> None:
+def test_a_result_showing_a_stored_table_whose_condition_nothing_applied_is_doubted() -> None:
     task = VerifyTask(question="Filter teams that scored more than 6 goals.")
     bare = ok("(euro12)", result="Team Goals\n...").model_copy(update={"result": True})
     v = DET.verify(task, [bare])
-    assert v.score == 0.0 and "`(euro12)` as it is" in v.rationale
+    assert v.score == 0.5 and "`(euro12)` as it is" in v.rationale
     # near misses: an earlier step applied the threshold; a bare name that is not a result
     earlier = ok("euro12 = euro12[euro12.Goals > 6]")
     assert DET.verify(task, [earlier, bare]).score == 1.0
@@ -294,7 +294,7 @@ def test_the_count_rule_judges_result_steps_only() -> None:
     task = VerifyTask(question="How many missing values do we have?")
     step = ok("wine.isna().mean().sum()", result="0.4157303370786517")
     v = DET.verify(task, [step.model_copy(update={"result": True})])
-    assert v.score == 0.0 and v.evidence[0].rule == "count_not_whole", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "count_not_whole", v.rationale
     assert DET.verify(task, [step]).score == 1.0  # an exploration may compute shares
 
 
@@ -315,7 +315,7 @@ def test_a_list_of_values_the_code_applies_in_part() -> None:
     )
     step = ok(some, result="...").model_copy(update={"result": True})
     v = DET.verify(VerifyTask(question=q), [step], env=env)
-    assert v.score == 0.0 and v.evidence[0].rule == "question_ignored", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "question_ignored", v.rationale
     # near misses: every value used; none used (a doubt only); values nested in another
     every = some.replace("'Italy']", "'Italy', 'Russia']")
     assert ignored_names(q, every, env) == []
@@ -376,7 +376,7 @@ def test_the_amount_rule_scores_a_result_step_half() -> None:
     task = VerifyTask(question="How much was the revenue for the period?")
     step = ok("(chipo.quantity * chipo.item_price).mean()", result="18.81")
     v = DET.verify(task, [step.model_copy(update={"result": True})])
-    assert v.score == 0.5 and v.evidence[0].rule == "averaged_amount", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "averaged_amount", v.rationale
     assert DET.verify(task, [step]).score == 1.0  # an exploration may take a mean
 
 

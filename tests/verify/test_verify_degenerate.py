@@ -42,7 +42,7 @@ def test_near_misses_are_not(code: str) -> None:
 def test_the_rule_scores_a_cell_that_ran_zero() -> None:
     task = VerifyTask(question="How many days lie between the first and the last day?")
     v = StepVerifier("deterministic").verify(task, [ok("(d.max() - d.max()).days", result="0")])
-    assert v.score == 0.0 and v.evidence[0].rule == "fixed_by_form"
+    assert v.score == 0.0 and v.evidence[0].check == "fixed_by_form"
     right = ok("(d.max() - d.min()).days", result="6000")
     assert StepVerifier("deterministic").verify(task, [right]).score == 1.0
 
@@ -60,7 +60,7 @@ def test_a_column_times_itself_is_a_doubt_unless_a_square_is_asked() -> None:
     task = VerifyTask(question=q)
     step = ok("(chipo['quantity'] * chipo['quantity']).sum()", result="4972")
     v = StepVerifier("deterministic").verify(task, [step.model_copy(update={"result": True})])
-    assert v.score == 0.5 and v.evidence[0].rule == "self_product", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "self_product", v.rationale
 
 
 def test_a_mean_divided_by_a_count_is_a_doubt() -> None:
@@ -77,4 +77,4 @@ def test_a_mean_divided_by_a_count_is_a_doubt() -> None:
     task = VerifyTask(question="Discover the Male percentage per occupation")
     step = ok(code + "\na", result="occupation …").model_copy(update={"result": True})
     v = StepVerifier("deterministic").verify(task, [step])
-    assert v.score == 0.5 and v.evidence[0].rule == "averaged_twice", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "averaged_twice", v.rationale

@@ -62,5 +62,5 @@ def test_the_rule_is_a_doubt_in_a_result_step_only() -> None:
     env = _env({"rows": 9, "repeats": {"item_name": 3}})
     step = ok("chipo[['item_name', 'item_price']]", result="   item_name  item_price\n…")
     v = det.verify(task, [step.model_copy(update={"result": True})], env=env)
-    assert v.score == 0.5 and any(e.rule == "one_per_entity" for e in v.evidence), v.rationale
-    assert all(e.rule != "one_per_entity" for e in det.verify(task, [step], env=env).evidence)
+    assert v.score == 0.5 and any(e.check == "one_per_entity" for e in v.evidence), v.rationale
+    assert all(e.check != "one_per_entity" for e in det.verify(task, [step], env=env).evidence)

@@ -80,7 +80,7 @@ def test_a_join_guard_finding_in_the_kernel_scores_zero(branches: KernelBranches
             )
         )
         v = StepVerifier("deterministic").verify(TASK, root.steps, env=root.environment())
-        assert v.score == 0.0 and v.evidence[0].rule == "audit_cross_product"
+        assert v.score == 0.0 and v.evidence[0].check == "audit_cross_product"
     finally:
         root.close()
 
@@ -166,7 +166,7 @@ def test_a_filter_on_a_value_its_column_lacks_scores_zero_and_a_held_value_does_
     try:
         root.run(Proposal(code="print(sales[sales['region'] == 'Z']['units'].sum())"))
         v = StepVerifier("deterministic").verify(TASK, root.steps, env=root.environment())
-        assert v.score == 0.0 and v.evidence[0].rule == "absent_filter"
+        assert v.score == 0.0 and v.evidence[0].check == "absent_filter"
         assert "'a', 'b', 'c'" in v.rationale
         root.run(Proposal(code="print(sales[sales['region'] == 'b']['units'].sum())"))
         near = StepVerifier("deterministic").verify(TASK, root.steps, env=root.environment())
@@ -189,7 +189,7 @@ def test_a_result_from_another_column_than_the_question_names_by_a_real_probe(
     root = branches.root()
     try:
         v = _result(root, task, "sales.units.nunique()")
-        assert v.score == 0.0 and v.evidence[0].rule == "question_column", v.rationale
+        assert v.score == 0.5 and v.evidence[0].check == "question_column", v.rationale
         near = _result(root, task, "sales.region.nunique()")
         assert near.score == 1.0, near.rationale
     finally:
@@ -204,7 +204,7 @@ def test_a_column_written_all_missing_scores_zero_in_a_result_step(
     try:
         # a grouped result assigned as a column matches no row: all NaN
         v = _result(root, task, "sales['share'] = sales.groupby('units')['region'].count()")
-        assert v.score == 0.0 and v.evidence[0].rule == "blank_column", v.rationale
+        assert v.score == 0.0 and v.evidence[0].check == "blank_column", v.rationale
         assert "`sales['share']`" in v.rationale and "all 3 rows" in v.rationale
         doubt = StepVerifier("deterministic").verify(task, root.steps, env=root.environment())
         assert doubt.score == 0.5  # not a result step: it may be filled later
@@ -224,7 +224,7 @@ def test_a_map_that_leaves_rows_missing_scores_zero_in_a_result_step(
         # 'c' has no entry in the dict: its row gets NaN and the mean silently skips it
         lossy = "sales['north'] = sales['region'].map({'a': 1, 'b': 0})\nsales.north.mean()"
         v = _result(root, task, lossy)
-        assert v.score == 0.0 and v.evidence[0].rule == "lost_mapping", v.rationale
+        assert v.score == 0.0 and v.evidence[0].check == "lost_mapping", v.rationale
         assert "left 1 of 3 rows" in v.rationale and "`sales['region']`" in v.rationale
         # a function with no return for some values does the same; outside a result step: 0.5
         partial = "def f(x):\n    if x == 'a':\n        return 1\n"
@@ -269,7 +269,7 @@ def test_a_sum_of_a_text_column_and_of_an_id_score_zero_by_a_real_probe(
     try:
         root.run(Proposal(code="sales['store_id'] = [7, 8, 9]"))
         text = _result(root, task, "sales.region.sum()")  # 'abc': strings concatenated
-        assert text.score == 0.0 and text.evidence[0].rule == "meaningless_arithmetic"
+        assert text.score == 0.0 and text.evidence[0].check == "meaningless_arithmetic"
         assert "holds text" in text.rationale, text.rationale
         ident = _result(root, task, "(sales.units * sales.store_id).sum()")
         assert ident.score == 0.0 and "an identifier" in ident.rationale, ident.rationale
@@ -291,7 +291,7 @@ def test_values_of_a_text_column_are_read_by_a_real_probe(branches: KernelBranch
             )
         )
         part = _result(root, task, "teams[teams.Team.isin(['England', 'Italy'])][['Team', 'acc']]")
-        assert part.score == 0.0 and "the code uses 'England', 'Italy' only" in part.rationale
+        assert part.score == 0.5 and "the code uses 'England', 'Italy' only" in part.rationale
         none = _result(root, task, "teams[['Team', 'acc']]")
         assert none.score == 0.5 and "the value 'England' of the data" in none.rationale
         every = _result(root, task, "teams[teams.Team != 'Spain'][['Team', 'acc']]")
@@ -311,7 +311,7 @@ def test_a_comparison_the_column_type_fixes_scores_zero_by_a_real_probe(
     root = branches.root()
     try:
         v = _result(root, task, "sales[(sales.units > 10) & (sales.region != 1)]")
-        assert v.score == 0.0 and v.evidence[0].rule == "type_fixed_comparison", v.rationale
+        assert v.score == 0.0 and v.evidence[0].check == "type_fixed_comparison", v.rationale
         near = _result(root, task, "sales[(sales.units > 10) & (sales.region != 'a')]")
         assert near.score == 1.0, near.rationale
     finally:
@@ -330,7 +330,7 @@ def test_a_mark_counting_the_other_group_is_a_doubt_by_a_real_probe(
         )
         per = "\nsales.groupby('region').m.mean()"
         v = _result(root, task, flipped + "sales['m'] = sales.gender.apply(g)" + per)
-        assert v.score == 0.5 and v.evidence[0].rule == "inverted_mark", v.rationale
+        assert v.score == 0.5 and v.evidence[0].check == "inverted_mark", v.rationale
         assert "marks 'M' with 0 and 'F' with 1" in v.rationale, v.rationale
         by_compare = _result(root, task, "sales['m'] = (sales.gender == 'F').astype(int)" + per)
         assert by_compare.score == 0.5, by_compare.rationale
@@ -358,12 +358,46 @@ def test_a_count_of_things_put_on_a_price_is_a_doubt_by_a_real_probe(
         )
         wrong = "len(chipo[(chipo.item_name == 'Canned Soda') & (chipo.item_price > 1)])"
         v = _result(root, task, wrong)
-        assert v.score == 0.5 and v.evidence[0].rule == "counted_fraction", v.rationale
+        assert v.score == 0.5 and v.evidence[0].check == "counted_fraction", v.rationale
         assert "'item_price' is not a count" in v.rationale, v.rationale
         right = "len(chipo[(chipo.item_name == 'Canned Soda') & (chipo.quantity > 1)])"
         assert _result(root, task, right).score == 1.0
         # near miss: the number counts nothing the code names
         plain = VerifyTask(question="How many rows cost more than 1?")
         assert _result(root, plain, "len(chipo[chipo.item_price > 1])").score == 1.0
+    finally:
+        root.close()
+
+
+def test_a_comparison_against_the_question_is_an_alarm_only_where_the_data_corroborates_it(
+    branches: KernelBranches,
+) -> None:
+    root = branches.root()
+    try:
+        # "more than 10" kept as `<= 10`: on the data the two readings keep 1 and 2 rows
+        v = _result(root, TASK, "sales[sales['units'] <= 10].region.tolist()")
+        (f,) = [e for e in v.evidence if e.check == "question_contradiction"]
+        assert v.score == 0.0 and f.severity == "alarm" and f.from_question
+        assert "keeps 1" in f.corroboration and "differ on 3" in f.corroboration
+        # the same comparison on a name the probe cannot evaluate (a lambda's argument)
+        # rests on the English alone: a doubt
+        v = _result(root, TASK, "sales[sales['units'].map(lambda u: u <= 10)].region.tolist()")
+        (f,) = [e for e in v.evidence if e.check == "question_contradiction"]
+        assert v.score == 0.5 and f.severity == "doubt" and not f.corroboration
+    finally:
+        root.close()
+
+
+def test_a_threshold_on_another_column_is_corroborated_by_the_rows_each_keeps(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="Which regions have units of more than 10?")
+    root = branches.root()
+    try:
+        root.run(Proposal(code="sales['price'] = [20, 1, 2]"))
+        v = _result(root, task, "sales[sales['price'] > 10].region.tolist()")
+        found = [e for e in v.evidence if e.check == "threshold_column"]
+        assert found and found[0].severity == "alarm", v.rationale
+        assert "sales['units'] > 10" in found[0].corroboration
     finally:
         root.close()

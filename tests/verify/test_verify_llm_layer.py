@@ -74,7 +74,7 @@ def test_the_model_probes_the_environment_then_concludes() -> None:
     assert v.rationale == "the filter keeps 12 rows, the data has 17"
     assert env.codes == ["(df.year == 2024).sum()\n"]
     assert model.requests[1].messages[-1].content == "Output:\n17"
-    assert any(e.rule == "probe" for e in v.evidence)
+    assert any(e.check == "probe" for e in v.evidence)
 
 
 def test_an_unparseable_score_is_an_invalid_verdict() -> None:
@@ -119,4 +119,4 @@ def test_the_llm_mode_sees_the_rules_findings_as_facts() -> None:
     model = ScriptedModel(["<score>0.5</score><summary>exploring</summary>"])
     v = StepVerifier("llm", model=model).verify(TASK, [failed("df['yr']", "KeyError", "'yr'")])
     assert (v.score, v.layer) == (0.5, "llm")
-    assert "grounding_error: KeyError" in model.requests[0].messages[1].content
+    assert "grounding_error (doubt): KeyError" in model.requests[0].messages[1].content

@@ -75,7 +75,7 @@ def test_an_empty_value_the_step_does_not_report_is_only_a_fact() -> None:
     cell = CellRecord(cell=0, source="tmp = []", created=("tmp@v1",))
     v = DET.verify(TASK, [ok("tmp = []", cell=cell)], env=env)
     assert v.score == 1.0
-    assert [e.decisive for e in v.evidence] == [False]
+    assert [e.settles for e in v.evidence] == [False]
 
 
 def test_a_stale_read_scores_zero_and_names_the_superseding_write() -> None:
@@ -115,11 +115,15 @@ def test_rows_lost_to_an_inner_join_are_weighed_by_the_question() -> None:
     stated = ok("m = a.merge(b, how='inner')", private=_join("dropped_rows", "warning", True))
     unstated = ok("m = a.merge(b)", private=_join("dropped_rows", "warning", False))
     assert score([stated])[0] == 0.5 and score([unstated])[0] == 0.5
-    # a question that asks to keep unmatched rows makes any loss an alarm
+    # a question that asks to keep unmatched rows makes any loss the join guard's alarm;
+    # the verifier doubts a loss that only the question's English condemns (how='inner'
+    # written) and scores 0 the one the code condemns by itself (pandas' unasked default)
     keep = VerifyTask(question="Merge a with b, keeping all rows of a. What is the total?")
-    for step in (stated, unstated):
-        v = DET.verify(keep, [step])
-        assert v.score == 0.0 and "the question asks to keep unmatched rows" in v.rationale
+    v = DET.verify(keep, [stated])
+    assert v.score == 0.5 and "the question asks to keep unmatched rows" in v.rationale
+    assert v.evidence[0].from_question and not v.evidence[0].settles
+    v = DET.verify(keep, [unstated])
+    assert v.score == 0.0 and "the question asks to keep unmatched rows" in v.rationale
     # with no question to read, the code alone decides: pandas' default is an alarm
     blank = VerifyTask(question="")
     assert DET.verify(blank, [stated]).score == 0.5
@@ -147,7 +151,7 @@ def test_the_lowest_decisive_score_wins() -> None:
     cell = stale_cell("m = c.merge(b)", "c", "r", cell=2, superseding_cell=1)
     step = ok("m = c.merge(b)", private=_join("dropped_rows", "warning"), cell=cell)
     v = DET.verify(TASK, [step])
-    assert v.score == 0.0 and {e.rule for e in v.evidence} == {"stale_read", "audit_dropped_rows"}
+    assert v.score == 0.0 and {e.check for e in v.evidence} == {"stale_read", "audit_dropped_rows"}
 
 
 def test_the_execution_baseline_only_sees_success() -> None:
@@ -165,11 +169,11 @@ def test_misuse_is_a_typed_error() -> None:
         StepVerifier("oracle")  # type: ignore[arg-type]
 
 
-def test_an_answer_that_breaks_the_decimal_requirement_scores_zero() -> None:
+def test_an_answer_that_breaks_the_decimal_requirement_is_doubted() -> None:
     task = VerifyTask(question="What is the mean price, rounded to 2 decimal places?")
     steps = [ok("df.price.mean()", result="3.14159"), answer("3.14159")]
     v = DET.verify(task, steps)
-    assert v.score == 0.0 and v.evidence[0].rule == "output_requirement"
+    assert v.score == 0.5 and v.evidence[0].check == "output_requirement"
     assert (
         DET.verify(task, [ok("round(df.price.mean(), 2)", result="3.14"), answer("3.14")]).score
         == 1.0
@@ -179,14 +183,14 @@ def test_an_answer_that_breaks_the_decimal_requirement_scores_zero() -> None:
 def test_a_shown_unrounded_value_is_only_a_fact() -> None:
     task = VerifyTask(question="What is the mean price, rounded to 2 decimal places?")
     v = DET.verify(task, [ok("df.price.mean()", result="3.14159")])
-    assert v.score == 1.0 and [e.decisive for e in v.evidence] == [False]
+    assert v.score == 1.0 and [e.settles for e in v.evidence] == [False]
 
 
-def test_an_unrounded_result_step_scores_zero_and_a_rounded_one_does_not() -> None:
+def test_an_unrounded_result_step_is_doubted_and_a_rounded_one_is_not() -> None:
     task = VerifyTask(question="What is the mean age of users? (rounded to integer)")
     result = ok("users.age.mean()", result="34.05").model_copy(update={"result": True})
     v = DET.verify(task, [result])
-    assert v.score == 0.0 and "a whole number" in v.rationale
+    assert v.score == 0.5 and "a whole number" in v.rationale
     rounded = ok("round(users.age.mean())", result="34").model_copy(update={"result": True})
     assert DET.verify(task, [rounded]).score == 1.0
     # printed raw values beside a rounded result are only a fact
@@ -194,7 +198,7 @@ def test_an_unrounded_result_step_scores_zero_and_a_rounded_one_does_not() -> No
         update={"execution": rounded.execution.model_copy(update={"stdout": "34.05\n"})}
     )
     v = DET.verify(task, [printed])
-    assert v.score == 1.0 and [e.decisive for e in v.evidence] == [False]
+    assert v.score == 1.0 and [e.settles for e in v.evidence] == [False]
 
 
 def test_a_series_printed_after_the_label_of_a_single_value_scores_half() -> None:
@@ -217,7 +221,7 @@ def test_a_stored_table_shown_as_it_was_for_rows_under_a_condition_is_a_doubt() 
     earlier = earlier.model_copy(update={"result": True})  # the previous turn's result
     shown = ok("(euro12)", result="      Team …").model_copy(update={"result": True})
     v = StepVerifier("deterministic").verify(task, [earlier, shown])
-    assert v.score == 0.5 and v.evidence[0].rule == "unfiltered_rows", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "unfiltered_rows", v.rationale
     # near misses: the turn wrote the table before showing it; no condition asked
     kept = ok("euro12 = euro12[euro12.Team.str.startswith('G')]")
     v = StepVerifier("deterministic").verify(task, [earlier, kept, shown])

@@ -52,12 +52,12 @@ def test_near_misses_are_not_misattached(code: str) -> None:
     assert misattached(Q, code, ARMY) == []
 
 
-def test_the_rule_scores_a_result_step_zero() -> None:
+def test_the_rule_doubts_a_result_step() -> None:
     det = StepVerifier("deterministic")
     env = FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, value=ARMY))
     step = ok("army[(army['deserters'] > 500) | (army['deaths'] < 50)]", result="...")
     v = det.verify(VerifyTask(question=Q), [step.model_copy(update={"result": True})], env=env)
-    assert v.score == 0.0 and v.evidence[0].rule == "threshold_column", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "threshold_column", v.rationale
     assert det.verify(VerifyTask(question=Q), [step], env=env).score == 0.5
 
 

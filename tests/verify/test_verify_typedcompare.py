@@ -64,5 +64,5 @@ def test_the_rule_is_zero_in_a_result_step_and_a_doubt_elsewhere() -> None:
     task = VerifyTask(question="Which products were ordered one at a time?")
     step = ok("chipo[chipo.choice_description != 1]", result="...")
     v = det.verify(task, [step.model_copy(update={"result": True})], env=_env())
-    assert v.score == 0.0 and v.evidence[0].rule == "type_fixed_comparison", v.rationale
+    assert v.score == 0.0 and v.evidence[0].check == "type_fixed_comparison", v.rationale
     assert det.verify(task, [step], env=_env()).score == 0.5

@@ -65,6 +65,9 @@ class AuditFinding(BaseModel):
     alarm: bool = False
     """Evidence against the result (`stateguard.audit.joinpolicy` for the join guard; a
     rejecting rule for an operator); otherwise a note the agent reads."""
+    question_alarm: bool = False
+    """An alarm only because the question asks to keep unmatched rows: from the code alone
+    (a ``how=`` written) it would be a note. It rests on reading the question's English."""
 
 
 class CellAudit(BaseModel):
@@ -87,6 +90,7 @@ class CellAudit(BaseModel):
             for rec in self.joins.records:
                 for d in rec.diagnostics:
                     alarm = is_alarm(rec, d, self.rows_asked)
+                    by_code = is_alarm(rec, d, None)
                     message = d.message
                     if alarm and d.kind == "dropped_rows":
                         message += (
@@ -103,6 +107,7 @@ class CellAudit(BaseModel):
                             line=rec.line,
                             outputs=rec.output_names,
                             alarm=alarm,
+                            question_alarm=alarm and not by_code,
                         )
                     )
         for call in self.operators:

@@ -13,9 +13,10 @@ import json
 from string import Template
 from typing import Any
 
+from stateguard.finding import Finding
 from stateguard.hints.templates import HintTemplates
 from stateguard.manager import Hint
-from stateguard.manager.notes import Evidence, RepairNotice, StateNote, StateNotice
+from stateguard.manager.notes import EvidenceFacts, RepairNotice, StateNote, StateNotice
 from stateguard.types import VarKey
 
 _SHORT_VARIABLES = 6
@@ -77,28 +78,30 @@ class HintRenderer:
         return self.templates.fill("state", states=self.states_json(notice))
 
     # -- repair notes --------------------------------------------------------------
-    def finding(self, e: Evidence) -> str:
-        """One finding in words: its template filled from its facts, else its own text."""
-        template = self.templates.evidence.get(e.finding or "")
+    def finding(self, e: Finding) -> str:
+        """One finding in words: its template (``template`` of its facts, see
+        `EvidenceFacts`) filled from its facts, else its own text."""
+        f = EvidenceFacts.of(e)
+        template = self.templates.evidence.get(f.template or "")
         if template is None:
             return e.message
         read = e.variables[0] if e.variables else ""
-        superseded_by = e.superseding[0] if e.superseding else ""
+        superseded_by = f.superseding[0] if f.superseding else ""
         facts = {
-            "step": "" if e.step is None else str(e.step),
+            "step": "" if f.step is None else str(f.step),
             "read": read,
-            "outdated": e.outdated or "",
-            "name": VarKey.name_of(e.outdated or read),
+            "outdated": f.outdated or "",
+            "name": VarKey.name_of(f.outdated or read),
             "superseded_by": superseded_by,
-            "cell": "" if e.superseding_cell is None else str(e.superseding_cell),
-            "numbers": ", ".join(e.numbers),
-            "places": "" if e.places is None else str(e.places),
-            "constraint": e.constraint or "",
+            "cell": "" if f.superseding_cell is None else str(f.superseding_cell),
+            "numbers": ", ".join(f.numbers),
+            "places": "" if f.places is None else str(f.places),
+            "constraint": f.constraint or "",
         }
         text = Template(template).safe_substitute(facts).strip()
-        if e.detail and "detail" in self.templates.evidence:
+        if f.detail and "detail" in self.templates.evidence:
             text = Template(self.templates.evidence["detail"]).safe_substitute(
-                finding=text, detail=e.detail
+                finding=text, detail=f.detail
             )
         return text
 

@@ -30,6 +30,9 @@ the kernel imports this module on first use.
   in a probe.
 * `fractional_columns` — which (frame, column) pairs are numeric with a non-whole value;
   run it in a probe.
+* `readings_differ` — for pairs of boolean expressions (a comparison as the code wrote
+  it, and as the question reads it), the rows each keeps and the rows where they differ;
+  run it in a probe.
 """
 
 from __future__ import annotations
@@ -322,4 +325,38 @@ def fractional_columns(pairs: Sequence[tuple[str, str]]) -> None:
                 out.append([frame, str(column)])
         except Exception:
             continue
+    print(json.dumps(out))
+
+
+def _kept(value: Any) -> tuple[int, Any] | None:
+    """(rows kept, the mask) of a boolean Series, array or Python bool; None otherwise."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return int(bool(value)), bool(value)
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if kind == "b" and getattr(value, "ndim", 0) == 1:
+        return int(value.sum()), value
+    return None
+
+
+def readings_differ(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[kept_as_written, kept_as_read, differing] | null, ...]``, one per pair of
+    boolean expressions (the cell's own comparison, and the same comparison as the
+    question reads it): ``null`` when either fails or is not a mask or a bool, or the two
+    masks are not aligned. Run in a probe: the expressions are the cell's own code."""
+    ns = _user_ns()
+    out: list[list[int] | None] = []
+    for written, read in pairs:
+        try:
+            a = _kept(eval(compile(written, "<written>", "eval"), ns))
+            b = _kept(eval(compile(read, "<read>", "eval"), ns))
+            if a is None or b is None:
+                out.append(None)
+                continue
+            if isinstance(a[1], bool) or isinstance(b[1], bool):
+                differ = int(a[1] != b[1]) if type(a[1]) is type(b[1]) else None
+            else:
+                differ = int((a[1] != b[1]).sum()) if len(a[1]) == len(b[1]) else None
+            out.append(None if differ is None else [a[0], b[0], differ])
+        except Exception:
+            out.append(None)
     print(json.dumps(out))

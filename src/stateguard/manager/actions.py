@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from stateguard.manager.notes import Evidence
+from stateguard.finding import Finding
 from stateguard.state import Constraint, Relation
 
 
@@ -77,7 +77,7 @@ class Repair(_Action):
     suspected_variables: tuple[str, ...] = ()
     checks: tuple[str, ...] = ()
     """Deterministic checks that failed; `stateguard.hints` words their reasoning."""
-    evidence: tuple[Evidence, ...] = ()
+    evidence: tuple[Finding, ...] = ()
     """The findings as typed facts (deterministic policies); else `analytical_evidence`."""
 
 

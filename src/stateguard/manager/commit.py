@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.errors import IllegalActionError
+from stateguard.finding import Finding
 from stateguard.manager.drafts import Draft
-from stateguard.manager.notes import Evidence
 from stateguard.manager.protocol import StepView
 from stateguard.manager.staleness import new_stale_marks
 from stateguard.manager.verify import is_current, verify_state
@@ -34,7 +34,7 @@ def checkpoint_id(state_id: str) -> str:
     return f"ckpt-{state_id}"
 
 
-def verify_draft(draft: Draft, workspace: Workspace) -> list[Evidence]:
+def verify_draft(draft: Draft, workspace: Workspace) -> list[Finding]:
     """Checks run before any commit: stale inputs and executable constraints."""
     return verify_state(
         workspace.graph,

@@ -1,8 +1,22 @@
 """Deterministic checks: what execution and lineage prove without any LLM.
 
-Each check returns `Evidence` items; an item is concrete and localized (which
-variable, which version, which write superseded it, which cell) or it is not
-reported. `ambiguous` items are for the hybrid policy to hand to an LLM.
+Each check returns `stateguard.finding.Finding` items, with the typed facts of
+`stateguard.manager.notes.EvidenceFacts`; an item is concrete and localized (which
+variable, which version, which write superseded it, which cell) or it is not reported.
+`ambiguous` items are for the hybrid policy to hand to an LLM.
+
+Severity and basis follow what a finding rests on:
+
+- `stale_uses`: an alarm on lineage (a version read after its input was rewritten);
+- `unsupported_claims`: an alarm on the answer against what ran (execution);
+- `silent_joins`: an alarm on the code and the data (the join guard's counts); a doubt
+  that also rests on the question when only the question's English made it an alarm
+  (`AuditFinding.question_alarm`);
+- `output_requirements`: a doubt on the answer and the question (the decimal places are
+  read from the question's English).
+
+The deterministic policy repairs on every finding that is not ambiguous, whatever its
+severity (`stateguard.manager.policies.deterministic`).
 """
 
 from __future__ import annotations
@@ -13,18 +27,19 @@ import re
 from collections.abc import Sequence
 
 from stateguard.audit.auditor import AuditFinding, audit_cell
+from stateguard.finding import Finding
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import StaleReason
-from stateguard.manager.notes import Evidence
+from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.protocol import StepView
 from stateguard.numbers import scan
 from stateguard.question import QuestionSpec
 from stateguard.types import VarKey
 
 
-def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]:
+def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Finding]:
     """Reads in this turn of versions that were stale and never recomputed afterwards."""
-    out: list[Evidence] = []
+    out: list[Finding] = []
     seen: set[str] = set()
     written_later: dict[int, set[str]] = {}
     names_after: set[str] = set()
@@ -49,19 +64,23 @@ def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Evidence]
             seen.add(read.version)
             why = read.stale
             out.append(
-                Evidence(
+                Finding(
                     check="stale_use",
+                    severity="alarm",
                     message=(
                         f"step {step.step} read {read.version}, derived from {why.outdated}; "
                         f"{VarKey.name_of(why.outdated)} was since rewritten as "
                         f"{why.superseded_by} (cell {why.superseding_cell})"
                     ),
+                    basis=("lineage",),
                     variables=(read.version,),
-                    superseding=(why.superseded_by,),
-                    finding="stale_read",
-                    step=step.step,
-                    outdated=why.outdated,
-                    superseding_cell=why.superseding_cell,
+                    facts=EvidenceFacts(
+                        template="stale_read",
+                        step=step.step,
+                        outdated=why.outdated,
+                        superseding=(why.superseded_by,),
+                        superseding_cell=why.superseding_cell,
+                    ).as_facts(),
                 )
             )
     return out
@@ -154,7 +173,7 @@ def _join_findings(step: StepView, question: str | None) -> list[AuditFinding]:
 
 def silent_joins(
     steps: Sequence[StepView], earlier: Sequence[StepView] = (), question: str | None = None
-) -> list[Evidence]:
+) -> list[Finding]:
     """Join-guard alarms (`stateguard.audit.joinpolicy`) on results the turn still uses.
 
     ``question`` is the turn's: it decides whether rows an inner join drops are an alarm.
@@ -163,7 +182,7 @@ def silent_joins(
     ``earlier`` steps of the turn, e.g. before a repair) is its known choice, not new
     evidence: after one repair an identical re-run is accepted.
     """
-    out: list[Evidence] = []
+    out: list[Finding] = []
     shown = {f.message for s in earlier for f in _join_findings(s, question)}
     for i, step in enumerate(steps):
         for f in _join_findings(step, question):
@@ -173,12 +192,16 @@ def silent_joins(
                 continue
             made = set(step.cell.created) if step.cell is not None else set()
             where = f" (line {f.line})" if f.line is not None else ""
+            # an alarm only the question's English raised is a doubt on it; the policy
+            # still repairs on it, as it did on every join-guard alarm
             out.append(
-                Evidence(
+                Finding(
                     check="silent_join",
+                    severity="doubt" if f.question_alarm else "alarm",
                     message=f"step {step.step}: {f.message}{where}",
+                    basis=("code", "data", "question") if f.question_alarm else ("code", "data"),
                     variables=tuple(k for k in made if VarKey.name_of(k) in f.outputs),
-                    step=step.step,
+                    facts=EvidenceFacts(step=step.step).as_facts(),
                 )
             )
     return out
@@ -202,7 +225,7 @@ def _matches(value: float, decimals: int, pct: bool, observed: Sequence[float]) 
     )
 
 
-def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) -> list[Evidence]:
+def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) -> list[Finding]:
     """Numbers in the answer that no successful execution of this turn produced."""
     ok_outputs = [s.execution for s in steps if s.execution is not None and s.execution.ok]
     claimed = [n for n in numbers_in(answer) if n[0] not in {v for v, _, _ in numbers_in(question)}]
@@ -210,10 +233,12 @@ def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) ->
         return []
     if not ok_outputs:
         return [
-            Evidence(
+            Finding(
                 check="unsupported_claim",
+                severity="alarm",
                 message="the answer states results but no code ran successfully in this turn",
-                finding="no_successful_code",
+                basis=("answer", "execution"),
+                facts=EvidenceFacts(template="no_successful_code").as_facts(),
             )
         ]
     observed: list[float] = []
@@ -227,15 +252,20 @@ def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) ->
         return []
     shown = ", ".join(f"{v:g}" for v in missing[:5])
     return [
-        Evidence(
+        Finding(
             check="unsupported_claim",
+            severity="alarm",
             message=(
                 f"the answer states {shown}, which no successful execution in this turn printed"
             ),
-            # reformatted or derived-by-hand numbers are possible: let a judge look if one exists
-            ambiguous=True,
-            finding="not_printed",
-            numbers=tuple(f"{v:g}" for v in missing[:5]),
+            basis=("answer", "execution"),
+            facts=EvidenceFacts(
+                template="not_printed",
+                numbers=tuple(f"{v:g}" for v in missing[:5]),
+                # reformatted or derived-by-hand numbers are possible: let a judge look if
+                # one exists
+                ambiguous=True,
+            ).as_facts(),
         )
     ]
 
@@ -246,7 +276,7 @@ def decimal_requirement(question: str) -> int | None:
     return QuestionSpec.parse(question or "").decimals
 
 
-def output_requirements(question: str, answer: str) -> list[Evidence]:
+def output_requirements(question: str, answer: str) -> list[Finding]:
     """Violations of machine-checkable output requirements (decimal places)."""
     places = decimal_requirement(question)
     if places is None:
@@ -255,8 +285,11 @@ def output_requirements(question: str, answer: str) -> list[Evidence]:
     if not bad:
         return []
     return [
-        Evidence(
+        # a doubt: the places are read from the question's English; the manager still
+        # asks for the stated format on it (the policies repair on it as before)
+        Finding(
             check="output_requirement",
+            severity="doubt",
             message=(
                 (
                     "the question asks for a whole number"
@@ -266,8 +299,9 @@ def output_requirements(question: str, answer: str) -> list[Evidence]:
                 + " but the answer gives "
                 + ", ".join(f"{v:g}" for v in bad[:5])
             ),
-            finding="decimals",
-            places=places,
-            numbers=tuple(f"{v:g}" for v in bad[:5]),
+            basis=("answer", "question"),
+            facts=EvidenceFacts(
+                template="decimals", places=places, numbers=tuple(f"{v:g}" for v in bad[:5])
+            ).as_facts(),
         )
     ]

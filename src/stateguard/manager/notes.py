@@ -9,38 +9,38 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from stateguard.finding import FactValue, Finding
 
 RepairMode = Literal["light", "heavy", "rollback"]
-Finding = Literal[
+EvidenceTemplate = Literal[
     "stale_read", "stale_input", "no_successful_code", "not_printed", "decimals", "constraint"
 ]
+"""The hint templates (``[evidence]`` of `stateguard.hints` templates) a manager finding
+is worded by."""
 
 
-class Evidence(BaseModel):
-    """One concrete finding against the current turn's result, as typed facts.
+class EvidenceFacts(BaseModel):
+    """The typed facts a manager check puts in `Finding.facts`.
 
-    ``message`` is the manager's own description (logs, LLM prompts); the agent reads
-    the wording `stateguard.hints` renders from ``finding`` and the facts, or the
-    message when there is no ``finding`` (free text written by an LLM policy).
+    The manager's checks (`stateguard.manager.evidence`, `.verify`, `.revisions`) report
+    `stateguard.finding.Finding` items; their facts are these fields, by name (defaults
+    left out). ``message`` is the manager's own description (logs, LLM prompts); the agent
+    reads the wording `stateguard.hints` renders from ``template`` and the facts, or the
+    message when there is no ``template`` (free text written by an LLM policy).
     """
 
     model_config = ConfigDict(frozen=True)
 
-    check: str
-    """stale_use | unsupported_claim | constraint_failed | output_requirement | silent_join |
-    revised_constant | policy."""
-    message: str
-    variables: tuple[str, ...] = ()
-    """Suspected variable versions (``margin@v1``)."""
-    superseding: tuple[str, ...] = ()
-    """The writes that made them stale (``cogs@v2``, with the cell)."""
-    ambiguous: bool = False
-    finding: Finding | None = None
+    template: EvidenceTemplate | None = None
+    """The hint template that words the finding."""
     step: int | None = None
-    """The step that read a stale value."""
+    """The step the finding is about (the one that read a stale value)."""
     outdated: str | None = None
     """The superseded version a stale value was derived from."""
+    superseding: tuple[str, ...] = ()
+    """The writes that made the finding's variables stale (``cogs@v2``)."""
     superseding_cell: int | None = None
     numbers: tuple[str, ...] = ()
     """Numbers of the answer the finding is about."""
@@ -49,6 +49,23 @@ class Evidence(BaseModel):
     constraint: str | None = None
     detail: str = ""
     """An error message, or a judge's reason."""
+    ambiguous: bool = False
+    """Not settled by the evidence alone: the hybrid policy asks an LLM judge, the
+    deterministic policy does not repair on it."""
+
+    @classmethod
+    def of(cls, finding: Finding) -> EvidenceFacts:
+        """The manager facts of ``finding`` (other facts ignored; none when they do not
+        fit these types, e.g. a finding of another layer)."""
+        known = {k: v for k, v in finding.facts.items() if k in cls.model_fields}
+        try:
+            return cls.model_validate(known)
+        except ValidationError:
+            return cls()
+
+    def as_facts(self) -> dict[str, FactValue]:
+        """The fields set, as `Finding.facts`."""
+        return self.model_dump(exclude_defaults=True)
 
 
 class StateNote(BaseModel):
@@ -86,8 +103,8 @@ class RepairNotice(BaseModel):
     kind: Literal["repair"] = "repair"
     error_variables: tuple[str, ...] = ()
     """The suspected versions (``name@vN``)."""
-    evidence: tuple[Evidence, ...] = ()
-    """Machine-checked findings, one per item."""
+    evidence: tuple[Finding, ...] = ()
+    """Machine-checked findings, one per item (manager facts: `EvidenceFacts`)."""
     checks: tuple[str, ...] = ()
     """Which checks failed (``stale_use``, ``unsupported_claim``, ``constraint_failed``,
     ``output_requirement``); the renderer words the reasoning for each."""

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from stateguard.manager.notes import Evidence, RepairMode, RepairNotice, StateNote, StateNotice
+from stateguard.finding import Finding
+from stateguard.manager.notes import (
+    EvidenceFacts,
+    RepairMode,
+    RepairNotice,
+    StateNote,
+    StateNotice,
+)
 from stateguard.manager.protocol import Hint
 from stateguard.state import AnalyticalState, StateStore
 
@@ -59,7 +66,7 @@ def state_hint(store: StateStore, state_ids: Sequence[str]) -> Hint | None:
 
 
 def repair_hint(
-    evidence: Sequence[Evidence],
+    evidence: Sequence[Finding],
     reasoning: str,
     mode: RepairMode,
     *,
@@ -86,6 +93,6 @@ def repair_hint(
         notice=notice,
         state_ids=(state_id,) if state_id else (),
         variables=suspects,
-        evidence=tuple(s for e in evidence for s in e.superseding)
+        evidence=tuple(s for e in evidence for s in EvidenceFacts.of(e).superseding)
         or tuple(e.message for e in evidence),
     )

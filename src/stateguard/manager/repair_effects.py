@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.finding import Finding
 from stateguard.manager import actions as A
 from stateguard.manager import events as E
-from stateguard.manager.notes import Evidence, RepairMode
+from stateguard.manager.notes import RepairMode
 from stateguard.manager.notices import repair_hint
 from stateguard.manager.protocol import Hint, StepView
 from stateguard.manager.repairs import repair_mode, rollback_names, suspect_names
@@ -47,10 +48,17 @@ class RepairDone(BaseModel):
         return out
 
 
-def repair_evidence(action: A.Repair) -> list[Evidence]:
-    """The action's evidence; the policy's free-text evidence when it gave none."""
+def repair_evidence(action: A.Repair) -> list[Finding]:
+    """The action's evidence; the policy's free-text evidence when it gave none (a doubt:
+    an LLM policy's own account of the answer, which nothing checked)."""
     return list(action.evidence) or [
-        Evidence(check="policy", message=m, variables=tuple(action.suspected_variables))
+        Finding(
+            check="policy",
+            severity="doubt",
+            message=m,
+            basis=("answer",),
+            variables=tuple(action.suspected_variables),
+        )
         for m in action.analytical_evidence
     ]
 

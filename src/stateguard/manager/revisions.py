@@ -8,6 +8,11 @@ that cell stays "current". `revisions_in` reads revision statements in a turn's 
 result of a later turn that reads, directly or through its lineage ancestry, a version
 created *before* the revision by a statement whose code holds the old value as a literal
 (``0.42`` or ``42 / 100`` for 42 %), or that was computed in this turn by code holding it.
+
+A finding is a **doubt**: it rests on the code (the literal) and, for a value read, its
+lineage, but first on reading a revision in the turn's English, which the data does not
+corroborate (a sentence such as "sales moved from 10 to 20" reads like a revision too).
+The deterministic policy still repairs on it, as before severities existed.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.finding import Finding
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import VariableVersion
 from stateguard.manager.evidence import names_key, statement_source
-from stateguard.manager.notes import Evidence
+from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.protocol import StepView
 
 _NUMBER = r"(\d+(?:\.\d+)?)\s*(%|percent\b)?"
@@ -215,10 +221,10 @@ class _Taint:
 
 def revised_constants(
     steps: Sequence[StepView], graph: LineageGraph, revisions: Sequence[Revision]
-) -> list[Evidence]:
+) -> list[Finding]:
     """Results of the steps under review that still carry a revised parameter's old value
     (see the module docstring), one finding per version read."""
-    out: list[Evidence] = []
+    out: list[Finding] = []
     seen: set[str] = set()
     taints: dict[int, _Taint] = {}
     for step in steps:
@@ -230,13 +236,15 @@ def revised_constants(
             if own and f"own:{cell.cell}" not in seen:
                 seen.add(f"own:{cell.cell}")
                 out.append(
-                    Evidence(
+                    Finding(
                         check="revised_constant",
+                        severity="doubt",
                         message=(
                             f"step {step.step} computes with {', '.join(own)}, the value "
                             f"revised {revision.describe()} in turn {revision.turn}"
                         ),
-                        step=step.step,
+                        basis=("code", "question"),
+                        facts=EvidenceFacts(step=step.step).as_facts(),
                     )
                 )
             if id(revision) not in taints:
@@ -257,16 +265,17 @@ def revised_constants(
                 via = "" if origin == read.version else f", derived from {origin}"
                 made = graph.version(origin).cell
                 out.append(
-                    Evidence(
+                    Finding(
                         check="revised_constant",
+                        severity="doubt",
                         message=(
                             f"step {step.step} read {read.version}{via}, computed in cell "
                             f"{made} with {', '.join(literals)}, before turn "
                             f"{revision.turn} revised that value {revision.describe()}"
                         ),
+                        basis=("code", "lineage", "question"),
                         variables=(read.version,),
-                        step=step.step,
-                        outdated=origin,
+                        facts=EvidenceFacts(step=step.step, outdated=origin).as_facts(),
                     )
                 )
     return out

@@ -1,12 +1,17 @@
-"""The one verification of a state: the commit gate and the deterministic policy use it."""
+"""The one verification of a state: the commit gate and the deterministic policy use it.
+
+A stale input is an alarm on lineage; a failing executable constraint is an alarm on the
+data (the constraint's code ran on a copy of the namespace and did not hold).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from stateguard.finding import Finding
 from stateguard.kernel import ProbeResult
 from stateguard.lineage import LineageGraph
-from stateguard.manager.notes import Evidence
+from stateguard.manager.notes import EvidenceFacts
 from stateguard.state import Constraint, VariableRef
 
 Probe = Callable[[str], ProbeResult]
@@ -18,9 +23,9 @@ def is_current(graph: LineageGraph, ref: VariableRef) -> bool:
     return current is not None and current.key == ref.key
 
 
-def constraint_failures(constraints: Iterable[Constraint], probe: Probe) -> list[Evidence]:
+def constraint_failures(constraints: Iterable[Constraint], probe: Probe) -> list[Finding]:
     """Executable constraints that do not hold (run on a copy of the namespace)."""
-    out: list[Evidence] = []
+    out: list[Finding] = []
     for c in constraints:
         if not c.code:
             continue
@@ -28,12 +33,16 @@ def constraint_failures(constraints: Iterable[Constraint], probe: Probe) -> list
         if not res.ok or res.value is False or (res.result or "").strip() == "False":
             detail = f" ({res.error.ename}: {res.error.evalue})" if res.error else ""
             out.append(
-                Evidence(
+                Finding(
                     check="constraint_failed",
+                    severity="alarm",
                     message=f"constraint '{c.text}' does not hold{detail}",
-                    finding="constraint",
-                    constraint=c.text,
-                    detail=f"{res.error.ename}: {res.error.evalue}" if res.error else "",
+                    basis=("data",),
+                    facts=EvidenceFacts(
+                        template="constraint",
+                        constraint=c.text,
+                        detail=f"{res.error.ename}: {res.error.evalue}" if res.error else "",
+                    ).as_facts(),
                 )
             )
     return out
@@ -41,10 +50,10 @@ def constraint_failures(constraints: Iterable[Constraint], probe: Probe) -> list
 
 def stale_inputs(
     graph: LineageGraph, used: Sequence[VariableRef], inputs: Iterable[str]
-) -> list[Evidence]:
+) -> list[Finding]:
     """Current bound versions the state read from before its span that are stale."""
     inputs = set(inputs)
-    out: list[Evidence] = []
+    out: list[Finding] = []
     for ref in used:
         if ref.key not in inputs:
             continue  # versions the span created itself (e.g. a backup copy) are its output
@@ -54,14 +63,18 @@ def stale_inputs(
             continue
         if why is not None and is_current(graph, ref):
             out.append(
-                Evidence(
+                Finding(
                     check="stale_use",
+                    severity="alarm",
                     message=why.describe(),
+                    basis=("lineage",),
                     variables=(ref.key,),
-                    superseding=(why.superseded_by,),
-                    finding="stale_input",
-                    outdated=why.outdated,
-                    superseding_cell=why.superseding_cell,
+                    facts=EvidenceFacts(
+                        template="stale_input",
+                        outdated=why.outdated,
+                        superseding=(why.superseded_by,),
+                        superseding_cell=why.superseding_cell,
+                    ).as_facts(),
                 )
             )
     return out
@@ -73,6 +86,6 @@ def verify_state(
     inputs: Iterable[str],
     constraints: Iterable[Constraint],
     probe: Probe,
-) -> list[Evidence]:
+) -> list[Finding]:
     """Everything that must hold before a state is committed."""
     return stale_inputs(graph, used, inputs) + constraint_failures(constraints, probe)

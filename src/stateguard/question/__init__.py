@@ -1,27 +1,82 @@
-"""The only place that reads a question's English: `QuestionSpec.parse(text, context)`.
+"""The only place that reads a question's English.
 
-The rest of the package asks a `QuestionSpec` what the question states (rounding,
-thresholds and which rows they keep, the statistic, named values and years, join intent,
-stated revisions) instead of matching the wording itself. A field the English does not
-state unambiguously is "not stated".
+`QuestionSpec.parse(text, context)` reads what the question states (rounding, thresholds
+and which rows they keep, the statistic, named values and years, join intent, stated
+revisions). The modules beside it read one concept each, for the rules that need more
+than the spec:
+
+- `stems`: the stemmed words of a question or a column name;
+- `columns`: the columns of the data a question names, and the column a threshold is
+  about;
+- `things`: the one thing a value is asked per, the groups a share or count is of, the
+  things a threshold counts;
+- `values`: where a question writes a given value, and whether it excludes it there;
+- `aggregates`: the wordings of a statistic, an extreme, an order or a square;
+- `conditions`: where a question asks for the rows that meet a condition;
+- `joins`: which rows a join should keep, read broadly.
+
+The rest of the package asks these instead of matching the wording itself. A field the
+English does not state unambiguously is "not stated".
 """
 
+from stateguard.question.aggregates import AggregateWords, aggregate_words
+from stateguard.question.columns import (
+    GENERIC,
+    Subject,
+    is_generic,
+    named_columns,
+    noun_named_columns,
+    speaks_of_columns,
+    speaks_of_ids,
+    threshold_subjects,
+)
+from stateguard.question.conditions import row_condition
+from stateguard.question.joins import RowsAsked, rows_asked
 from stateguard.question.spec import (
     THRESHOLD,
     QuestionSpec,
     Revision,
     Threshold,
     decimals,
+    kept_years,
     number,
+    quoted_values,
     threshold_spans,
 )
+from stateguard.question.stems import stem, word_spans, words
+from stateguard.question.things import asked_entity, asked_groups, counted_things
+from stateguard.question.values import Mention, names_number, value_mentions
 
 __all__ = [
+    "GENERIC",
     "THRESHOLD",
+    "AggregateWords",
+    "Mention",
     "QuestionSpec",
     "Revision",
+    "RowsAsked",
+    "Subject",
     "Threshold",
+    "aggregate_words",
+    "asked_entity",
+    "asked_groups",
+    "counted_things",
     "decimals",
+    "is_generic",
+    "kept_years",
+    "named_columns",
+    "names_number",
+    "noun_named_columns",
     "number",
+    "quoted_values",
+    "row_condition",
+    "rows_asked",
+    "speaks_of_columns",
+    "speaks_of_ids",
+    "stem",
     "threshold_spans",
+    "threshold_subjects",
+    "value_mentions",
+    "word_spans",
+    "words",
 ]

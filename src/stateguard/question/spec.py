@@ -124,8 +124,8 @@ _STATISTICS: tuple[tuple[Statistic, re.Pattern[str]], ...] = (
     # "number of reviews" names a column as often as it asks for a count: not read here
     ("count", re.compile(r"\b(?:how\s+many|count\s+of|total\s+number\s+of)\b", re.I)),
     ("sum", re.compile(r"\b(?:sum\s+of|in\s+total|total(?!\s+number))\b", re.I)),
-    ("mean", re.compile(r"\b(?:mean|average|avg)\b", re.I)),
-    ("median", re.compile(r"\bmedian\b", re.I)),
+    ("mean", re.compile(V.MEAN, re.I)),
+    ("median", re.compile(V.MEDIAN, re.I)),
     (
         # "the percentage of votes" is a column; "what percentage of …" asks for a share
         "share",
@@ -139,8 +139,7 @@ _STATISTICS: tuple[tuple[Statistic, re.Pattern[str]], ...] = (
         "extreme",
         re.compile(
             # not "at least 5" / "at most 5": those are thresholds
-            r"(?<!\bat\s)\b(?:most|highest|largest|biggest|maximum|greatest|top|least|lowest|"
-            r"smallest|minimum|fewest)\b",
+            r"(?<!\bat\s)\b(?:" + V.MOST + "|" + V.LEAST + r")\b",
             re.I,
         ),
     ),
@@ -191,6 +190,19 @@ def threshold_spans(text: str) -> list[Threshold]:
     return sorted(out, key=lambda t: t.start)
 
 
+def quoted_values(text: str) -> list[str]:
+    """The values `text` quotes, as written between the quotes (not stripped), in text
+    order: 'Veggie Salad Bowl', "Seasonal Shopping"."""
+    return _QUOTED.findall(text)
+
+
+def kept_years(text: str) -> list[int]:
+    """The years `text` keeps rows to ("in 2015", "in the year of 2015", "year 2012"), in
+    text order, a repeated one each time; not a year it only mentions ("the same week of
+    2015 and other years")."""
+    return [int(y) for y in _YEAR.findall(text)]
+
+
 def _kept_side(text: str, start: int, direction: Direction) -> Direction | None:
     """The side of the threshold the kept rows lie on (see `Threshold.keeps`)."""
     clause = text[:start]
@@ -222,8 +234,8 @@ def _parse(text: str, context: str, columns: tuple[str, ...]) -> QuestionSpec:
         decimals=decimals(text),
         thresholds=tuple(threshold_spans(text)),
         statistic=stats[0] if len(stats) == 1 else None,
-        quoted=tuple(q.strip() for q in _QUOTED.findall(text)),
-        years=tuple(dict.fromkeys(int(y) for y in _YEAR.findall(text))),
+        quoted=tuple(q.strip() for q in quoted_values(text)),
+        years=tuple(dict.fromkeys(kept_years(text))),
         columns=tuple(named),
         join_rows=join,
         revisions=tuple(revisions),

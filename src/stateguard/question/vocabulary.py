@@ -1,8 +1,9 @@
 """The words the question layer reads, in one place: number words, the phrases of a
-threshold's direction, the verbs that remove rows, and the phrases of rounding.
+threshold's direction, the verbs that remove rows, the phrases of rounding, and the words
+of a mean, a median and an extreme.
 
-Every table here is used by `stateguard.question.spec` only; the rest of the package reads
-questions through `QuestionSpec`.
+Every table here is used by the modules of `stateguard.question` only; the rest of the
+package reads questions through them.
 """
 
 from __future__ import annotations
@@ -79,3 +80,14 @@ INTEGER = (
     r"(?:nearest\s+)?(?:an?\s+)?(?:integers?|whole\s+numbers?|int)\b"
 )
 """"rounded to the nearest integer": 0 places."""
+
+MEAN = r"\b(?:mean|average|avg)\b"
+""""mean", "average", "avg"."""
+
+MEDIAN = r"\bmedian\b"
+
+MOST = "most|highest|largest|biggest|maximum|greatest|top"
+"""Words of the largest ("the most common", "the top 5")."""
+
+LEAST = "least|lowest|smallest|minimum|fewest"
+"""Words of the smallest."""

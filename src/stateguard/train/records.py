@@ -32,8 +32,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from stateguard.errors import StateguardError
+from stateguard.finding import Finding
 from stateguard.manager import actions as A
-from stateguard.manager.notes import Evidence
 from stateguard.manager.policies.base import Observation
 
 __all__ = [
@@ -49,7 +49,9 @@ __all__ = [
     "write_trajectories",
 ]
 
-RECORDS_VERSION = 1
+RECORDS_VERSION = 2
+"""2: evidence items are `stateguard.finding.Finding` (severity, basis, facts); version 1
+files (the former manager ``Evidence``) no longer validate."""
 
 TrajectoryKind = Literal["clean", "counterfactual", "repair"]
 
@@ -131,7 +133,7 @@ class Activation(BaseModel):
     """The draft the activation acts on (the state it opens, for OPEN_STATE)."""
     observation: Observation
     """What the policy got: event, question, answer, pending steps, draft, committed index."""
-    evidence: tuple[Evidence, ...] = ()
+    evidence: tuple[Finding, ...] = ()
     """What the deterministic checks found in this view (stale reads, unsupported claims...)."""
     proposed: dict[str, Any] | None = None
     """The deterministic policy's action in this view (JSON of the action)."""

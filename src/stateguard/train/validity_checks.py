@@ -17,6 +17,7 @@ from stateguard.errors import IllegalActionError
 from stateguard.manager import actions as A
 from stateguard.manager.drafts import Draft
 from stateguard.manager.lifecycle import check_legal
+from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.policies.base import Observation
 from stateguard.train.records import Activation, FaultInfo
 from stateguard.types import VarKey
@@ -136,7 +137,7 @@ def known_variables(activation: Activation, extra: Iterable[str] = ()) -> set[st
         keys.update(v.key for v in obs.draft.used_variables)
     for ev in activation.evidence:
         keys.update(ev.variables)
-        keys.update(ev.superseding)
+        keys.update(EvidenceFacts.of(ev).superseding)
     return keys
 
 
@@ -231,8 +232,9 @@ def _points_at_code(repair: A.Repair, activation: Activation, fault: FaultInfo) 
         if "step" in step
         and any(line in _squash("".join(step.get("code_head", ()))) for line in lines)
     }
+    facts = [EvidenceFacts.of(e) for e in repair.evidence]
     steps = {int(n) for t in texts for n in _STEP.findall(t)} | {
-        e.step for e in repair.evidence if e.step is not None
+        f.step for f in facts if f.step is not None
     }
     return bool(steps & faulted_steps)
 
@@ -254,12 +256,12 @@ def localized(repair: A.Repair, activation: Activation, fault: FaultInfo | None)
     for ev in activation.evidence:
         targets.update(VarKey.name_of(v) for v in ev.variables)
     checks = {ev.check for ev in activation.evidence} | {
-        ev.finding for ev in activation.evidence if ev.finding
+        t for ev in activation.evidence if (t := EvidenceFacts.of(ev).template)
     }
     named = {VarKey.name_of(v) for v in repair.suspected_variables}
     named |= {VarKey.name_of(v) for e in repair.evidence for v in e.variables}
     cited = set(repair.checks) | {e.check for e in repair.evidence}
-    cited |= {e.finding for e in repair.evidence if e.finding}
+    cited |= {t for e in repair.evidence if (t := EvidenceFacts.of(e).template)}
     if bool(named & targets) or bool(cited & checks):
         return True
     if fault is not None and _points_at_code(repair, activation, fault):

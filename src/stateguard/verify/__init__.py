@@ -15,7 +15,6 @@ from stateguard.verify.errors import SearchError, VerifyError
 from stateguard.verify.llm_layer import LLMLayer
 from stateguard.verify.models import (
     SCORES,
-    Evidence,
     InvalidReason,
     Score,
     Step,
@@ -31,7 +30,6 @@ __all__ = [
     "VERIFIER_MODES",
     "ChainedVerifier",
     "Environment",
-    "Evidence",
     "InvalidReason",
     "LLMLayer",
     "ProbeEnvironment",

@@ -28,19 +28,18 @@ Only operations that combine values are judged: ``sum``, ``mean``, ``median``,
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
 from stateguard.kernel import ProbeResult
-from stateguard.verify.columns import column_kinds, column_of, words
+from stateguard.question import names_number, speaks_of_ids, words
+from stateguard.verify.columns import column_kinds, column_of
 from stateguard.verify.consistency import number_of, number_text
 
 _COMBINING = frozenset({"sum", "mean", "median", "prod", "std", "var", "cumsum", "cumprod"})
 _OPERATORS = (ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
 _ORDER = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 _ID_WORDS = frozenset({"id", "identifier", "uuid"})
-_IDS_ASKED = re.compile(r"\b(?:ids?|identifiers?|uuids?)\b", re.I)
 
 
 class Use(NamedTuple):
@@ -97,7 +96,7 @@ def meaningless(
     probe: Callable[..., ProbeResult], code: str, question: str, timeout: float = 20.0
 ) -> list[str]:
     """Each arithmetic of ``code`` on a text or identifier column, as a sentence."""
-    ids_asked = bool(_IDS_ASKED.search(question))
+    ids_asked = speaks_of_ids(question)
     # a threshold matters on an identifier only: no probe for `year > 2024`
     uses = [
         u
@@ -149,7 +148,7 @@ def hardcoded_ids(code: str, question: str) -> list[str]:
             if col is None or not is_identifier(col[1]) or value is None:
                 continue
             shown = number_text(value)
-            if not re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w.])", question):
+            if not names_number(question, shown):
                 out.append(
                     f"`{ast.unparse(node)}` picks `{col[0]}[{col[1]!r}]` {shown}, an "
                     "identifier the question does not name"

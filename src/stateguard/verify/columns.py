@@ -17,41 +17,23 @@ things ("different items" → ``item_name``, "per order" → ``order_id``), or, 
 identifier, one that counts them ("How many orders" → ``order_id``; "how many items
 were ordered" counts units, so it names no ``item_name``). "Someone order…" uses the
 word as a verb and names nothing. This weaker naming only raises a doubt (0.5).
+
+Which columns the question names is read in `stateguard.question.columns`; this module
+reads the code's side.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
+from stateguard.question import named_columns, noun_named_columns, speaks_of_columns
+from stateguard.question import stem as stem  # re-exported: the words of a name
+from stateguard.question import words as words
 from stateguard.verify.environment import Environment
-
-_GENERIC = frozenset(
-    {
-        "id",
-        "name",
-        "no",
-        "num",
-        "number",
-        "code",
-        "count",
-        "total",
-        "value",
-        "index",
-        "type",
-        "data",
-        "level",
-        "unnamed",
-        "col",
-        "column",
-        "key",
-    }
-)
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 # Runs in a fork: the column names of every data frame of the namespace, by variable.
 _FRAMES_PROBE = """
@@ -59,34 +41,6 @@ _FRAMES_PROBE = """
  for k, v in list(globals().items())[:2000]
  if not k.startswith('_') and type(v).__name__ == 'DataFrame'}
 """
-
-
-def stem(word: str) -> str:
-    """``word`` lower-cased without an English plural ending (``cities`` → ``city``)."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("sses", "xes", "zes", "ches", "shes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
-
-
-def words(name: str) -> list[str]:
-    """The stemmed words of a name: ``itemPrice``, ``item_price``, ``Item Price`` → item, price."""
-    return [stem(w) for w in _WORD.findall(name)]
-
-
-def word_spans(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, stemmed word)`` of every word of ``text``, split as `words` splits."""
-    return [(m.start(), m.end(), stem(m.group())) for m in _WORD.finditer(text)]
-
-
-def is_generic(column: str) -> bool:
-    """A name made only of generic words (``id``, ``name``…), which never counts as named."""
-    ws = words(column)
-    return not ws or set(ws) <= _GENERIC
 
 
 def column_of(node: ast.AST) -> tuple[str, str] | None:
@@ -111,44 +65,6 @@ def column_of(node: ast.AST) -> tuple[str, str] | None:
         else:
             return None
     return root.id, name
-
-
-def named_columns(question: str, columns: Iterable[str]) -> set[str]:
-    """The columns every word of whose name is a word of ``question`` (see the module doc)."""
-    asked = set(words(question))
-    out = set()
-    for c in columns:
-        ws = words(c)
-        if not is_generic(c) and all(w in asked for w in ws):
-            out.add(c)
-    return out
-
-
-_KINDS_OF = frozenset({"different", "distinct", "unique", "each", "every", "per"})
-"""Words before a thing that range over its kinds: its name or its identifier."""
-_COUNT_OF = frozenset({"many", "of", "all"})
-"""Words before a thing that count it: its identifier only ("how many items were
-ordered" counts units, not item names; "how many orders" counts order ids)."""
-_IDENTIFIER = frozenset({"id", "no", "num", "number", "code", "key"})
-
-
-def noun_named_columns(question: str, columns: Iterable[str]) -> set[str]:
-    """The columns with a generic word whose other words follow, in order, a word that
-    counts or ranges over things in ``question`` (see the module doc)."""
-    spans = [s[2] for s in word_spans(question)]
-    lowered = [w.lower() for w in _WORD.findall(question)]
-    out = set()
-    for c in columns:
-        ws = words(c)
-        own = [w for w in ws if w not in _GENERIC]
-        if not own or len(own) == len(ws):
-            continue
-        before = _KINDS_OF | (_COUNT_OF if set(ws) & _IDENTIFIER else frozenset())
-        for i in range(1, len(spans) - len(own) + 1):
-            if spans[i : i + len(own)] == own and lowered[i - 1] in before:
-                out.add(c)
-                break
-    return out
 
 
 def _query_names(node: ast.Call) -> set[str]:
@@ -281,16 +197,13 @@ def _built_then_unread(
     return Mismatch(tuple(sorted(built)), tuple(sorted(read)), partial=True, built=True)
 
 
-_COLUMNS_WORD = re.compile(r"\bcolumns?\b", re.I)
-
-
 def projection_mismatch(
     question: str, code: str, frames: Mapping[str, Sequence[str]]
 ) -> Mismatch | None:
     """A question that speaks of columns and names some, and a last statement that selects
     a list of columns of a table (``t[['a', 'b']]``) leaving out a named one for an
     unnamed one: the table shown is not the one asked for. None otherwise."""
-    if not _COLUMNS_WORD.search(question):
+    if not speaks_of_columns(question):
         return None
     try:
         body = ast.parse(code).body

@@ -17,16 +17,18 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
-from stateguard.question import QuestionSpec
+from stateguard.question import (
+    QuestionSpec,
+    aggregate_words,
+    kept_years,
+    quoted_values,
+    value_mentions,
+)
+from stateguard.question import row_condition as row_condition
 from stateguard.verify.environment import Environment
 
-_QUOTED = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,60})[\"'`”’]")
-_NEGATION = re.compile(
-    r"\b(?:not|except|excluding|exclude|other\s+than|besides|without|apart\s+from|"
-    r"aside\s+from|non|isn't|aren't|wasn't|weren't|doesn't|don't|didn't)\b[\w\s\-\"'`“‘]{0,25}$",
-    re.I,
-)
 _CMP = {ast.Gt: "up", ast.GtE: "up", ast.Lt: "down", ast.LtE: "down"}
 _FLIP = {"up": "down", "down": "up"}
 _WORDS = {"up": "more than", "down": "less than"}
@@ -85,12 +87,23 @@ def number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _mentions(question: str, value: str) -> list[re.Match[str]]:
-    return list(re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", question, re.I))
+class Contradiction(NamedTuple):
+    """A comparison of the code against the question: the sentence, the comparison as
+    written, and the same comparison as the question reads it (its other side)."""
+
+    message: str
+    written: str
+    read: str
 
 
 def contradictions(question: str, code: str) -> list[str]:
     """Comparisons of ``code`` that go against the question (see the module docstring)."""
+    return [c.message for c in contradicting(question, code)]
+
+
+def contradicting(question: str, code: str) -> list[Contradiction]:
+    """`contradictions` with, for each, the comparison as written and as the question reads
+    it (``(x <= 6) == False`` for "more than 6"), for a probe to corroborate on the data."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -100,11 +113,12 @@ def contradictions(question: str, code: str) -> list[str]:
     # the side each threshold keeps rows on; a threshold whose side is not stated
     # ("keep … and remove …" in one clause) contradicts nothing
     kept = [(t.value, t.keeps, t.percent) for t in spec.thresholds if t.keeps is not None]
-    out: list[str] = []
+    out: list[Contradiction] = []
     for cmp, negated in _comparisons(tree):
         op, left, right = cmp.ops[0], cmp.left, cmp.comparators[0]
         lc, rc = _const(left), _const(right)
         shown = ast.unparse(cmp)
+        other = f"({shown}) == False"  # the other side of the comparison, mask or bool
         if type(op) in _CMP and isinstance(lc, float) != isinstance(rc, float):
             value = rc if isinstance(rc, float) else lc
             direction = _CMP[type(op)]
@@ -115,29 +129,35 @@ def contradictions(question: str, code: str) -> list[str]:
             same = [d for v, d, pct in kept if value in (v, v / 100 if pct else v)]
             if same and direction not in same:
                 out.append(
-                    f"the question keeps rows {_WORDS[same[0]]} {value:g} but the code "
-                    f"keeps `{shown}`" + (" (negated)" if negated else "")
+                    Contradiction(
+                        f"the question keeps rows {_WORDS[same[0]]} {value:g} but the code "
+                        f"keeps `{shown}`" + (" (negated)" if negated else ""),
+                        shown,
+                        other,
+                    )
                 )
         elif isinstance(op, ast.Eq | ast.NotEq) and (lc is None) != (rc is None):
             value = rc if rc is not None else lc
             assert value is not None
             if isinstance(value, str):
-                hits = _mentions(question, value) if len(value.strip()) >= 2 else []
+                hits = value_mentions(question, value) if len(value.strip()) >= 2 else []
             elif any(value in (v, v / 100 if pct else v) for v, _, pct in asked):
                 continue  # "more than 6" kept as `x != 6` is not a value the question names
             else:
                 value = number_text(value)
-                hits = _mentions(question, value)
+                hits = value_mentions(question, value)
             if not hits:
                 continue
             keeps_it = isinstance(op, ast.Eq) != negated
-            excluded = all(_NEGATION.search(question[: m.start()]) for m in hits)
+            excluded = all(m.negated for m in hits)
             if keeps_it and excluded:
-                out.append(f"the question excludes {value!r} but the code keeps `{shown}`")
+                message = f"the question excludes {value!r} but the code keeps `{shown}`"
+                out.append(Contradiction(message, shown, other))
             elif not keeps_it and not excluded:
-                out.append(
+                message = (
                     f"the question asks about {value!r} but the code excludes it with `{shown}`"
                 )
+                out.append(Contradiction(message, shown, other))
     return out
 
 
@@ -234,15 +254,6 @@ PART_OF_A_LIST = "part of the list"
 """How `ignored_names` begins the note on a list of values the code applies only in part."""
 
 
-_YEAR = re.compile(
-    r"\b(?:(?:in|during|for)\s+(?:the\s+(?:year|season)\s+(?:of\s+)?)?|year\s+(?:of\s+)?)"
-    r"((?:18|19|20)\d\d)\b(?![-/.]\d)",
-    re.I,
-)
-"""A year the question keeps rows to ("in 2015", "in the year of 2015", "year 2012");
-not a year it only mentions ("the same week of 2015 and other years")."""
-
-
 def ignored_names(
     question: str,
     code: str,
@@ -284,12 +295,12 @@ def ignored_names(
     for value, direction, pct in thresholds(question):
         if not _applies(tree, numbers, value, direction, pct):
             out.append(f"the threshold {_WORDS[direction]} {value:g}")
-    for quoted in _QUOTED.findall(question):
+    for quoted in quoted_values(question):
         q = quoted.strip().lower()
         if q not in text and q not in built:
             out.append(f"the value {quoted!r}")
-    for year in _YEAR.findall(question):
-        if float(year) not in numbers and year not in text:
+    for year in kept_years(question):
+        if float(year) not in numbers and str(year) not in text:
             out.append(f"the year {year}")
     for kind, name in found:
         n = name.lower()
@@ -316,31 +327,6 @@ def ignored_names(
     return out
 
 
-_MAX_WORDS = re.compile(r"\b(?:most|highest|largest|biggest|maximum|greatest|top)\b", re.I)
-_MIN_WORDS = re.compile(r"\b(?:least|lowest|smallest|minimum|fewest)\b", re.I)
-# "Which continent drinks more beer?": a comparative in a which/who question with no
-# "than" asks for the extreme ("more than 6" is a threshold, "more X than Y" a comparison).
-_WHICH = r"^\s*(?:which|who)\b(?![^?]*\bthan\b)[^?]*"
-_MORE = re.compile(_WHICH + r"\b(?:more|higher|larger|bigger|greater)\b", re.I)
-_LESS = re.compile(_WHICH + r"\b(?:less|fewer|lower|smaller)\b", re.I)
-_DESC = re.compile(
-    r"\b(?:descending|highest\s+first|largest\s+first|high\s+to\s+low|"
-    r"(?:most|highest|largest)\s+to\s+(?:the\s+)?(?:least|less|lowest|smallest))\b",
-    re.I,
-)
-_ASC = re.compile(
-    r"\b(?:ascending|lowest\s+first|smallest\s+first|low\s+to\s+high|"
-    r"(?:least|lowest|smallest)\s+to\s+(?:the\s+)?(?:most|highest|largest))\b",
-    re.I,
-)
-_MEAN = re.compile(r"\b(?:mean|average|avg)\b", re.I)
-_MEDIAN = re.compile(r"\bmedian\b", re.I)
-_TOTAL = re.compile(r"\b(?:in\s+total|total\s+number|sum\s+of|how\s+many)\b", re.I)
-_COUNT = re.compile(
-    r"\b(?:in\s+total|total\s+number|sum\s+of|how\s+many|count\s+(?:the|all)|number\s+of)\b",
-    re.I,
-)
-_SHARE = re.compile(r"\b(?:percent\w*|proportion|share|ratio|rate|fraction|per\s+cent)\b", re.I)
 _COUNTING = {"sum", "count", "size", "value_counts", "nunique", "len", "shape", "cumsum"}
 _WRAPPERS = {"round", "int", "float", "abs", "print", "display", "str"}
 
@@ -433,29 +419,23 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         return []
     facts = _CodeFacts(tree)
     calls, out = facts.calls, []
-    mean, median = bool(_MEAN.search(question)), bool(_MEDIAN.search(question))
+    asked = aggregate_words(question)
+    mean, median = asked.mean, asked.median
     if mean and not median and "median" in calls and "mean" not in calls:
         out.append("the question asks for the mean but the code takes the median")
     if median and not mean and "mean" in calls and "median" not in calls:
         out.append("the question asks for the median but the code takes the mean")
-    if (
-        _TOTAL.search(question)
-        and not mean
-        and not median
-        and "mean" in calls
-        and not calls & _COUNTING
-    ):
+    if asked.total and not mean and not median and "mean" in calls and not calls & _COUNTING:
         out.append("the question asks for a total but the code only averages")
     elif (
-        _COUNT.search(question)
+        asked.count
         and not mean
         and not median
-        and not _SHARE.search(question)
+        and not asked.share
         and (last := outer_aggregation(tree)) in ("mean", "median")
     ):
         out.append(f"the question asks for a count or total but the result is a {last}")
-    most = bool(_MAX_WORDS.search(question) or _MORE.search(question))
-    least = bool(_MIN_WORDS.search(question) or _LESS.search(question))
+    most, least = asked.most, asked.least
     sorts = [a for a in facts.sorts if a is not None]
     for wanted, other, word, own, opposite in (
         (most, least, "the most", _MAXES, _MINS),
@@ -478,7 +458,7 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
             out.append(
                 f"the question asks for {word} but the code takes the first row of an {order} sort"
             )
-    desc, asc = bool(_DESC.search(question)), bool(_ASC.search(question))
+    desc, asc = asked.descending, asked.ascending
     if sorts and not facts.reverses and desc != asc:
         if desc and all(sorts):
             out.append("the question asks for a descending order but the code sorts ascending")
@@ -487,35 +467,15 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
     return out
 
 
-_ROW_CONDITION = re.compile(
-    r"\b(?:rows?|records?|entries|observations)\b[\w\s,'-]{0,30}?\b"
-    r"(?:where|whose|that|which|with|starting|ending|containing|matching)\b",
-    re.I,
-)
-
-
-def row_condition(question: str) -> str | None:
-    """The words where ``question`` asks for rows that meet a condition ("rows of the teams
-    that start with G", "rows where deaths > 50"), or None."""
-    found = _ROW_CONDITION.search(question)
-    return None if found is None else found.group()
-
-
-_AMOUNT = re.compile(r"\bhow\s+much\b|\ball\s+the\b", re.I)
-_PER_THING = re.compile(
-    r"\b(?:per|each|every|typical(?:ly)?|usual(?:ly)?|expected|normally)\b", re.I
-)
-
-
 def averaged_amount(question: str, code: str) -> str | None:
     """The question asks "how much" or for "all the" of something, with no word of a mean,
     median, share or per-thing value, and the cell's result is a mean: most likely a
     total was meant ("How much was the revenue for the period?"). A doubt, not a
     verdict: "how much does an item cost" may well be a mean."""
-    found = _AMOUNT.search(question)
-    if found is None or _MEAN.search(question) or _MEDIAN.search(question):
+    asked = aggregate_words(question)
+    if asked.amount is None or asked.mean or asked.median:
         return None
-    if _SHARE.search(question) or _PER_THING.search(question):
+    if asked.share or asked.per_thing:
         return None
     try:
         tree = ast.parse(code)
@@ -523,27 +483,19 @@ def averaged_amount(question: str, code: str) -> str | None:
         return None
     if outer_aggregation(tree) != "mean":
         return None
-    return f'the question asks for an amount ("{found.group()}") but the result is a mean'
+    return f'the question asks for an amount ("{asked.amount}") but the result is a mean'
 
 
-_HOW_MANY = re.compile(r"\b(?:how\s+many|total\s+number|number\s+of|count(?:s|ing)?)\b", re.I)
-_NOT_A_COUNT = re.compile(
-    r"\b(?:times|per|each|every|hours?|minutes?|seconds?|days?|weeks?|months?|years?|miles?|"
-    r"km|kilomet\w+|met(?:er|re)s?|feet|foot|inch\w*|pounds?|lbs?|kg|kilo\w*|grams?|"
-    r"lit(?:er|re)s?|gallons?|dollars?|euros?|calories|points?|degrees?|units?|tons?|"
-    r"tonnes?|acres?|hectares?|kwh|watts?)\b|%|\$",
-    re.I,
-)
-"""Wording under which "how many" is not a count of things (a rate, a unit of measure)."""
 _SCALAR = re.compile(r"^(?:np\.\w+\()?\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*\)?$")
 
 
 def fractional_count(question: str, shown: str) -> str | None:
     """The question asks for a count (how many, the number of) and no mean, share or rate,
     and the value shown is a single number with a fractional part: a count is whole."""
-    if not _HOW_MANY.search(question) or _MEAN.search(question) or _MEDIAN.search(question):
+    asked = aggregate_words(question)
+    if not asked.how_many or asked.mean or asked.median:
         return None
-    if _SHARE.search(question) or _NOT_A_COUNT.search(question):
+    if asked.share or asked.not_a_count:
         return None
     m = _SCALAR.match(shown.strip())
     if m is None:

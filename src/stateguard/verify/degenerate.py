@@ -15,7 +15,8 @@ a number per row per row. It is a doubt too (a mean over a size can mean somethi
 from __future__ import annotations
 
 import ast
-import re
+
+from stateguard.question import aggregate_words
 
 _SAME_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.BitXor)
 _SAME_CMPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
@@ -27,9 +28,6 @@ def _is_literal(node: ast.AST) -> bool:
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
     return not _is_literal(a) and ast.dump(a) == ast.dump(b)
-
-
-_SQUARE = re.compile(r"\b(?:squares?|squared|variance|power|quadratic|times\s+itself)\b", re.I)
 
 
 def _is_column(node: ast.AST) -> bool:
@@ -50,7 +48,7 @@ def _binops(code: str, op: type[ast.operator]) -> list[ast.BinOp]:
 
 def self_products(code: str, question: str) -> list[str]:
     """Each column of ``code`` multiplied by itself, unless the question speaks of squares."""
-    if _SQUARE.search(question):
+    if aggregate_words(question).square:
         return []
     return [
         f"`{ast.unparse(node)}` multiplies a column by itself, and the question asks for no square"

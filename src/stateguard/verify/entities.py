@@ -16,29 +16,11 @@ order". The shown value is read by a fork probe (`stateguard.kernel.namespace.sh
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
-from stateguard.verify.columns import is_generic, stem, words
-
-_EACH = re.compile(
-    r"\b(?:each|per|every)\s+(?:one\s+of\s+the\s+|of\s+the\s+)?([A-Za-z]+)"
-    # a second thing ends the clause: "each regiment and company?", not "… and sort it"
-    r"(?:\s+(?:and|or|&)\s+(?:each\s+|per\s+|every\s+)?([A-Za-z]+)(?=\s*(?:[?.,;:!]|$)))?",
-    re.I,
-)
-_NOT_A_THING = frozenset(
-    {"one", "other", "single", "cent", "capita", "time", "the", "a", "an", "its", "their"}
-)
-
-
-def asked_entity(question: str) -> str | None:
-    """The stemmed word of the one thing the question asks a value for, or None."""
-    found = {stem(w) for m in _EACH.finditer(question) for w in m.groups() if w}
-    found -= _NOT_A_THING
-    return found.pop() if len(found) == 1 else None
+from stateguard.question import asked_entity, is_generic, words
 
 
 def stands_for(key: str, entity: str) -> bool:

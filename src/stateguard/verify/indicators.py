@@ -20,31 +20,13 @@ category, so it is not judged.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.filterchecks import column_assignments, frame_column, probe_rows
 from stateguard.kernel import ProbeResult
-from stateguard.verify.columns import stem
-
-_SHARE = r"(?:percentage|percent|proportion|share|ratio|rate|fraction)"
-_SUBJECT = (
-    re.compile(r"\b([A-Za-z]+)\s+" + _SHARE + r"\b", re.I),  # "the Male percentage"
-    re.compile(
-        r"\b(?:" + _SHARE + r"|number|count|how\s+many)\s+(?:of\s+)?(?:the\s+)?"
-        r"(?:(?:unique|different|distinct)\s+)?([A-Za-z]+)",
-        re.I,
-    ),  # "the share of women", "how many smokers"
-)
-_NOT_A_GROUP = frozenset(
-    {
-        "the", "a", "an", "of", "what", "which", "is", "are", "its", "their", "total",
-        "overall", "times", "rows", "records", "entries", "values", "columns", "cases",
-        "observations", "missing", "unique", "different", "distinct",
-    }
-)  # fmt: skip
+from stateguard.question import asked_groups, stem
 
 
 class MarkedColumn(BaseModel):
@@ -115,18 +97,6 @@ def indicators(
         ),
         timeout,
     )
-
-
-def asked_groups(question: str) -> list[str]:
-    """The words a share or count phrase of ``question`` is about ("Male" in "the Male
-    percentage", "women" in "the share of women")."""
-    out = []
-    for pattern in _SUBJECT:
-        for m in pattern.finditer(question):
-            word = m.group(1)
-            if word.lower() not in _NOT_A_GROUP and not re.fullmatch(_SHARE, word, re.I):
-                out.append(word)
-    return out
 
 
 def names_category(word: str, category: str) -> bool:

@@ -13,9 +13,10 @@ import time
 from collections.abc import Sequence
 
 from stateguard.errors import ModelError
+from stateguard.finding import Finding
 from stateguard.llm import ChatMessage, ChatModel
 from stateguard.verify.environment import Environment
-from stateguard.verify.models import Evidence, InvalidReason, Step, StepVerdict, VerifyTask
+from stateguard.verify.models import InvalidReason, Step, StepVerdict, VerifyTask
 from stateguard.verify.parsing import parse_verifier_reply
 from stateguard.verify.prompts import load
 
@@ -76,7 +77,7 @@ class LLMLayer:
         task: VerifyTask,
         steps: Sequence[Step],
         index: int,
-        facts: Sequence[Evidence],
+        facts: Sequence[Finding],
         verdicts: Sequence[StepVerdict | None],
     ) -> list[ChatMessage]:
         """The opening conversation for step ``index``."""
@@ -90,7 +91,7 @@ class LLMLayer:
             history=_history(steps[:index], verdicts),
             index=index,
             step=describe_step(step),
-            facts="\n".join(f"- {e.rule}: {e.message}" for e in facts) or "(none)",
+            facts="\n".join(f"- {e.check} ({e.severity}): {e.message}" for e in facts) or "(none)",
         )
         return [ChatMessage.system(system), ChatMessage(role="user", content=user)]
 
@@ -100,7 +101,7 @@ class LLMLayer:
         steps: Sequence[Step],
         index: int,
         env: Environment | None,
-        facts: Sequence[Evidence] = (),
+        facts: Sequence[Finding] = (),
         verdicts: Sequence[StepVerdict | None] = (),
     ) -> StepVerdict:
         """Run the rounds; always returns a verdict (invalid when no score can be trusted)."""
@@ -148,10 +149,11 @@ class LLMLayer:
                     or "(no output)"
                 )
                 evidence.append(
-                    Evidence(
-                        rule="probe",
+                    Finding(
+                        check="probe",
+                        severity="note",
                         message=_clip(f"{parsed.code.strip()} -> {observation}", 400),
-                        decisive=False,
+                        basis=("data",),
                     )
                 )
             messages += [
@@ -170,7 +172,7 @@ class LLMLayer:
     def _invalid(
         reason: InvalidReason,
         detail: str,
-        evidence: Sequence[Evidence],
+        evidence: Sequence[Finding],
         rounds: int,
         probe_s: float,
     ) -> StepVerdict:

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from stateguard.finding import Finding
 from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord
 
@@ -62,18 +63,6 @@ class Step(BaseModel):
         return self.answer is not None and self.code is None
 
 
-class Evidence(BaseModel):
-    """One concrete fact a verdict rests on."""
-
-    model_config = ConfigDict(frozen=True)
-
-    rule: str
-    """The rule or source that produced it (``grounding_error``, ``stale_read``, ``probe``…)."""
-    message: str
-    decisive: bool = True
-    """False: a fact worth showing the LLM layer that does not settle the score by itself."""
-
-
 class StepVerdict(BaseModel):
     """The score of one step with its rationale and evidence.
 
@@ -87,7 +76,8 @@ class StepVerdict(BaseModel):
     invalid_detail: str = ""
     """What was wrong (the unparseable text, the model error…) when ``invalid`` is set."""
     rationale: str
-    evidence: tuple[Evidence, ...] = ()
+    evidence: tuple[Finding, ...] = ()
+    """Every finding of the checks on this step (alarms, doubts and notes)."""
     layer: Layer
     rounds: int = 0
     """LLM rounds spent (0 for the deterministic layers)."""

@@ -1,26 +1,34 @@
-"""The deterministic layer: rules that settle a step's score where the evidence is decisive.
+"""The deterministic layer: checks that settle a step's score where the evidence is decisive.
 
-Each rule looks at one step (with the trajectory around it and, when given, the live
-environment after it) and returns `RuleResult`s: a score with its evidence, or a
-non-decisive fact for the LLM layer. No rule calls a model. The verdict is the lowest
-decisive score; a step no rule decides is left to the next layer.
+Each rule is a check registered in `CHECKS` (`stateguard.checks`): it looks at one step
+(with the trajectory around it and, when given, the live environment after it) and
+returns `Finding`s. An alarm is a 0, a doubt a 0.5, a note a fact for the LLM layer. No
+rule calls a model. The verdict is the lowest settled score; a step no finding settles is
+left to the next layer.
+
+Severity follows evidence (`stateguard.finding`): code, data, execution, lineage and the
+answer can raise an alarm; a finding that rests on reading the question's English (its
+thresholds, the columns or statistic it names, decimal places, join intent) is at most
+a doubt, since a misread question must never score a correct step 0.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit import audit_cell
-from stateguard.audit.filterchecks import absent_filters
+from stateguard.audit.filterchecks import absent_filters, probe_json
 from stateguard.audit.filterchecks import describe as describe_absent
 from stateguard.audit.mapchecks import describe as describe_lost
 from stateguard.audit.mapchecks import lost_values
 from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import describe as describe_misprinted
+from stateguard.checks import Basis, Check, CheckRegistry, Finding
+from stateguard.kernel import namespace
 from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.question import threshold_spans
@@ -29,9 +37,10 @@ from stateguard.verify.arithmetic import hardcoded_ids, meaningless
 from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
+    Contradiction,
     aggregate_contradictions,
     averaged_amount,
-    contradictions,
+    contradicting,
     fractional_count,
     ignored_names,
     row_condition,
@@ -41,8 +50,8 @@ from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
 from stateguard.verify.indicators import inverted_marks
-from stateguard.verify.models import Evidence, Score, Step, VerifyTask
-from stateguard.verify.thresholds import counted_on_fractions, misattached
+from stateguard.verify.models import Step, VerifyTask
+from stateguard.verify.thresholds import counted_on_fractions, misattached_readings
 from stateguard.verify.typedcompare import fixed_by_type
 from stateguard.worker.answer_format import AnswerSpec
 
@@ -71,15 +80,6 @@ _CLAIMS = (
 )
 
 
-class RuleResult(BaseModel):
-    """One rule's finding: a score it can stand behind, or (``score`` None) a fact only."""
-
-    model_config = ConfigDict(frozen=True)
-
-    score: Score | None
-    evidence: Evidence
-
-
 class RuleInput(BaseModel):
     """What a rule sees: the task, all known steps, which one, and the environment after it."""
 
@@ -103,44 +103,58 @@ class RuleInput(BaseModel):
         return frame_columns(self.env, self.probe_timeout) if self.env is not None else {}
 
 
-def _decide(score: Score, rule: str, message: str) -> RuleResult:
-    return RuleResult(score=score, evidence=Evidence(rule=rule, message=message))
+CHECKS: CheckRegistry[RuleInput] = CheckRegistry("verify")
+"""Every deterministic rule, in the order they run (cheapest evidence first)."""
+
+Rule = Check[RuleInput]
 
 
-def _fact(rule: str, message: str) -> RuleResult:
-    return RuleResult(score=None, evidence=Evidence(rule=rule, message=message, decisive=False))
+def _alarm(rule: str, message: str, *basis: Basis) -> Finding:
+    """A 0: evidence from code, data, execution, lineage or the answer."""
+    return Finding(check=rule, severity="alarm", message=message, basis=basis)
 
 
-def _doubt(rule: str, message: str) -> RuleResult:
-    """A 0.5 that is not decisive: a later layer may still judge the step."""
-    return RuleResult(score=0.5, evidence=Evidence(rule=rule, message=message, decisive=False))
+def _note(rule: str, message: str, *basis: Basis) -> Finding:
+    """A fact for the LLM layer, which decides nothing."""
+    return Finding(check=rule, severity="note", message=message, basis=basis)
 
 
-def _in_result(step: Step, rule: str, messages: Sequence[str]) -> list[RuleResult]:
-    """0 for each message in a result step (its value is the answer), else a 0.5 doubt."""
-    if step.result:
-        return [_decide(0.0, rule, m) for m in messages]
-    return [_doubt(rule, m) for m in messages]
+def _doubt(rule: str, message: str, *basis: Basis, firm: bool = False) -> Finding:
+    """A 0.5; unless ``firm``, a later layer may still judge the step."""
+    return Finding(check=rule, severity="doubt", message=message, basis=basis, firm=firm)
 
 
-def execution_error(inp: RuleInput) -> list[RuleResult]:
+def _in_result(step: Step, rule: str, messages: Sequence[str], *basis: Basis) -> list[Finding]:
+    """An alarm for each message in a result step (its value is the answer), else a doubt;
+    a doubt either way when the finding rests on the question's English."""
+    if step.result and "question" not in basis:
+        return [_alarm(rule, m, *basis) for m in messages]
+    return [_doubt(rule, m, *basis) for m in messages]
+
+
+@CHECKS.check(basis=("execution",))
+def execution_error(inp: RuleInput) -> list[Finding]:
     """A failed cell: a grounding error is correctable (0.5) unless never corrected; else 0."""
     ex = inp.step.execution
     if ex is None or ex.ok or ex.error is None:
         return []
     err = f"{ex.error.ename}: {ex.error.evalue}"[:300]
     if ex.status != "error" or ex.error.ename not in GROUNDING_ERRORS:
-        return [_decide(0.0, "fatal_error", f"the cell failed with {err} ({ex.status})")]
+        return [_alarm("fatal_error", f"the cell failed with {err} ({ex.status})", "execution")]
     later = inp.steps[inp.index + 1 :]
     fixed = next(
         (i for i, s in enumerate(later) if s.execution is not None and s.execution.ok), None
     )
     if fixed is not None:
         where = inp.index + 1 + fixed
-        return [_decide(0.5, "grounding_error", f"{err}; corrected by step {where}")]
+        return [
+            _doubt("grounding_error", f"{err}; corrected by step {where}", "execution", firm=True)
+        ]
     if any(s.final for s in later):
-        return [_decide(0.0, "grounding_error", f"{err}; never corrected before the answer")]
-    return [_decide(0.5, "grounding_error", f"{err}; a correctable exploration error")]
+        return [_alarm("grounding_error", f"{err}; never corrected before the answer", "execution")]
+    return [
+        _doubt("grounding_error", f"{err}; a correctable exploration error", "execution", firm=True)
+    ]
 
 
 def _claims_finding(step: Step) -> bool:
@@ -150,7 +164,8 @@ def _claims_finding(step: Step) -> bool:
     return shows or any(w in thought for w in _CLAIMS)
 
 
-def empty_result(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("execution", "data"))
+def empty_result(inp: RuleInput) -> list[Finding]:
     """An empty or all-NaN result where the step states a finding → 0 (else a fact)."""
     step, ex = inp.step, inp.step.execution
     if ex is None or not ex.ok:
@@ -166,11 +181,14 @@ def empty_result(inp: RuleInput) -> list[RuleResult]:
         return []
     what = ", ".join(f"{k} is {'empty' if v == 'empty' else 'all NaN'}" for k, v in found.items())
     if _claims_finding(step):
-        return [_decide(0.0, "empty_result", f"the step states a finding but {what}")]
-    return [_fact("empty_result", what)]
+        return [
+            _alarm("empty_result", f"the step states a finding but {what}", "execution", "data")
+        ]
+    return [_note("empty_result", what, "execution", "data")]
 
 
-def absent_filter(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("code", "data"))
+def absent_filter(inp: RuleInput) -> list[Finding]:
     """An equality filter on a value its column does not hold (read by a fork probe of the
     environment after the step): → 0 in a step that shows a result, else a fact."""
     step, ex = inp.step, inp.step.execution
@@ -181,11 +199,12 @@ def absent_filter(inp: RuleInput) -> list[RuleResult]:
         return []
     message = describe_absent(found)
     if _claims_finding(step):
-        return [_decide(0.0, "absent_filter", message)]
-    return [_fact("absent_filter", message)]
+        return [_alarm("absent_filter", message, "code", "data")]
+    return [_note("absent_filter", message, "code", "data")]
 
 
-def blank_column(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("lineage", "data"))
+def blank_column(inp: RuleInput) -> list[Finding]:
     """A column the step wrote that holds only missing values now (read by a fork probe):
     → 0 in a result step (its result is built on nothing), else 0.5 (a column may be
     created empty and filled later)."""
@@ -201,11 +220,12 @@ def blank_column(inp: RuleInput) -> list[RuleResult]:
         for f in found[:3]
     )
     if step.result:
-        return [_decide(0.0, "blank_column", message)]
-    return [_doubt("blank_column", message)]
+        return [_alarm("blank_column", message, "lineage", "data")]
+    return [_doubt("blank_column", message, "lineage", "data")]
 
 
-def lost_mapping(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("code", "data"))
+def lost_mapping(inp: RuleInput) -> list[Finding]:
     """A column the step wrote as a ``map``/``apply`` of another that is missing where its
     source holds a value (`stateguard.audit.mapchecks`, a fork probe): what is computed
     from it leaves those rows out → 0 in a result step, else 0.5."""
@@ -213,10 +233,11 @@ def lost_mapping(inp: RuleInput) -> list[RuleResult]:
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     found = lost_values(inp.env.probe, step.code, timeout=inp.probe_timeout)
-    return _in_result(step, "lost_mapping", [describe_lost(f) for f in found])
+    return _in_result(step, "lost_mapping", [describe_lost(f) for f in found], "code", "data")
 
 
-def inverted_mark(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "code", "data"))
+def inverted_mark(inp: RuleInput) -> list[Finding]:
     """A 0/1 column the step wrote from one column of categories that marks the group the
     question counts ("the Male percentage") with 0 and the others with 1
     (`stateguard.verify.indicators`, a fork probe) → 0.5: a mean or sum of it counts the
@@ -225,10 +246,11 @@ def inverted_mark(inp: RuleInput) -> list[RuleResult]:
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     found = inverted_marks(inp.env.probe, inp.task.question, step.code, inp.probe_timeout)
-    return [_doubt("inverted_mark", m) for m in found]
+    return [_doubt("inverted_mark", m, "question", "code", "data") for m in found]
 
 
-def printed_series(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "execution"))
+def printed_series(inp: RuleInput) -> list[Finding]:
     """A whole Series printed after a label (``total: 0    33137.10 …``) while the question
     asks for one number → 0.5: doubtful, since the step may print a table on purpose."""
     ex = inp.step.execution
@@ -238,34 +260,36 @@ def printed_series(inp: RuleInput) -> list[RuleResult]:
     found = spec.misprinted(ex.stdout)
     if not found:
         return []
-    return [_doubt("printed_series", describe_misprinted(found))]
+    return [_doubt("printed_series", describe_misprinted(found), "question", "execution")]
 
 
-def stale_read(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("lineage",))
+def stale_read(inp: RuleInput) -> list[Finding]:
     """The cell read a version lineage knows is stale (and did not just recompute it) → 0."""
     cell = inp.step.cell
     if cell is None:
         return []
     return [
-        _decide(0.0, "stale_read", r.stale.describe())
+        _alarm("stale_read", r.stale.describe(), "lineage")
         for r in cell.stale_reads
         if r.stale is not None and not r.refresh
     ]
 
 
-def audit_diagnostics(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("code", "data", "question"))
+def audit_diagnostics(inp: RuleInput) -> list[Finding]:
     """Join-guard and operator findings, as the manager weighs them: an alarm
     (`stateguard.audit.joinpolicy`: a keyless or fan-out merge, a stray duplicate key, rows
-    an inner join drops while the question asks to keep them; a rejecting operator rule)
-    → 0; a note (rows a join drops that the question did not ask to keep, a concat's
-    guesses) → 0.5."""
+    pandas' default inner join drops; a rejecting operator rule) → 0; rows a join drops
+    that only the question's English asks to keep (``how='inner'`` written), and a note
+    (rows a join drops that the question did not ask to keep, a concat's guesses) → 0.5."""
     ex = inp.step.execution
     if ex is None or not ex.private:
         return []
     return [
-        _decide(0.0, f"audit_{f.kind}", f.message)
-        if f.alarm
-        else _doubt(f"audit_{f.kind}", f.message)
+        _alarm(f"audit_{f.kind}", f.message, "code", "data")
+        if f.alarm and not f.question_alarm
+        else _doubt(f"audit_{f.kind}", f.message, "code", "data", *_asked(f.question_alarm))
         for f in audit_cell(ex, inp.task.question or None).findings
     ]
 
@@ -285,27 +309,31 @@ def _views(steps: Sequence[Step]) -> list[StepView]:
     ]
 
 
-def answer_rules(inp: RuleInput) -> list[RuleResult]:
-    """The final step without an answer → 0; a number in the answer no execution printed → 0."""
+@CHECKS.check(basis=("answer", "execution", "question"))
+def answer_rules(inp: RuleInput) -> list[Finding]:
+    """The final step without an answer → 0; a number in the answer no execution printed → 0;
+    an answer against the question's stated decimal places → 0.5 (a reading of English)."""
     step = inp.step
     if step.final and step.answer is None:
-        return [_decide(0.0, "no_answer", "the final step gives no answer")]
+        return [_alarm("no_answer", "the final step gives no answer", "answer")]
     if step.answer is None:
         return []
     before = inp.steps[: inp.index]
     return [
-        _decide(0.0, "unsupported_number", e.message)
+        _alarm("unsupported_number", e.message, "answer", "execution")
         for e in unsupported_claims(_views(before), step.answer, inp.task.question)
     ] + [
-        _decide(0.0, "output_requirement", e.message)
+        _doubt("output_requirement", e.message, "answer", "question")
         for e in output_requirements(inp.task.question, step.answer)
     ]
 
 
-def shown_requirements(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("execution", "question"))
+def shown_requirements(inp: RuleInput) -> list[Finding]:
     """A shown result that breaks a machine-checkable requirement of the question (decimal
-    places). The value of a result step is its answer → 0; anything else shown is a fact,
-    since a step may show raw values before the answer rounds them."""
+    places). The value of a result step is its answer → 0.5 (the requirement is read from
+    the question's English); anything else shown is a fact, since a step may show raw
+    values before the answer rounds them."""
     ex = inp.step.execution
     if ex is None or not ex.ok or inp.step.answer is not None:
         return []
@@ -313,26 +341,35 @@ def shown_requirements(inp: RuleInput) -> list[RuleResult]:
     if inp.step.result and ex.result:
         decided = output_requirements(question, ex.result)
         if decided:
-            return [_decide(0.0, "output_requirement", e.message) for e in decided]
+            return [
+                _doubt("output_requirement", e.message, "execution", "question") for e in decided
+            ]
     shown = "\n".join([ex.stdout, ex.result or ""])
-    return [_fact("output_requirement", e.message) for e in output_requirements(question, shown)]
+    return [
+        _note("output_requirement", e.message, "execution", "question")
+        for e in output_requirements(question, shown)
+    ]
 
 
-def question_contradiction(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "code", "data"))
+def question_contradiction(inp: RuleInput) -> list[Finding]:
     """A comparison in a cell that ran and goes against the question (asks for more than 6,
-    keeps ``<= 6``; names a value, excludes it) → 0; in a result step also a statistic,
-    extreme or sort order against it (`aggregate_contradictions`) → 0, and a mean where
-    "how much" or "all the" most likely asks for a total (`averaged_amount`) → 0.5."""
+    keeps ``<= 6``; names a value, excludes it) → 0.5; in a result step also a statistic,
+    extreme or sort order against it (`aggregate_contradictions`), and a mean where "how
+    much" or "all the" most likely asks for a total (`averaged_amount`) → 0.5. Each rests
+    on reading the question's English: a doubt, never a 0."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
-    found = contradictions(inp.task.question, step.code)
+    compared = _weighed(inp, "question_contradiction", contradicting(inp.task.question, step.code))
     if not step.result:  # a statistic or order only settles the result, not an exploration
-        return [_decide(0.0, "question_contradiction", m) for m in found]
-    found += aggregate_contradictions(inp.task.question, step.code)
+        return compared
+    found = aggregate_contradictions(inp.task.question, step.code)
     doubt = averaged_amount(inp.task.question, step.code)
-    return [_decide(0.0, "question_contradiction", m) for m in found] + (
-        [_doubt("averaged_amount", doubt)] if doubt else []
+    return (
+        compared
+        + [_doubt("question_contradiction", m, "question", "code") for m in found]
+        + ([_doubt("averaged_amount", doubt, "question", "code")] if doubt else [])
     )
 
 
@@ -377,7 +414,8 @@ def _written_in(steps: Sequence[Step], name: str) -> bool:
     return False
 
 
-def unfiltered_rows(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "code"))
+def unfiltered_rows(inp: RuleInput) -> list[Finding]:
     """A result step that shows a stored table as it stood before the turn (no step of the
     turn wrote it) while the question asks for the rows that meet a condition → 0.5: the
     condition was most likely dropped."""
@@ -395,17 +433,19 @@ def unfiltered_rows(inp: RuleInput) -> list[RuleResult]:
             "unfiltered_rows",
             f'the question asks for "{wanted}…", but the step shows `{name}` as it stood '
             "before this turn: no condition was applied",
+            "question",
+            "code",
         )
     ]
 
 
-def question_ignored(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "code", "data"))
+def question_ignored(inp: RuleInput) -> list[Finding]:
     """A result or answer step whose code so far never uses a threshold, quoted value, year
     the question keeps rows to, or column or value of the data that the question names →
-    0.5 (a warning); → 0 when the result step shows a stored value unchanged and what is
-    never applied is a threshold or a quoted value (a condition on the rows that nothing
-    applied), and → 0 when the question lists values of one column and the code uses only
-    some of them."""
+    0.5, with the reason: a result step showing a stored value unchanged while a threshold
+    or quoted value is never applied, a list of values of one column of which the code
+    uses only some, or a name never used. A reading of the question: a doubt, never a 0."""
     step = inp.step
     if not (
         step.answer is not None
@@ -422,29 +462,39 @@ def question_ignored(inp: RuleInput) -> list[RuleResult]:
     partial = [m for m in missed if m.startswith(PART_OF_A_LIST)]
     if step.result and partial:
         return [
-            _decide(0.0, "question_ignored", f"the question lists {m[len(PART_OF_A_LIST) + 1 :]}")
+            _doubt(
+                "question_ignored",
+                f"the question lists {m[len(PART_OF_A_LIST) + 1 :]}",
+                "question",
+                "code",
+            )
             for m in partial
         ]
     conditions = [m for m in missed if m.startswith(("the threshold", "the value '"))]
     if step.result and conditions and _shows_stored_value(step.code):
         return [
-            _decide(
-                0.0,
+            _doubt(
                 "question_ignored",
                 f"the step shows `{(step.code or '').strip()}` as it is, and the question's "
                 + ", ".join(conditions[:3])
                 + " is applied by no code so far",
+                "question",
+                "code",
             )
         ]
     return [
         _doubt(
             "question_ignored",
             "the question names " + ", ".join(missed[:5]) + " but no code so far uses it",
+            "question",
+            "code",
+            "data",
         )
     ]
 
 
-def fixed_by_form(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("code", "question"))
+def fixed_by_form(inp: RuleInput) -> list[Finding]:
     """A cell that ran and computes a value fixed by its form (``x - x``, ``a == a``, a
     column selected twice) → 0; a column multiplied by itself while the question asks for
     no square, or a mean divided by a count, → 0.5 (`stateguard.verify.degenerate`)."""
@@ -452,21 +502,24 @@ def fixed_by_form(inp: RuleInput) -> list[RuleResult]:
     if step.code is None or ex is None or not ex.ok:
         return []
     return (
-        [_decide(0.0, "fixed_by_form", m) for m in degenerate(step.code)]
-        + [_doubt("self_product", m) for m in self_products(step.code, inp.task.question)]
-        + [_doubt("averaged_twice", m) for m in averaged_twice(step.code)]
+        [_alarm("fixed_by_form", m, "code") for m in degenerate(step.code)]
+        + [
+            _doubt("self_product", m, "code", "question")
+            for m in self_products(step.code, inp.task.question)
+        ]
+        + [_doubt("averaged_twice", m, "code") for m in averaged_twice(step.code)]
     )
 
 
-def question_column(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "code", "data"))
+def question_column(inp: RuleInput) -> list[Finding]:
     """A result step that takes its value from columns of a table while the question names
-    other columns of that table, none of which the step reads or writes → 0; one that
-    reads some named columns and, instead of another named one, an unnamed one → 0.5 (a
-    doubt: it may derive the named one); one whose shown table selects a list of columns
-    leaving out a column the question asks for, for one it does not name → 0; a column
-    named by its own words alone ("how many orders" → ``order_id``) missed, or a named
-    column the cell builds and then does not show, → 0.5. See
-    `stateguard.verify.columns`."""
+    other columns of that table, none of which the step reads or writes; one that reads
+    some named columns and, instead of another named one, an unnamed one; one whose shown
+    table leaves out a column the question asks for; a column named by its own words
+    alone ("how many orders" → ``order_id``) missed, or a named column the cell builds and
+    then does not show → 0.5: which column the question names is a reading of its
+    English. See `stateguard.verify.columns`."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
         return []
@@ -476,12 +529,11 @@ def question_column(inp: RuleInput) -> list[RuleResult]:
     )
     if found is None:
         return []
-    if found.partial or found.weak:
-        return [_doubt("question_column", found.describe())]
-    return [_decide(0.0, "question_column", found.describe())]
+    return [_doubt("question_column", found.describe(), "question", "code", "data")]
 
 
-def one_per_entity(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "data"))
+def one_per_entity(inp: RuleInput) -> list[Finding]:
     """A result step showing a table or Series that repeats the one thing the question asks
     a value for ("the price of each item" with an item listed twice;
     `stateguard.verify.entities`, a fork probe) → 0.5: two answers for one thing, or a
@@ -490,10 +542,11 @@ def one_per_entity(inp: RuleInput) -> list[RuleResult]:
     if not step.result or inp.env is None or ex is None or not ex.ok or not ex.result:
         return []
     found = repeated_entity(inp.env.probe, inp.task.question, inp.probe_timeout)
-    return [] if found is None else [_doubt("one_per_entity", found)]
+    return [] if found is None else [_doubt("one_per_entity", found, "question", "data")]
 
 
-def meaningless_arithmetic(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("code", "data"))
+def meaningless_arithmetic(inp: RuleInput) -> list[Finding]:
     """A sum, mean or product of a text column, or arithmetic on an identifier column
     (`stateguard.verify.arithmetic`, kinds read by a fork probe) → 0 in a result step,
     else 0.5."""
@@ -501,32 +554,42 @@ def meaningless_arithmetic(inp: RuleInput) -> list[RuleResult]:
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     found = meaningless(inp.env.probe, step.code, inp.task.question, inp.probe_timeout)
-    return _in_result(step, "meaningless_arithmetic", found)
+    return _in_result(step, "meaningless_arithmetic", found, "code", "data")
 
 
-def hardcoded_id(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("code", "question"))
+def hardcoded_id(inp: RuleInput) -> list[Finding]:
     """A result step that keeps the rows of one identifier the question does not name
     (`stateguard.verify.arithmetic.hardcoded_ids`) → 0.5: exploring one record is fine,
     answering from it is doubtful."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok:
         return []
-    return [_doubt("hardcoded_id", m) for m in hardcoded_ids(step.code, inp.task.question)]
+    return [
+        _doubt("hardcoded_id", m, "code", "question")
+        for m in hardcoded_ids(step.code, inp.task.question)
+    ]
 
 
-def threshold_column(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "code", "data"))
+def threshold_column(inp: RuleInput) -> list[Finding]:
     """A threshold of the question compared with another column than the one the question
-    attaches it to (`stateguard.verify.thresholds`) → 0 in a result step, else 0.5."""
+    attaches it to (`stateguard.verify.thresholds`) → 0.5 (a reading of the question)."""
     step, ex = inp.step, inp.step.execution
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     if not threshold_spans(inp.task.question):
         return []  # no threshold in the question: spare the probe
     frames = inp.frames
-    return _in_result(step, "threshold_column", misattached(inp.task.question, step.code, frames))
+    found = misattached_readings(inp.task.question, step.code, frames)
+    weighed = _weighed(inp, "threshold_column", found)
+    if step.result:
+        return weighed
+    return [f.demoted() if f.severity == "alarm" else f for f in weighed]
 
 
-def counted_fraction(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "code", "data"))
+def counted_fraction(inp: RuleInput) -> list[Finding]:
     """A threshold that counts things the code selects by name ("more than one Canned
     Soda") compared with a column holding non-whole values (``item_price > 1``;
     `stateguard.verify.thresholds.counted_on_fractions`, a fork probe) → 0.5."""
@@ -534,10 +597,11 @@ def counted_fraction(inp: RuleInput) -> list[RuleResult]:
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     found = counted_on_fractions(inp.env.probe, inp.task.question, step.code, inp.probe_timeout)
-    return [_doubt("counted_fraction", m) for m in found]
+    return [_doubt("counted_fraction", m, "question", "code", "data") for m in found]
 
 
-def type_fixed_comparison(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("code", "data"))
+def type_fixed_comparison(inp: RuleInput) -> list[Finding]:
     """A comparison of a text column with a number, or of a numeric column with a string
     (`stateguard.verify.typedcompare`): its outcome is the same for every row → 0 in a
     result step, else 0.5."""
@@ -545,20 +609,19 @@ def type_fixed_comparison(inp: RuleInput) -> list[RuleResult]:
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     found = fixed_by_type(inp.env.probe, step.code, inp.probe_timeout)
-    return _in_result(step, "type_fixed_comparison", found)
+    return _in_result(step, "type_fixed_comparison", found, "code", "data")
 
 
-def count_not_whole(inp: RuleInput) -> list[RuleResult]:
+@CHECKS.check(basis=("question", "execution"))
+def count_not_whole(inp: RuleInput) -> list[Finding]:
     """A result step whose shown value is a number with a fractional part while the
-    question asks how many (`consistency.fractional_count`) → 0."""
+    question asks how many (`consistency.fractional_count`) → 0.5."""
     step, ex = inp.step, inp.step.execution
     if not step.result or ex is None or not ex.ok or not ex.result:
         return []
     found = fractional_count(inp.task.question, ex.result)
-    return [] if found is None else [_decide(0.0, "count_not_whole", found)]
+    return [] if found is None else [_doubt("count_not_whole", found, "question", "execution")]
 
-
-Rule = Callable[[RuleInput], list[RuleResult]]
 
 EXECUTION_RULES: tuple[Rule, ...] = (
     execution_error,
@@ -595,6 +658,49 @@ RULES: tuple[Rule, ...] = (
 """Every deterministic rule, cheapest evidence first."""
 
 
-def run_rules(inp: RuleInput, rules: Sequence[Rule] = RULES) -> list[RuleResult]:
-    """All rule results for one step, in rule order."""
-    return [r for rule in rules for r in rule(inp)]
+def run_rules(inp: RuleInput, rules: Sequence[Rule] = RULES) -> list[Finding]:
+    """All findings for one step, in rule order."""
+    return CHECKS.run(inp, rules)
+
+
+def _weighed(inp: RuleInput, rule: str, found: Sequence[Contradiction]) -> list[Finding]:
+    """Each comparison against the question's reading: an alarm when the data corroborates
+    it, a doubt otherwise.
+
+    The corroboration is one fork probe: the comparison as the code wrote it and as the
+    question reads it, evaluated on the data after the step, keep different rows (or give
+    a different truth value). It shows the reading changes the result on this data; it
+    cannot show the English was read right, which is why a comparison the probe cannot
+    evaluate (a loop variable, a lambda's argument, no environment) stays a doubt."""
+    if not found:
+        return []
+    rows = None
+    if inp.env is not None:
+        cell = namespace.call("readings_differ", [(c.written, c.read) for c in found])
+        rows = probe_json(inp.env.probe, cell, inp.probe_timeout)
+    if not isinstance(rows, list) or len(rows) != len(found):
+        rows = [None] * len(found)
+    out = []
+    for c, r in zip(found, rows, strict=True):
+        if isinstance(r, list) and len(r) == 3 and all(isinstance(x, int) for x in r) and r[2]:
+            why = (
+                f"on the data, `{c.written}` keeps {r[0]} and `{c.read}` keeps {r[1]}: "
+                f"the two readings differ on {r[2]}"
+            )
+            out.append(
+                Finding(
+                    check=rule,
+                    severity="alarm",
+                    message=f"{c.message} ({why})",
+                    basis=("question", "code", "data"),
+                    corroboration=why,
+                )
+            )
+        else:
+            out.append(_doubt(rule, c.message, "question", "code"))
+    return out
+
+
+def _asked(question_alarm: bool) -> tuple[Basis, ...]:
+    """The question as a basis, when the join guard's alarm came from it."""
+    return ("question",) if question_alarm else ()

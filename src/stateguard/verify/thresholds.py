@@ -21,62 +21,25 @@ Soda", with ``item_name == 'Canned Soda'`` in the code, counts sodas, so the col
 compared with 1 must hold counts. `counted_on_fractions` asks the kernel (a fork
 probe) whether that column holds a non-whole value: ``item_price > 1`` compares a price
 with the number of sodas.
+
+The question's side (the column a threshold is about, the thing it counts) is read in
+`stateguard.question` (`threshold_subjects`, `counted_things`); this module reads the code's.
 """
 
 from __future__ import annotations
 
 import ast
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
 
 from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
-from stateguard.question import THRESHOLD, Threshold, threshold_spans
-from stateguard.verify.columns import column_of, is_generic, word_spans, words
-from stateguard.verify.consistency import number_of
+from stateguard.question import Threshold, counted_things, words
+from stateguard.question import threshold_subjects as subjects
+from stateguard.verify.columns import column_of
+from stateguard.verify.consistency import Contradiction, number_of
 
-_FILLER = frozenset(
-    {
-        "is", "are", "was", "were", "be", "been", "being", "of", "a", "an", "the", "value",
-        "values", "that", "which", "its", "their", "column", "or", "and", "df", "data", "s",
-    }
-)  # fmt: skip
 _CMPS = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
-
-
-class Subject(NamedTuple):
-    """A threshold of the question and the column it is about."""
-
-    threshold: Threshold
-    column: str
-
-
-def subjects(question: str, columns: Sequence[str]) -> list[Subject]:
-    """Each threshold of ``question`` whose column is named just before it (see module)."""
-    spans = word_spans(question)
-    mentions: list[tuple[int, str]] = []  # (end offset, column)
-    for c in columns:
-        ws = words(c)
-        if is_generic(c):
-            continue
-        for i in range(len(spans) - len(ws) + 1):
-            if [s[2] for s in spans[i : i + len(ws)]] == ws:
-                mentions.append((spans[i + len(ws) - 1][1], c))
-    out = []
-    for t in threshold_spans(question):
-        before = [m for m in mentions if m[0] <= t.start]
-        if not before:
-            continue
-        end = max(e for e, _ in before)
-        named = {c for e, c in before if e == end}
-        if len(named) != 1:
-            continue
-        between = THRESHOLD.sub(" ", question[end : t.start])
-        if all(w.lower() in _FILLER for w in re.findall(r"[A-Za-z]+", between)):
-            out.append(Subject(t, named.pop()))
-    return out
 
 
 def _same(value: float, t: Threshold) -> bool:
@@ -86,28 +49,55 @@ def _same(value: float, t: Threshold) -> bool:
 
 def _compared(tree: ast.AST) -> list[tuple[str, str, float, str]]:
     """``(variable, column, number, shown)`` of every column-vs-number comparison."""
+    return [c[:4] for c in _comparisons(tree)]  # type: ignore[misc]
+
+
+def _comparisons(tree: ast.AST) -> list[tuple[str, str, float, str, ast.Compare, bool]]:
+    """`_compared` with the node and whether the column is on its left."""
     out = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
             continue
         if not isinstance(node.ops[0], _CMPS):
             continue
-        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+        for left, (side, other) in (
+            (True, (node.left, node.comparators[0])),
+            (False, (node.comparators[0], node.left)),
+        ):
             value, col = number_of(other), column_of(side)
             if value is not None and col is not None:
-                out.append((col[0], col[1], value, ast.unparse(node)))
+                out.append((col[0], col[1], value, ast.unparse(node), node, left))
     return out
+
+
+def _on_column(node: ast.Compare, left: bool, var: str, column: str) -> str:
+    """The comparison ``node`` with its column side replaced by ``var[column]``."""
+    swapped = ast.parse(f"{var}[{column!r}]", mode="eval").body
+    made = ast.Compare(
+        left=swapped if left else node.left,
+        ops=node.ops,
+        comparators=[node.comparators[0] if left else swapped],
+    )
+    return ast.unparse(made)
 
 
 def misattached(question: str, code: str, frames: Mapping[str, Sequence[str]]) -> list[str]:
     """Each comparison of ``code`` that puts a threshold of the question on another column
     than the one the question attaches it to, as a sentence. ``frames``: the columns of
     each data frame after the step."""
+    return [c.message for c in misattached_readings(question, code, frames)]
+
+
+def misattached_readings(
+    question: str, code: str, frames: Mapping[str, Sequence[str]]
+) -> list[Contradiction]:
+    """`misattached` with, for each, the comparison as written and on the column the
+    question attaches the threshold to, for a probe to corroborate on the data."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    compared = [c for c in _compared(tree) if c[0] in frames and c[1] in frames[c[0]]]
+    compared = [c for c in _comparisons(tree) if c[0] in frames and c[1] in frames[c[0]]]
     if not compared:
         return []
     columns = sorted({c for v, *_ in compared for c in frames[v]})
@@ -117,11 +107,14 @@ def misattached(question: str, code: str, frames: Mapping[str, Sequence[str]]) -
         same = [c for c in compared if _same(c[2], t)]
         if not same or any(c[1] == subject.column for c in same):
             continue
-        for var, col, _, shown in same:
+        for var, col, _, shown, node, left in same:
             if subject.column in frames[var]:
-                out.append(
+                message = (
                     f"the question puts {t.value:g} on {subject.column!r}, but `{shown}` "
                     f"compares {col!r} of `{var}` with it"
+                )
+                out.append(
+                    Contradiction(message, shown, _on_column(node, left, var, subject.column))
                 )
     return out
 
@@ -148,18 +141,7 @@ def counted_thresholds(question: str, code: str) -> list[tuple[Threshold, str]]:
     literals = _literals(tree)
     if not literals:
         return []
-    out = []
-    for t in threshold_spans(question):
-        m = THRESHOLD.match(question, t.start)
-        if m is None:
-            continue
-        after = [s for s in word_spans(question) if s[0] >= m.end()]
-        for ws in literals:
-            head = after[: len(ws)]
-            if [s[2] for s in head] == ws:
-                out.append((t, question[head[0][0] : head[-1][1]]))
-                break
-    return out
+    return counted_things(question, literals)
 
 
 def counted_on_fractions(

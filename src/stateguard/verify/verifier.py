@@ -15,12 +15,13 @@ import time
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
+from stateguard.finding import Finding
 from stateguard.llm import ChatModel
 from stateguard.verify.environment import Environment
 from stateguard.verify.errors import VerifyError
 from stateguard.verify.llm_layer import LLMLayer
 from stateguard.verify.models import Step, StepVerdict, VerifyTask
-from stateguard.verify.rules import RULES, Rule, RuleInput, RuleResult, run_rules
+from stateguard.verify.rules import RULES, Rule, RuleInput, run_rules
 
 VerifierMode = Literal["execution", "deterministic", "hybrid", "llm"]
 VERIFIER_MODES: tuple[VerifierMode, ...] = ("execution", "deterministic", "hybrid", "llm")
@@ -100,7 +101,7 @@ class StepVerifier:
         steps: Sequence[Step],
         index: int,
         env: Environment | None,
-    ) -> tuple[list[RuleResult], float]:
+    ) -> tuple[list[Finding], float]:
         """The deterministic layer's results on ``steps[index]``, and the seconds they took."""
         started = time.perf_counter()
         results = run_rules(
@@ -122,18 +123,19 @@ class StepVerifier:
         index: int,
         env: Environment | None,
         verdicts: Sequence[StepVerdict | None],
-        results: Sequence[RuleResult],
+        results: Sequence[Finding],
         spent: float = 0.0,
     ) -> StepVerdict:
         """The verdict from the rules' ``results`` (`rule_results`), by this verifier's mode:
-        the worst decisive score, else the warnings (``deterministic``) or the LLM layer."""
-        evidence = tuple(r.evidence for r in results)
-        decisive = [r for r in results if r.score is not None and r.evidence.decisive]
+        the worst settled score (alarms, firm doubts), else the doubts (``deterministic``)
+        or the LLM layer."""
+        evidence = tuple(results)
+        decisive = [r for r in results if r.settles]
         if decisive and self.mode != "llm":
-            worst = min(decisive, key=lambda r: r.score)  # type: ignore[arg-type, return-value]
+            worst = min(decisive, key=lambda r: r.score or 0.0)
             return StepVerdict(
-                score=worst.score,
-                rationale=worst.evidence.message,
+                score=worst.score,  # type: ignore[arg-type]
+                rationale=worst.message,
                 evidence=evidence,
                 layer="deterministic",
                 probe_seconds=spent,

@@ -12,16 +12,17 @@ the state's variables from lineage, infers relations and commits.
 
 from __future__ import annotations
 
+from stateguard.finding import Finding
 from stateguard.manager import actions as A
 from stateguard.manager.binding import infer_relations
 from stateguard.manager.evidence import (
-    Evidence,
     decimal_requirement,
     output_requirements,
     silent_joins,
     stale_uses,
     unsupported_claims,
 )
+from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.revisions import revised_constants
 from stateguard.manager.verify import constraint_failures
@@ -49,11 +50,13 @@ class DeterministicPolicy:
             return (Constraint(text="report whole numbers (rounded to the nearest integer)"),)
         return (Constraint(text=f"report numbers with {places} decimal place(s)"),)
 
-    def evidence(self, obs: Observation, ctx: PolicyContext) -> list[Evidence]:
+    def evidence(self, obs: Observation, ctx: PolicyContext) -> list[Finding]:
         """Every concrete finding against the steps under review."""
         steps = ctx.turn_steps if obs.event == "review" else ctx.pending_steps
         found = stale_uses(steps, ctx.graph)
         if obs.event == "review" and obs.answer is not None:
+            # a doubt (the places are read from the question): the manager still asks for
+            # the stated format on it
             found += output_requirements(ctx.question, obs.answer)
             before = [
                 s for s in ctx.steps if steps and s.turn == steps[0].turn and s.step < steps[0].step
@@ -66,10 +69,13 @@ class DeterministicPolicy:
         return found
 
     def decide_evidence(
-        self, found: list[Evidence], obs: Observation, ctx: PolicyContext
-    ) -> list[Evidence]:
-        """Which findings justify a repair; ambiguous ones do not (no judge here)."""
-        return [e for e in found if not e.ambiguous]
+        self, found: list[Finding], obs: Observation, ctx: PolicyContext
+    ) -> list[Finding]:
+        """Which findings justify a repair; ambiguous ones do not (no judge here).
+
+        Severity does not decide it: a doubt repairs as an alarm does (the decimal places
+        the question asks for, a revised constant, a join loss the question forbids)."""
+        return [e for e in found if not EvidenceFacts.of(e).ambiguous]
 
     def name_state(self, obs: Observation, ctx: PolicyContext) -> tuple[str, tuple[str, ...]]:
         """Issue and conclusions of the state under review."""

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from typing import Literal
 
 from stateguard.errors import ModelError
+from stateguard.finding import Finding
 from stateguard.llm import ChatMessage, ChatModel
-from stateguard.manager.notes import Evidence
+from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.policies.deterministic import DeterministicPolicy, issue_from_question
 from stateguard.manager.prompts import fill
@@ -132,12 +133,13 @@ class HybridPolicy(DeterministicPolicy):
             return None
 
     def decide_evidence(
-        self, found: list[Evidence], obs: Observation, ctx: PolicyContext
-    ) -> list[Evidence]:
-        """Certain findings stand; an ambiguous one stands only if the model says unsupported."""
-        keep = [e for e in found if not e.ambiguous]
+        self, found: list[Finding], obs: Observation, ctx: PolicyContext
+    ) -> list[Finding]:
+        """Certain findings stand; an ambiguous one stands only if the model says unsupported
+        (severity does not decide it, as in `DeterministicPolicy.decide_evidence`)."""
+        keep = [e for e in found if not EvidenceFacts.of(e).ambiguous]
         steps = ctx.turn_steps if obs.event == "review" else ctx.pending_steps
-        for e in (e for e in found if e.ambiguous):
+        for e in (e for e in found if EvidenceFacts.of(e).ambiguous):
             outputs = "\n".join(
                 (s.execution.stdout + (s.execution.result or ""))[-600:]
                 for s in steps
@@ -162,12 +164,15 @@ class HybridPolicy(DeterministicPolicy):
                 },
             )
             if verdict is not None and verdict.get("verdict") == "unsupported":
+                facts = {k: v for k, v in e.facts.items() if k not in ("ambiguous", "detail")}
+                reason = str(verdict.get("reason", "")).strip()
+                if reason:
+                    facts["detail"] = reason
                 keep.append(
                     e.model_copy(
                         update={
                             "message": f"{e.message} ({verdict.get('reason', '')})".strip(),
-                            "detail": str(verdict.get("reason", "")).strip(),
-                            "ambiguous": False,
+                            "facts": facts,
                         }
                     )
                 )

@@ -1,0 +1,136 @@
+"""The manager's checks report `Finding` items: severity and basis by what they rest on,
+the typed facts the hints render, and repairs decided as before severities existed."""
+
+from __future__ import annotations
+
+from stateguard.finding import Finding
+from stateguard.hints import HintRenderer
+from stateguard.kernel import ExecutionResult, ProbeResult
+from stateguard.lineage import LineageGraph
+from stateguard.llm import ScriptedModel
+from stateguard.manager import Hint, StepView
+from stateguard.manager import actions as A
+from stateguard.manager.evidence import output_requirements, unsupported_claims
+from stateguard.manager.notes import EvidenceFacts, RepairNotice
+from stateguard.manager.policies.base import Observation, PolicyContext
+from stateguard.manager.policies.deterministic import DeterministicPolicy
+from stateguard.manager.policies.hybrid import HybridPolicy
+from stateguard.manager.repair_effects import repair_evidence
+from stateguard.manager.verify import constraint_failures
+from stateguard.state import AnalyticalState, Constraint
+
+
+def _step(stdout: str) -> StepView:
+    execution = ExecutionResult(status="ok", stdout=stdout, wall_time=0.01)
+    return StepView(turn=0, step=1, code="print(1)", execution=execution)
+
+
+def _ctx(steps: tuple[StepView, ...]) -> PolicyContext:
+    def no_probe(code: str) -> ProbeResult:
+        raise AssertionError("deciding must not probe")
+
+    def no_state(state_id: str) -> AnalyticalState:
+        raise AssertionError("deciding must not load states")
+
+    return PolicyContext(
+        graph=LineageGraph(),
+        probe=no_probe,
+        committed=(),
+        load_state=no_state,
+        steps=steps,
+        turn_steps=steps,
+        pending_steps=(),
+        question="What is the total?",
+        answer="the total is 41.5",
+        draft=None,
+    )
+
+
+OBS = Observation(event="review", turn=0, question="What is the total?", answer="41.5")
+
+
+def test_decimal_places_read_from_the_question_are_a_doubt() -> None:
+    (found,) = output_requirements("Round to two decimal places.", "3.14159")
+    assert (found.severity, found.basis) == ("doubt", ("answer", "question"))
+    facts = EvidenceFacts.of(found)
+    assert (facts.template, facts.places, facts.numbers) == ("decimals", 2, ("3.14159",))
+
+
+def test_an_answer_without_successful_code_is_an_alarm_on_the_answer() -> None:
+    (found,) = unsupported_claims([], "the total is 42", "What is the total?")
+    assert (found.severity, found.basis) == ("alarm", ("answer", "execution"))
+    assert EvidenceFacts.of(found).template == "no_successful_code"
+    (unprinted,) = unsupported_claims([_step("41")], "the total is 41.5", "What is the total?")
+    assert unprinted.severity == "alarm" and EvidenceFacts.of(unprinted).ambiguous
+
+
+def test_a_failing_constraint_is_an_alarm_on_the_data() -> None:
+    def probe(code: str) -> ProbeResult:
+        return ProbeResult(status="ok", result="False", value=False, wall_time=0.01)
+
+    (found,) = constraint_failures([Constraint(text="no nulls", code="False")], probe)
+    assert (found.severity, found.basis) == ("alarm", ("data",))
+    assert EvidenceFacts.of(found).constraint == "no nulls"
+
+
+def test_free_text_of_a_policy_is_a_doubt_on_the_answer() -> None:
+    repair = A.Repair(
+        analytical_evidence=("the margin ignores refunds",), suspected_variables=("m",)
+    )
+    (found,) = repair_evidence(repair)
+    assert (found.check, found.severity, found.basis) == ("policy", "doubt", ("answer",))
+    assert found.variables == ("m",)
+
+
+def test_the_policies_repair_on_doubts_as_on_alarms() -> None:
+    (doubt,) = output_requirements("Round to two decimal places.", "3.14159")
+    (ambiguous,) = unsupported_claims([_step("41")], "the total is 41.5", "What is the total?")
+    ctx = _ctx((_step("41"),))
+    assert DeterministicPolicy().decide_evidence([doubt, ambiguous], OBS, ctx) == [doubt]
+    silent = HybridPolicy(None)  # no judge: an ambiguous finding does not stand
+    assert silent.decide_evidence([doubt, ambiguous], OBS, ctx) == [doubt]
+
+
+def test_a_judged_finding_loses_its_ambiguity_and_keeps_the_reason() -> None:
+    (ambiguous,) = unsupported_claims([_step("41")], "the total is 41.5", "What is the total?")
+    model = ScriptedModel(lambda messages: '{"verdict": "unsupported", "reason": "not shown"}')
+    (judged,) = HybridPolicy(model).decide_evidence([ambiguous], OBS, _ctx((_step("41"),)))
+    facts = EvidenceFacts.of(judged)
+    assert not facts.ambiguous and facts.detail == "not shown" and facts.numbers == ("41.5",)
+    assert judged.severity == "alarm" and judged.message.endswith("(not shown)")
+
+
+def test_a_repair_notice_survives_json_and_renders_the_same() -> None:
+    stale = Finding(
+        check="stale_use",
+        severity="alarm",
+        message="log line",
+        basis=("lineage",),
+        variables=("cost@v1",),
+        facts=EvidenceFacts(
+            template="stale_read",
+            step=3,
+            outdated="rate@v1",
+            superseding=("rate@v2",),
+            superseding_cell=2,
+        ).as_facts(),
+    )
+    notice = RepairNotice(evidence=(stale,), checks=("stale_use",))
+    again = RepairNotice.model_validate_json(notice.model_dump_json())
+    assert again == notice and EvidenceFacts.of(again.evidence[0]).superseding == ("rate@v2",)
+    render = HintRenderer().render
+    assert render(Hint(kind="repair", notice=again)) == render(Hint(kind="repair", notice=notice))
+    repair = A.Repair(analytical_evidence=("x",), evidence=(stale,))
+    assert A.ACTION_ADAPTER.validate_python(repair.model_dump(mode="json")) == repair
+
+
+def test_facts_of_another_shape_fall_back_to_the_message() -> None:
+    other = Finding(
+        check="audit_dropped_rows",
+        severity="note",
+        message="the merge dropped 1 row",
+        basis=("data",),
+        facts={"template": "no such template", "step": "three"},
+    )
+    assert EvidenceFacts.of(other) == EvidenceFacts()
+    assert HintRenderer().finding(other) == "the merge dropped 1 row"
