@@ -163,3 +163,41 @@ def test_an_answer_of_none_is_replaced_by_the_printed_value_or_refused(
         )
     )
     assert events[-1].answer == "none"
+
+
+@pytest.mark.kernel
+def test_an_answer_that_never_used_a_value_the_question_names_is_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    fence = "```"
+    # the data's values come from a file in a real session: keep them out of the code here
+    setup = (
+        "import pandas as pd\n"
+        "t = pd.DataFrame({'ch': ['enilnO'[::-1], 'Store', 'Store'], 'b': [1, 2, 3]})"
+    )
+    question = "What is the total of b for the Online channel?"
+    replies = [
+        f"{fence}python\n{setup}\nt['b'].sum()\n{fence}",
+        "<answer>6</answer>",  # all channels: 'Online' is a value of t['ch'] no code used
+        f"{fence}python\nt[t['ch'] == 'Online']['b'].sum()\n{fence}",
+        "<answer>1</answer>",
+    ]
+    model = ScriptedModel(replies)
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    held = [s for s in steps if s.problem == "unused_value"]
+    assert len(held) == 1 and "'Online' (a value of `t['ch']`)" in held[0].observation
+    assert events[-1].answer == "1"
+    # asked once only: the same answer given again is submitted
+    model = ScriptedModel([replies[0], replies[1], replies[1]])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    assert events[-1].answer == "6"
+    # a word of the question that is no value of the data is never held against the answer
+    model = ScriptedModel([replies[0], replies[1]])
+    other = "What is the total of b across every Online and offline sale?"
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    assert list(worker.run_turn(1, other.replace("Online", "web")))[-1].answer == "6"

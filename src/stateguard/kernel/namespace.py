@@ -30,6 +30,8 @@ the kernel imports this module on first use.
   in a probe.
 * `fractional_columns` — which (frame, column) pairs are numeric with a non-whole value;
   run it in a probe.
+* `named_values` — the values of text columns that a text (a question) names verbatim,
+  as whole words, with their frame and column; run it in a probe.
 * `readings_differ` — for pairs of boolean expressions (a comparison as the code wrote
   it, and as the question reads it), the rows each keeps and the rows where they differ;
   run it in a probe.
@@ -360,3 +362,38 @@ def readings_differ(pairs: Sequence[tuple[str, str]]) -> None:
         except Exception:
             out.append(None)
     print(json.dumps(out))
+
+
+_MAX_NAMED = 20
+_MAX_DISTINCT = 5000
+
+
+def named_values(text: str) -> None:
+    """Print ``[[frame, column, value], ...]``: the values of the text columns of the
+    namespace's DataFrames that ``text`` contains verbatim as whole words (three
+    characters or more, case as written; at most 5000 distinct values read per column).
+    The match is on the data's own values, not on any reading of the words."""
+    import re
+
+    found: list[list[str]] = []
+    for frame, table in _frames(_user_ns()).items():
+        for column in table.columns:
+            try:
+                col = table[column]
+                dtype = getattr(col, "dtype", None)
+                text_kind = getattr(dtype, "kind", None) in ("O", "S", "U", "T")
+                if getattr(col, "ndim", 2) != 1 or not (
+                    text_kind or type(dtype).__name__ == "StringDtype"
+                ):
+                    continue
+                for value in col.dropna().astype(str).unique()[:_MAX_DISTINCT]:
+                    if len(value) >= 3 and re.search(
+                        r"(?<!\w)" + re.escape(value) + r"(?!\w)", text
+                    ):
+                        found.append([frame, str(column), value])
+            except Exception:
+                continue
+            if len(found) >= _MAX_NAMED:
+                print(json.dumps(found))
+                return
+    print(json.dumps(found))

@@ -38,12 +38,14 @@ counter); one worker (and one kernel) serves all turns of a task.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import time
 from collections.abc import Callable, Generator, Iterator
 
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
+from stateguard.kernel import namespace
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
@@ -296,6 +298,11 @@ class Worker:
         """Earlier turns' accepted answers (turn, normalised text, what the question asked)."""
         self._scopes = ScopeLog()
         """Variables made by selecting rows on values (`stateguard.worker.scope`)."""
+        self._code_run: list[str] = []
+        """The code of every cell of the session that ran without error (setup included)."""
+        self._question = ""
+        self._unused_asked = False
+        """Whether this turn's answer was already held back for a value it never used."""
         self.setup = setup
         example = setup.example if setup is not None else None
         prompt = (
@@ -546,6 +553,8 @@ class Worker:
         shown = [execution.stdout, execution.result or ""]
         shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
         self._shown += shown
+        if execution.ok:
+            self._code_run.append(code)
         if execution.ok and not doubts:
             self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
         feedback = [observation]
@@ -573,6 +582,33 @@ class Worker:
                 return turn
         return None
 
+    def _unused_values(self, answer: str) -> list[list[str]]:
+        """``[frame, column, value]`` for each value of the data that the question names
+        verbatim and that neither any code run in the session nor the answer contains (a
+        filter the analysis left out: "the Online channel's margin" answered for all
+        channels). One fork probe; empty when it fails. The match is on the data's own
+        values, so a word of the question that is no value of the data never counts."""
+        if not self._question.strip():
+            return []
+        cell = namespace.call("named_values", self._question)
+        try:
+            result = self.guard.executor.run_probe(cell, timeout=self.cell_timeout)
+            named = json.loads(result.stdout.strip().splitlines()[-1]) if result.ok else []
+        except Exception:  # a probe is a courtesy: it never fails the step
+            return []
+        used = "\n".join([*self._code_run, answer]).lower()
+        out = []
+        for item in named if isinstance(named, list) else []:
+            if (
+                isinstance(item, list)
+                and len(item) == 3
+                and all(isinstance(x, str) for x in item)
+                and item[2].lower() not in used
+                and item not in out
+            ):
+                out.append(item)
+        return out
+
     def _setup_step(self, turn: int, setup: Preload) -> Iterator[TrajectoryEvent]:
         """Run the setup cell; its observation goes after the question (no model reply)."""
         step = self.steps_taken
@@ -590,6 +626,8 @@ class Worker:
             setup=True,
         )
         self._shown.append(execution.stdout)
+        if execution.ok:
+            self._code_run.append(setup.code)
         if execution.ok:  # what it printed (``orders: 1200 rows x 10 columns``) is a result too
             self._outputs.append(execution.stdout)
         loaded = ", ".join(f"`{n}`" for n in setup.frames)
@@ -710,6 +748,7 @@ class Worker:
             )
         self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
         self._outputs, self._formatted = [], set()
+        self._question, self._unused_asked = question, False
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -887,6 +926,14 @@ class Worker:
                     labels=" or ".join(f"`{label}`" for label in missing),
                 )
                 yield from self._invalid_step(turn, step, parsed, "missing_fields", note)
+                refused = True
+            elif not self._unused_asked and (unused := self._unused_values(parsed.answer or "")):
+                # a doubt, asked once: the second answer goes to review whatever it uses
+                self._unused_asked = True
+                exchange.outcome = "invalid: unused_value"
+                values = "; ".join(f"{v!r} (a value of `{f}[{c!r}]`)" for f, c, v in unused[:3])
+                note = render(self._corrective["unused_value"], values=values)
+                yield from self._invalid_step(turn, step, parsed, "unused_value", note)
                 refused = True
             else:
                 attempts.progress()
