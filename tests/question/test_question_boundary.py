@@ -48,16 +48,13 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
 _Scope = _Function | _Comprehension
 
-STILL_READING: dict[str, int] = {
-    # the LongDS judge: which gold fields the question names (`requested_fields`)
-    "bench/judges/longds.py": 3,
-    # the DSEval loader: ``inputs/`` paths written in the question's prose
-    "bench/loaders/dseval.py": 3,
-    # the interactive prompt: a typed ":q" quits (a command, not a question)
-    "cli/run.py": 1,
-    # the compact hints: the content words of the question (`words`, stop words dropped)
-    "hints/compact.py": 2,
-}
+STILL_READING: dict[str, int] = {}
+"""None left: the LongDS judge's requested fields (`named_fields`), the DSEval loader's
+``inputs/`` paths (`backticked`, `bare_paths`) and the compact hints' content words
+(`content_words`) are read in `stateguard.question` now. The chat prompt's line is
+``typed``, not ``question``: tested against ``:q`` before it is asked, it is a command,
+not English. A module that has to read the question itself again is listed here, with its
+count and why the reading cannot move."""
 
 
 def _is_vocabulary(value: ast.expr | None) -> bool:

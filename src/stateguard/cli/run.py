@@ -614,16 +614,16 @@ def chat_command(
             console.print("[dim]Ask a question; an empty line or :q quits.[/dim]")
             while True:
                 try:
-                    question = console.input("[bold]question>[/bold] ").strip()
+                    typed = console.input("[bold]question>[/bold] ").strip()
                 except EOFError:
                     break
-                if question in _QUIT:
+                if typed in _QUIT:  # a quit command (":q"), not a question
                     break
                 with console.status("thinking…") as status:
                     progress = _Progress(
                         console, status, None, True, max_steps, turn_seconds or None
                     )
-                    for event in run.run_turn(question):
+                    for event in run.run_turn(typed):
                         progress(event)
     except StateguardError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}")

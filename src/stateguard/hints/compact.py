@@ -29,85 +29,12 @@ from stateguard.hints.templates import HintTemplates
 from stateguard.manager import Hint
 from stateguard.manager.notes import StateNote, StateNotice
 from stateguard.numbers import is_valueless
+from stateguard.question import content_words as words
 from stateguard.types import VarKey
 
-_WORD = re.compile(r"[a-z][a-z0-9]{2,}")
-_STOP = frozenset(
-    (
-        "the",
-        "and",
-        "for",
-        "are",
-        "was",
-        "were",
-        "what",
-        "which",
-        "how",
-        "many",
-        "much",
-        "per",
-        "each",
-        "from",
-        "with",
-        "that",
-        "this",
-        "these",
-        "those",
-        "into",
-        "over",
-        "under",
-        "than",
-        "then",
-        "there",
-        "their",
-        "rounded",
-        "decimals",
-        "decimal",
-        "answer",
-        "give",
-        "total",
-        "number",
-        "value",
-        "values",
-        "data",
-        "current",
-        "revised",
-        "rate",
-        "turn",
-        "question",
-        "all",
-        "its",
-        "has",
-        "have",
-        "had",
-        "not",
-        "any",
-        "one",
-        "two",
-        "three",
-        "use",
-        "used",
-        "using",
-        "as",
-    )
-)
 _ISSUE_CHARS = 70
 _CONCLUSION_CHARS = 90
 _VARIABLES = 4
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ies", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
-
-
-def words(text: str) -> set[str]:
-    """The content words of ``text`` (lower case, stemmed, stop words dropped); names
-    like ``net_revenue`` give ``net`` and ``revenue``."""
-    flat = text.lower().replace("_", " ")
-    return {_stem(w) for w in _WORD.findall(flat) if w not in _STOP}
 
 
 _MODULES = frozenset({"pd", "np", "plt", "sns", "math", "re", "json", "os", "sys", "datetime"})
@@ -135,8 +62,8 @@ def _leaf(name: str) -> str:
 
 
 def relevance(note: StateNote, question: str) -> int:
-    """How many content words ``note`` shares with ``question`` (its issue, conclusions
-    and what its variables are about)."""
+    """How many content words (`stateguard.question.content_words`) ``note`` shares with
+    ``question`` (its issue, conclusions and what its variables are about)."""
     text = " ".join([note.issue, *note.conclusions, *(_leaf(n) for n in _names(note))])
     return len(words(question) & words(text))
 

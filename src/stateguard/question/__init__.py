@@ -13,7 +13,10 @@ than the spec:
 - `values`: where a question writes a given value, and whether it excludes it there;
 - `aggregates`: the wordings of a statistic, an extreme, an order or a square;
 - `conditions`: where a question asks for the rows that meet a condition;
-- `joins`: which rows a join should keep, read broadly.
+- `joins`: which rows a join should keep, read broadly;
+- `fields`: the fields of an answer a question names;
+- `paths`: the file paths a question writes in its prose;
+- `content`: the content words of a question, for what else speaks of the same.
 
 The rest of the package asks these instead of matching the wording itself. A field the
 English does not state unambiguously is "not stated".
@@ -31,7 +34,10 @@ from stateguard.question.columns import (
     threshold_subjects,
 )
 from stateguard.question.conditions import row_condition
+from stateguard.question.content import content_words
+from stateguard.question.fields import field_tokens, named_fields
 from stateguard.question.joins import RowsAsked, rows_asked
+from stateguard.question.paths import backticked, bare_paths
 from stateguard.question.spec import (
     THRESHOLD,
     QuestionSpec,
@@ -60,11 +66,16 @@ __all__ = [
     "aggregate_words",
     "asked_entity",
     "asked_groups",
+    "backticked",
+    "bare_paths",
+    "content_words",
     "counted_things",
     "decimals",
+    "field_tokens",
     "is_generic",
     "kept_years",
     "named_columns",
+    "named_fields",
     "names_number",
     "noun_named_columns",
     "number",

@@ -6,7 +6,8 @@ It never marks a correct answer wrong: what its rules cannot read is *undecided*
 Rules (each has a table test):
 
 - Gold objects: only the fields the question requests are judged (a field is requested
-  when the question names it, `requested_fields`); extra prediction fields are ignored.
+  when the question names it, `stateguard.question.named_fields`); extra prediction
+  fields are ignored.
   When the question names no field, every field is judged, and a prediction that omits
   some while getting the others right is undecided. Field names match exactly, else
   case- and punctuation-insensitively (``"Total Revenue"`` answers ``total_revenue``).
@@ -46,6 +47,7 @@ from typing import Any, Protocol
 from stateguard.bench.judges.base import Judgement
 from stateguard.bench.tasks import BenchTurn
 from stateguard.numbers import CURRENCY, DIGITS, parse_number
+from stateguard.question import field_tokens, named_fields
 
 _LABEL = re.compile(r"^\s*[A-Za-z][\w ()/\-]{0,40}?:\s*(?=\S)")
 _ORDER_TOKENS = frozenset(
@@ -96,17 +98,12 @@ def normalize_text(value: Any, strip_label: bool = True) -> str:
     return " ".join(text.split())
 
 
-def _tokens(name: str) -> set[str]:
-    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
-    return {t for t in re.split(r"[^a-z0-9]+", snake.lower()) if t}
-
-
 def _is_rank_key(key: str) -> bool:
     return "rank" in key.lower()
 
 
 def _order_matters(gold: Sequence[Any], ctx: _Ctx) -> bool:
-    if _tokens(ctx.field) & _ORDER_TOKENS or _NOTE_ORDER.search(ctx.note):
+    if field_tokens(ctx.field) & _ORDER_TOKENS or _NOTE_ORDER.search(ctx.note):
         return True
     return any(isinstance(item, Mapping) and any(_is_rank_key(k) for k in item) for item in gold)
 
@@ -291,9 +288,6 @@ def _is_free_text(gold: Any) -> bool:
 
 
 _PROSE_NUMBER = re.compile(rf"[-+]?[{re.escape(CURRENCY)}]?{DIGITS}%?")
-_STOPWORDS = frozenset(
-    {"the", "of", "an", "and", "in", "per", "by", "to", "for", "is", "on", "num", "number", "count"}
-)
 
 
 def _is_prose(pred: Any) -> bool:
@@ -326,28 +320,6 @@ def _prose_verdict(gold: Any, text: str, ctx: _Ctx) -> tuple[bool | None, str]:
         if words.count(f" {normalize_text(gold, strip_label=False)} ") == 1:
             return True, "prose answer names the gold label"
     return None, f"prose answer against gold {gold!r}"
-
-
-def _stem(token: str) -> str:
-    return token[:-1] if len(token) > 3 and token.endswith("s") else token
-
-
-def requested_fields(fields: Sequence[str], question: str) -> list[str]:
-    """Gold fields the question names (every word of the field name occurs in it).
-
-    Words are compared singularized; one-letter words and count words (``n_orders``
-    names "orders") are not required.
-
-    Empty when no field can be read from the question: the judge then cannot tell
-    which fields are requested.
-    """
-    asked = {_stem(t) for t in _tokens(question)}
-    found = []
-    for name in fields:
-        words = {_stem(t) for t in _tokens(name) if len(t) > 1} - _STOPWORDS
-        if words and words <= asked:
-            found.append(name)
-    return found
 
 
 def _verdict(
@@ -398,14 +370,14 @@ def judge_longds(
     """Judge a predicted answer against a LongDS gold answer (any JSON value).
 
     A gold object is judged field by field, but only on the fields the question
-    requests (`requested_fields`); when the question names none, every field is judged
-    and a prediction that gets every field it gives right but omits some is *undecided*
-    (the omitted ones may not have been asked for). A single value (a non-object gold,
-    or an object of one field) may be answered by the bare value, a one-field object,
-    or prose (see `_prose_verdict`). ``prediction`` may be a JSON string. ``relative``
-    overrides what the note implies. With ``llm_judge``, free-text string fields (≥ 4
-    words, not numbers) that fail the deterministic rules are re-judged by it; an
-    unparseable LLM reply excludes the turn.
+    requests (`stateguard.question.named_fields`); when the question names none, every
+    field is judged and a prediction that gets every field it gives right but omits some
+    is *undecided* (the omitted ones may not have been asked for). A single value (a
+    non-object gold, or an object of one field) may be answered by the bare value, a
+    one-field object, or prose (see `_prose_verdict`). ``prediction`` may be a JSON
+    string. ``relative`` overrides what the note implies. With ``llm_judge``, free-text
+    string fields (≥ 4 words, not numbers) that fail the deterministic rules are re-judged
+    by it; an unparseable LLM reply excludes the turn.
 
     The verdict is never "wrong" for an answer these rules cannot read: such a turn is
     returned with ``undecided=True`` (and ``excluded``), for an LLM judge or the report.
@@ -436,7 +408,7 @@ def judge_longds(
             if _is_prose(prediction)
             else _verdict(False, 0.0, {"error": "prediction is not an object", "fields": {}})
         )
-    requested = requested_fields(list(gold), question)
+    requested = named_fields(question, list(gold))
     judged = requested or list(gold)
     fields: dict[str, dict[str, Any]] = {}
     excluded = False

@@ -43,6 +43,7 @@ from pydantic import ValidationError
 from stateguard.bench.judges.dseval_spec import normalize_validator
 from stateguard.bench.tasks import BenchTask, BenchTurn, SuiteLoad, TaskRejection
 from stateguard.errors import TaskFormatError
+from stateguard.question import backticked, bare_paths
 
 INPUTS_DIR = "_inputs"
 MANIFEST = "_manifest.yaml"
@@ -50,8 +51,6 @@ INPUTS_PREFIX = "inputs"
 
 _CELL_MARKER = re.compile(r"^# %%[ \t]*\n", re.MULTILINE)
 _DOCSTRING_CELL = re.compile(r'^r?"""([\s\S]+?)"""[ \t]*(?:\n([\s\S]*))?$')
-_TEXT_REF = re.compile(r"\binputs/([\w.\-]+)(?![\w.\-]*\{)")
-_BACKTICKED = re.compile(r"`+([^`\n]+?)`+")
 _YAML_KEYS = frozenset({"question", "validator", "data", "execution"})
 _EXECUTION_KEYS = frozenset({"max_time", "max_memory", "forbid_names"})
 # The pandas-exercises chapters DSEval's exercise sessions are named after.
@@ -120,14 +119,12 @@ def _input_name(path: str) -> str | None:
 
 
 def input_paths_in_text(text: str, *, whole_only: bool = False) -> list[str]:
-    """``inputs/`` paths of prose: whole backticked spans, then (unless ``whole_only``)
-    space-free mentions."""
-    names = [n for span in _BACKTICKED.findall(text) if (n := _input_name(span))]
+    """``inputs/`` paths of prose (`stateguard.question.paths`): whole backticked spans,
+    then (unless ``whole_only``) space-free mentions."""
+    names = [n for span in backticked(text) if (n := _input_name(span))]
     if whole_only:
         return names
-    rest = _BACKTICKED.sub(" ", text)
-    names += [m.rstrip(".") for m in _TEXT_REF.findall(rest)]
-    return names
+    return names + bare_paths(text, INPUTS_PREFIX)
 
 
 def _constant_path(node: ast.AST) -> str | None:
