@@ -86,7 +86,10 @@ def test_a_rejected_operator_fails_the_cell_with_its_diagnostic(
     assert "no such value in the column" in res.execution.error.evalue
     audit = auditor.observe(res.execution)
     assert audit.has_errors
-    assert audit.findings[0].kind == "filter_unseen_value"
+    (f,) = audit.findings
+    assert (f.check, f.severity, f.basis) == ("filter_unseen_value", "alarm", ("code", "data"))
+    assert f.facts["origin"] == "operator" and f.facts["level"] == "error"
+    assert f.facts["calls"] == (str(audit.operators[0].seq - 1),)  # the probe
     assert audit.operators[0].status == "rejected"
 
 
@@ -104,8 +107,9 @@ def test_join_guard_findings_reach_the_observation_text(
     assert res.execution.ok
     audit = auditor.observe(res.execution)
     (f,) = audit.findings
-    assert f.origin == "join_guard" and f.kind == "dropped_rows" and f.line == 4
-    assert f.outputs == ("m",)
+    assert f.facts["origin"] == "join_guard" and f.check == "dropped_rows"
+    assert f.facts["line"] == 4 and f.facts["level"] == "warning" and f.facts["rows"] == 1
+    assert (f.severity, f.basis, f.variables) == ("alarm", ("code", "data"), ("m",))
     assert audit.describe() == (
         "audit alarm: inner merge of `sales` and `targets` dropped 1 of 3 left rows "
         "(`sales`): `year` value 2019 is missing from the right side (`targets`); the call "
@@ -117,8 +121,12 @@ def test_join_guard_findings_reach_the_observation_text(
     # the turn's question weighs the loss: a plain "merge" asked, a note; all rows asked, an alarm
     plain = auditor.observe(res.execution, "Merge sales and targets along the year")
     assert plain.alarms == () and plain.describe().startswith("audit note: inner merge")
+    # the question made the code-only alarm a note
+    assert [(f.severity, f.basis) for f in plain.findings] == [
+        ("note", ("code", "data", "question"))
+    ]
     every = auditor.observe(res.execution, "Merge sales with targets, keeping all rows of sales")
-    assert [f.kind for f in every.alarms] == ["dropped_rows"]
+    assert [f.check for f in every.alarms] == ["dropped_rows"]
     assert "the question asks to keep unmatched rows (line 4)" in every.describe()
 
 
@@ -133,7 +141,7 @@ def test_the_guard_survives_restart_and_reset(session: tuple[TrackedSession, Aud
     )
     assert res.execution.ok, res.execution.error
     audit = auditor.observe(res.execution)
-    assert [f.kind for f in audit.findings] == ["cross_product"]
+    assert [f.check for f in audit.findings] == ["cross_product"]
     assert [c.kind for c in audit.operators] == ["discover"]
 
 

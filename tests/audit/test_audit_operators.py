@@ -41,7 +41,7 @@ def rt(lake: Path, source_map: SourceMap, tmp_path: Path) -> AuditRuntime:
 
 
 def _rules(call: OperatorCall) -> set[str]:
-    return {f.rule for f in call.findings}
+    return {f.check for f in call.findings}
 
 
 # -- operators -------------------------------------------------------------------------
@@ -101,7 +101,8 @@ def test_union_scan_reports_columns_missing_in_some_sources(rt: AuditRuntime) ->
     assert isinstance(obs, UnionScanObservation)
     assert obs.missing_columns["population"] == ("wildfires/nifc_acres_burned_by_state.csv",)
     (finding,) = rt.last.findings
-    assert finding.rule == "union_fills_nulls" and finding.severity == "flag"
+    assert finding.check == "union_fills_nulls" and finding.severity == "note"
+    assert finding.basis == ("data",)
     assert "`population` is missing from wildfires/nifc_acres_burned_by_state.csv" in (
         finding.message
     )
@@ -192,10 +193,14 @@ def test_bash_refuses_writes_network_and_escapes(
 def test_ledger_persists_typed_calls_and_reloads_them(rt: AuditRuntime, tmp_path: Path) -> None:
     rt.scan("nifc_acres_burned_by_state.csv", table="acres")
     rt.probe("acres", ["State"])
+    with pytest.raises(OperatorRejected):
+        rt.query("SELECT * FROM acres WHERE State = 'California'")
     reloaded = AuditLedger(tmp_path / "audit.jsonl")
-    assert [c.kind for c in reloaded.calls] == ["scan", "probe"]
+    assert [c.kind for c in reloaded.calls] == ["scan", "probe", "query"]
     assert isinstance(reloaded.calls[1].observation, ProbeObservation)
-    assert reloaded.calls == rt.ledger.calls and reloaded.next_seq == 3
+    assert reloaded.calls == rt.ledger.calls and reloaded.next_seq == 4
+    (f,) = reloaded.calls[2].findings  # the findings come back typed, facts and all
+    assert (f.check, f.severity, f.facts) == ("filter_unseen_value", "alarm", {"calls": ("2",)})
 
 
 def test_coverage_says_what_was_never_looked_at(rt: AuditRuntime) -> None:
@@ -245,8 +250,9 @@ def test_rule_join_drops_rows_names_the_missing_year(rt: AuditRuntime) -> None:
     rt.tables["targets_all"] = pd.DataFrame({"year": [2018, 2019, 2020], "t": [1, 2, 3]})
     out = rt.query("SELECT * FROM sales s JOIN targets t ON s.year = t.year")
     assert len(out) == 4  # flagged, not rejected: the rows may be meant to go
-    (f,) = [f for f in rt.last.findings if f.rule == "join_drops_rows"]
-    assert f.severity == "flag" and "dropped 2 of 6 left rows" in f.message
+    (f,) = [f for f in rt.last.findings if f.check == "join_drops_rows"]
+    assert f.severity == "note" and "dropped 2 of 6 left rows" in f.message
+    assert f.basis == ("code", "data")
     assert "2019 is missing from the right side (`targets`)" in f.message
     rt.query("SELECT * FROM sales s JOIN targets_all t ON s.year = t.year")
     assert "join_drops_rows" not in _rules(rt.last)
@@ -272,7 +278,7 @@ def test_rule_filter_unseen_value(rt: AuditRuntime) -> None:
     rt.probe("acres", ["State"])
     with pytest.raises(OperatorRejected, match=r"State = 'California': no such value .* 'CA'"):
         rt.query("SELECT * FROM acres WHERE State = 'California'")
-    assert rt.last.findings[0].evidence == (rt.last.seq - 1,)  # the probe
+    assert rt.last.findings[0].facts["calls"] == (str(rt.last.seq - 1),)  # the probe
     rt.query("SELECT * FROM acres WHERE State IN ('CA', 'NV')")  # near miss: seen values
     assert "filter_unseen_value" not in _rules(rt.last)
 
@@ -282,7 +288,8 @@ def test_rule_aggregate_high_nulls(rt: AuditRuntime) -> None:
     rt.probe("prices")
     rt.query("SELECT avg(p) AS m FROM prices")
     (f,) = rt.last.findings
-    assert f.rule == "aggregate_high_nulls" and "40% nulls of prices.p" in f.message
+    assert f.check == "aggregate_high_nulls" and "40% nulls of prices.p" in f.message
+    assert f.severity == "note" and f.facts["calls"] == (str(rt.last.seq - 1),)  # the probe
     rt.query("SELECT avg(p) AS m FROM prices WHERE p IS NOT NULL")  # near miss: handled
     assert rt.last.findings == ()
     rt.query("SELECT avg(coalesce(p, 0)) AS m FROM prices")
@@ -294,7 +301,8 @@ def test_flag_mode_records_but_does_not_refuse(lake: Path, source_map: SourceMap
     _load_states(rt)
     out = rt.query("SELECT * FROM acres, pop")
     assert len(out) == 50 and rt.last.status == "ok"
-    assert rt.last.findings[0].severity == "reject"
+    assert rt.last.findings[0].severity == "alarm"
+    assert rt.last.describe().startswith("reject [join_without_key]: ")
 
 
 def test_every_rule_is_registered() -> None:

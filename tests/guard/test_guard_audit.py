@@ -34,7 +34,7 @@ def test_a_lossy_merge_the_question_forbids_is_refused_once(guard: GuardedSessio
     out = guard.run_cell(DEFAULT_INNER)
     assert out.ok and out.audit is not None
     (f,) = out.audit.alarms
-    assert f.kind == "dropped_rows" and f.outputs == ("m",)
+    assert f.check == "dropped_rows" and f.variables == ("m",)
     assert "dropped 1 of 3 left rows" in out.audit.describe()
     assert "2019 is missing from the right side" in out.audit.describe()
     review = guard.propose_answer("the merged table has 2 rows")
@@ -42,7 +42,7 @@ def test_a_lossy_merge_the_question_forbids_is_refused_once(guard: GuardedSessio
     (repair,) = [h for h in review.notes if h.kind == "repair"]
     assert any("dropped 1 of 3 left rows" in line for line in repair.evidence)
     # no how= written: the code alone makes it an alarm
-    assert not f.question_alarm and isinstance(repair.notice, RepairNotice)
+    assert not f.from_question and isinstance(repair.notice, RepairNotice)
     (found,) = repair.notice.evidence
     assert (found.check, found.severity, found.basis) == ("silent_join", "alarm", ("code", "data"))
     # the agent was told and keeps the same merge: its known choice, accepted
@@ -58,7 +58,8 @@ def test_an_inner_merge_the_question_forbids_is_a_doubt_refused_all_the_same(
     out = guard.run_cell("m = sales.merge(targets, on='year', how='inner')\nm")
     assert out.audit is not None
     (f,) = out.audit.alarms
-    assert f.question_alarm  # from the code alone (how='inner' written) it is a note
+    # from the code alone (how='inner' written) it is a note: a doubt on the question
+    assert f.severity == "doubt" and f.from_question
     review = guard.propose_answer("the merged table has 2 rows")
     assert not review.accepted
     (repair,) = [h for h in review.notes if h.kind == "repair"]

@@ -11,7 +11,6 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "AuditFinding": "stateguard.audit.auditor",
     "AuditSettings": "stateguard.audit.auditor",
     "Auditor": "stateguard.audit.auditor",
     "CellAudit": "stateguard.audit.auditor",

@@ -6,7 +6,8 @@ A composition root (`GuardedSession`) uses it in three steps::
     TrackedSession(kernel, setup_code=auditor.setup_code)   # runs after start/restart/reset
     audit = auditor.observe(result.execution)               # after every cell
     audit.describe()   # text to append to the agent's observation ("" when nothing to say)
-    audit.findings     # typed evidence for the manager (`alarm`: concrete enough to refuse)
+    audit.findings     # `stateguard.finding.Finding`s for the manager and the verifier
+    audit.alarms       # those concrete enough to refuse on
 
 `observe` only reads `ExecutionResult.private`, so it works on recorded results too.
 """
@@ -19,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from stateguard.audit.diagnostics import JoinCellReport, join_report
+from stateguard.audit.diagnostics import JoinCellReport, JoinDiagnostic, JoinRecord, join_report
 from stateguard.audit.joinguard import install_code as join_guard_code
 from stateguard.audit.joinintent import RowsAsked, rows_asked
 from stateguard.audit.joinpolicy import is_alarm
@@ -29,6 +30,7 @@ from stateguard.audit.ledger import AuditLedger, Coverage
 from stateguard.audit.observations import OperatorCall
 from stateguard.audit.sourcewatch import files_read
 from stateguard.audit.sourcewatch import install_code as watch_code
+from stateguard.finding import FactValue, Finding
 from stateguard.kernel import ExecutionResult
 
 
@@ -47,29 +49,6 @@ class AuditSettings(BaseModel):
     """Note which lake files the agent's own code opens (needs `lake`)."""
 
 
-class AuditFinding(BaseModel):
-    """One finding of a cell, from the join guard or from an operator's rules."""
-
-    model_config = ConfigDict(frozen=True)
-
-    origin: Literal["join_guard", "operator"]
-    kind: str
-    """The join diagnostic kind (``dropped_rows``…) or the rule name (``filter_unseen_value``…)."""
-    severity: Literal["error", "warning"]
-    message: str
-    line: int | None = None
-    """Cell line of the pandas call (join guard only)."""
-    outputs: tuple[str, ...] = ()
-    """Variables holding the result (join guard: names bound to it after the cell;
-    operator: the registered output table)."""
-    alarm: bool = False
-    """Evidence against the result (`stateguard.audit.joinpolicy` for the join guard; a
-    rejecting rule for an operator); otherwise a note the agent reads."""
-    question_alarm: bool = False
-    """An alarm only because the question asks to keep unmatched rows: from the code alone
-    (a ``how=`` written) it would be a note. It rests on reading the question's English."""
-
-
 class CellAudit(BaseModel):
     """Everything the audit recorded for one cell."""
 
@@ -83,64 +62,105 @@ class CellAudit(BaseModel):
     """What the turn's question asks a join to keep (`joinintent`); None: no question known."""
 
     @property
-    def findings(self) -> tuple[AuditFinding, ...]:
-        """Join-guard diagnostics and operator findings, in call order per source."""
-        out: list[AuditFinding] = []
+    def findings(self) -> tuple[Finding, ...]:
+        """Join-guard diagnostics and operator findings, in call order per source.
+
+        Join guard (check: the diagnostic's kind): an ``alarm`` on the code and the data
+        when `stateguard.audit.joinpolicy` calls it evidence against the result from the
+        code alone; a ``doubt`` when only the question made it one (it asks to keep the
+        unmatched rows a written ``how=`` drops); else a ``note``. The basis includes
+        ``question`` when the question decided (that doubt, or a note the question made of
+        rows pandas' default join drops). Operators (check: the rule): the rule's finding,
+        an ``alarm`` for a rejecting rule.
+
+        ``variables`` are the names holding the result; ``facts`` carry ``origin``
+        (``join_guard`` or ``operator``), ``level`` (``error`` or ``warning``, as the join
+        guard grades it; ``error`` for a rejecting rule), for the join guard ``line`` (of
+        the pandas call in the cell) and what the diagnostic counted (``rows``, ``side``,
+        ``keys``, ``columns``), for an operator its ``call`` (sequence number) and the
+        earlier ``calls`` its rule used.
+        """
+        out: list[Finding] = []
         if self.joins is not None:
             for rec in self.joins.records:
-                for d in rec.diagnostics:
-                    alarm = is_alarm(rec, d, self.rows_asked)
-                    by_code = is_alarm(rec, d, None)
-                    message = d.message
-                    if alarm and d.kind == "dropped_rows":
-                        message += (
-                            "; the question asks to keep unmatched rows"
-                            if self.rows_asked == "all"
-                            else "; the call gives no how=, so this is pandas' default inner join"
-                        )
-                    out.append(
-                        AuditFinding(
-                            origin="join_guard",
-                            kind=d.kind,
-                            severity=d.severity,
-                            message=message,
-                            line=rec.line,
-                            outputs=rec.output_names,
-                            alarm=alarm,
-                            question_alarm=alarm and not by_code,
-                        )
-                    )
+                out.extend(_join_finding(rec, d, self.rows_asked) for d in rec.diagnostics)
         for call in self.operators:
+            outputs = (call.args["output"],) if call.args.get("output") else ()
             out.extend(
-                AuditFinding(
-                    origin="operator",
-                    kind=f.rule,
-                    severity="error" if f.severity == "reject" else "warning",
-                    message=f.message,
-                    outputs=(call.args["output"],) if call.args.get("output") else (),
-                    alarm=f.severity == "reject",
+                f.model_copy(
+                    update={
+                        "variables": outputs,
+                        "facts": {
+                            **f.facts,
+                            "origin": "operator",
+                            "level": "error" if f.severity == "alarm" else "warning",
+                            "call": call.seq,
+                        },
+                    }
                 )
                 for f in call.findings
             )
         return tuple(out)
 
     @property
-    def alarms(self) -> tuple[AuditFinding, ...]:
-        """The findings that are evidence against the cell's result."""
-        return tuple(f for f in self.findings if f.alarm)
+    def alarms(self) -> tuple[Finding, ...]:
+        """The findings that are evidence against the cell's result: the alarms, and the
+        doubts only the question raised (`findings`)."""
+        return tuple(f for f in self.findings if counts_against(f))
 
     @property
     def has_errors(self) -> bool:
         """True when some finding is an error (a keyless join, a rejected operator…)."""
-        return any(f.severity == "error" for f in self.findings)
+        return any(f.facts.get("level") == "error" for f in self.findings)
 
     def describe(self) -> str:
         """The findings as lines of observation text ("" when there are none)."""
         lines = []
         for f in self.findings:
-            where = f" (line {f.line})" if f.line is not None else ""
-            lines.append(f"audit {'alarm' if f.alarm else 'note'}: {f.message}{where}")
+            line = f.facts.get("line")
+            where = f" (line {line})" if line is not None else ""
+            lines.append(f"audit {'alarm' if counts_against(f) else 'note'}: {f.message}{where}")
         return "\n".join(lines)
+
+
+def counts_against(finding: Finding) -> bool:
+    """Whether a `CellAudit` finding is evidence against the result: an alarm, or a doubt
+    the question raised (the audit makes no other doubts)."""
+    return finding.severity == "alarm" or (finding.severity == "doubt" and finding.from_question)
+
+
+def _join_finding(record: JoinRecord, d: JoinDiagnostic, asked: RowsAsked | None) -> Finding:
+    """One join-guard diagnostic as a finding, weighed by `stateguard.audit.joinpolicy`."""
+    alarm = is_alarm(record, d, asked)
+    by_code = is_alarm(record, d, None)
+    by_question = alarm and not by_code
+    decided = alarm != by_code  # the question raised it, or made a code-only alarm a note
+    message = d.message
+    if alarm and d.kind == "dropped_rows":
+        message += (
+            "; the question asks to keep unmatched rows"
+            if asked == "all"
+            else "; the call gives no how=, so this is pandas' default inner join"
+        )
+    facts: dict[str, FactValue] = {"origin": "join_guard", "level": d.severity}
+    if record.line is not None:
+        facts["line"] = record.line
+    if d.rows is not None:
+        facts["rows"] = d.rows
+    if d.side is not None:
+        facts["side"] = d.side
+    if d.keys:
+        facts["keys"] = d.keys
+    if d.columns:
+        facts["columns"] = d.columns
+    return Finding(
+        check=d.kind,
+        severity="doubt" if by_question else "alarm" if alarm else "note",
+        message=message,
+        basis=("code", "data", "question") if decided else ("code", "data"),
+        facts=facts,
+        variables=record.output_names,
+    )
 
 
 def audit_cell(result: ExecutionResult, question: str | None = None) -> CellAudit:

@@ -2,7 +2,10 @@
 
 Every operator call becomes one `OperatorCall` (frozen, JSON-serializable) in the
 audit ledger. Its `observation` is a discriminated union on `kind`, one model
-per operator. `Finding`s are what the validation rules said about the call.
+per operator. Its findings are what the validation rules said about the call, as
+`stateguard.finding.Finding`: ``check`` names the rule; an ``alarm`` refused the call
+(or, in flag mode, would have); a ``note`` is only reported. ``facts["calls"]`` holds
+the sequence numbers (as strings) of the earlier calls whose observations the rule used.
 """
 
 from __future__ import annotations
@@ -12,22 +15,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateguard.audit.sources import ColumnInfo, SourceLocation
+from stateguard.finding import Finding
 
 OperatorKind = Literal["discover", "bash", "scan", "union_scan", "probe", "query"]
-
-
-class Finding(BaseModel):
-    """One validation rule's verdict on one call, with the evidence."""
-
-    model_config = ConfigDict(frozen=True)
-
-    rule: str
-    """The rule's name (e.g. ``join_without_key``)."""
-    severity: Literal["reject", "flag"]
-    """"reject": the call was refused (or its result withheld); "flag": reported only."""
-    message: str
-    evidence: tuple[int, ...] = ()
-    """Sequence numbers of the earlier calls whose observations the rule used."""
 
 
 class DiscoverObservation(BaseModel):
@@ -149,7 +139,10 @@ class OperatorCall(BaseModel):
 
     def describe(self) -> str:
         """One line per finding (or the error), for an agent's observation."""
-        lines = [f"{f.severity} [{f.rule}]: {f.message}" for f in self.findings]
+        lines = [
+            f"{'reject' if f.severity == 'alarm' else 'flag'} [{f.check}]: {f.message}"
+            for f in self.findings
+        ]
         if self.error:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)

@@ -3,8 +3,8 @@
 `AuditRuntime` offers `discover`, `bash`, `scan`, `union_scan`, `probe` and
 `query` (and `batch` to submit several at once). Each call records its declared
 inputs, arguments and resulting observation as an `OperatorCall`; validation
-rules run before the call (a "reject" finding refuses it with
-`OperatorRejected`, whose message is the diagnostic) and after it.
+rules run before the call (an alarm refuses it with `OperatorRejected`, whose
+message is the diagnostic) and after it.
 
 Tables loaded by `scan`/`union_scan` or produced by `query(..., output=)` are
 registered by name for later `probe` and `query` calls.
@@ -28,7 +28,6 @@ from stateguard.audit.ledger import AuditLedger
 from stateguard.audit.observations import (
     ColumnProfile,
     DiscoverObservation,
-    Finding,
     Observation,
     OperatorCall,
     OperatorKind,
@@ -52,7 +51,7 @@ class OperatorRejected(AuditError):
 
     def __init__(self, call: OperatorCall) -> None:
         self.call = call
-        reasons = "; ".join(f.message for f in call.findings if f.severity == "reject")
+        reasons = "; ".join(f.message for f in call.findings if f.severity == "alarm")
         super().__init__(f"{call.kind} rejected: {reasons}")
 
 
@@ -102,7 +101,7 @@ class AuditRuntime:
             "inputs": tuple(inputs),
             "args": json.loads(json.dumps(args, default=str)),
         }
-        if self.mode == "reject" and any(f.severity == "reject" for f in before):
+        if self.mode == "reject" and any(f.severity == "alarm" for f in before):
             call = OperatorCall(
                 **base,
                 status="rejected",
@@ -401,4 +400,4 @@ def _isna(v: Any) -> bool:
         return False
 
 
-__all__ = ["AuditRuntime", "Finding", "OperatorRejected"]
+__all__ = ["AuditRuntime", "OperatorRejected"]

@@ -1,9 +1,10 @@
 """Runtime validation rules: each a small function from a call's context to findings.
 
 A rule declares the operator kinds it applies to and its phase ("before": the
-call has not run, a "reject" finding stops it; "after": the observation exists).
-Add one with the `rule` decorator; `RULES` is the registry the runtime runs, in
-registration order.
+call has not run, an alarm stops it; "after": the observation exists). Add one
+with the `rule` decorator; `RULES` is the registry the runtime runs, in
+registration order. A rule's findings are `stateguard.finding.Finding`s
+(`verdict`): an ``alarm`` refuses the call, a ``note`` is only reported.
 
 Rules read recorded observations (the ledger: earlier probes and scans) and the
 registered tables; they never change either.
@@ -11,7 +12,7 @@ registered tables; they never change either.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,12 +22,12 @@ from stateguard.audit.diagnostics import JoinRecord
 from stateguard.audit.joinchecks import Named, check_merge
 from stateguard.audit.ledger import AuditLedger
 from stateguard.audit.observations import (
-    Finding,
     Observation,
     OperatorKind,
     UnionScanObservation,
 )
 from stateguard.audit.sqlfacts import JoinFact, SqlFacts
+from stateguard.finding import Basis, Finding
 
 HIGH_NULL_RATE = 0.2
 """Aggregating a column with at least this share of nulls needs saying so."""
@@ -80,6 +81,28 @@ def rule(
         return fn
 
     return register
+
+
+def verdict(
+    name: str,
+    message: str,
+    *,
+    refuse: bool,
+    basis: tuple[Basis, ...] = ("code", "data"),
+    calls: Iterable[int] = (),
+) -> Finding:
+    """Rule `name`'s finding: an alarm when it refuses the call, else a note.
+
+    ``basis``: the query's code and the tables' data by default; ``calls``: the sequence
+    numbers of the earlier calls whose observations the rule used (``facts["calls"]``)."""
+    used = tuple(str(c) for c in calls)
+    return Finding(
+        check=name,
+        severity="alarm" if refuse else "note",
+        message=message,
+        basis=basis,
+        facts={"calls": used} if used else {},
+    )
 
 
 def run_rules(ctx: Context, phase: Phase, rules: list[Rule] | None = None) -> list[Finding]:
@@ -175,8 +198,7 @@ def _from_join(ctx: Context, name: str, kinds: set[str]) -> list[Finding]:
     for _, record in ctx.join_records():
         for d in record.diagnostics:
             if d.kind in kinds:
-                severity = "reject" if d.severity == "error" else "flag"
-                found.append(Finding(rule=name, severity=severity, message=d.message))
+                found.append(verdict(name, d.message, refuse=d.severity == "error"))
     return found
 
 
@@ -230,14 +252,12 @@ def filter_unseen_value(ctx: Context) -> list[Finding]:
         if absent:
             shown = ", ".join(repr(v) for v, _ in profile.top[:8])
             found.append(
-                Finding(
-                    rule="filter_unseen_value",
-                    severity="reject",
-                    evidence=(seq,),
-                    message=(
-                        f"filter on {table}.{ref.name} = {', '.join(map(repr, absent))}: no "
-                        f"such value in the column (probe #{seq} saw {shown})"
-                    ),
+                verdict(
+                    "filter_unseen_value",
+                    f"filter on {table}.{ref.name} = {', '.join(map(repr, absent))}: no "
+                    f"such value in the column (probe #{seq} saw {shown})",
+                    refuse=True,
+                    calls=(seq,),
                 )
             )
     return found
@@ -259,20 +279,18 @@ def aggregate_high_nulls(ctx: Context) -> list[Finding]:
         probed = ctx.ledger.profile(table, ref.name)
         if probed is not None:
             seq, profile = probed
-            rate, evidence = profile.null_rate, (seq,)
+            rate, used = profile.null_rate, (seq,)
         else:
             col = ctx.tables[table][ref.name]
-            rate, evidence = (float(col.isna().mean()) if len(col) else 0.0), ()
+            rate, used = (float(col.isna().mean()) if len(col) else 0.0), ()
         if rate >= HIGH_NULL_RATE:
             found.append(
-                Finding(
-                    rule="aggregate_high_nulls",
-                    severity="flag",
-                    evidence=evidence,
-                    message=(
-                        f"{fn}({ref.name}) skips the {rate:.0%} nulls of {table}.{ref.name}; "
-                        f"say how they are treated (COALESCE, or WHERE {ref.name} IS NOT NULL)"
-                    ),
+                verdict(
+                    "aggregate_high_nulls",
+                    f"{fn}({ref.name}) skips the {rate:.0%} nulls of {table}.{ref.name}; "
+                    f"say how they are treated (COALESCE, or WHERE {ref.name} IS NOT NULL)",
+                    refuse=False,
+                    calls=used,
                 )
             )
     return found
@@ -289,10 +307,11 @@ def union_fills_nulls(ctx: Context) -> list[Finding]:
         return []
     parts = [f"`{c}` is missing from {', '.join(srcs)}" for c, srcs in obs.missing_columns.items()]
     return [
-        Finding(
-            rule="union_fills_nulls",
-            severity="flag",
-            message=f"union {obs.table} fills missing columns with nulls: {'; '.join(parts)}",
+        verdict(
+            "union_fills_nulls",
+            f"union {obs.table} fills missing columns with nulls: {'; '.join(parts)}",
+            refuse=False,
+            basis=("data",),
         )
     ]
 

@@ -11,7 +11,7 @@ Severity and basis follow what a finding rests on:
 - `unsupported_claims`: an alarm on the answer against what ran (execution);
 - `silent_joins`: an alarm on the code and the data (the join guard's counts); a doubt
   that also rests on the question when only the question's English made it an alarm
-  (`AuditFinding.question_alarm`);
+  (`stateguard.audit.auditor.CellAudit.alarms`, the audit's own doubt);
 - `output_requirements`: a doubt on the answer and the question (the decimal places are
   read from the question's English).
 
@@ -26,7 +26,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from stateguard.audit.auditor import AuditFinding, audit_cell
+from stateguard.audit.auditor import audit_cell, counts_against
 from stateguard.finding import Finding
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import StaleReason
@@ -165,10 +165,12 @@ def _still_used(steps: Sequence[StepView], i: int, outputs: Sequence[str]) -> bo
     )
 
 
-def _join_findings(step: StepView, question: str | None) -> list[AuditFinding]:
+def _join_findings(step: StepView, question: str | None) -> list[Finding]:
+    """The join guard's findings of a step (`CellAudit.findings`), for the turn's question."""
     if step.execution is None or not step.execution.private:
         return []
-    return [f for f in audit_cell(step.execution, question).findings if f.origin == "join_guard"]
+    audit = audit_cell(step.execution, question)
+    return [f for f in audit.findings if f.facts.get("origin") == "join_guard"]
 
 
 def silent_joins(
@@ -188,19 +190,20 @@ def silent_joins(
         for f in _join_findings(step, question):
             known = f.message in shown
             shown.add(f.message)
-            if not f.alarm or known or not _still_used(steps, i, f.outputs):
+            if not counts_against(f) or known or not _still_used(steps, i, f.variables):
                 continue
             made = set(step.cell.created) if step.cell is not None else set()
-            where = f" (line {f.line})" if f.line is not None else ""
-            # an alarm only the question's English raised is a doubt on it; the policy
-            # still repairs on it, as it did on every join-guard alarm
+            line = f.facts.get("line")
+            where = f" (line {line})" if line is not None else ""
+            # an alarm only the question's English raised is the audit's doubt on it; the
+            # policy still repairs on it, as it did on every join-guard alarm
             out.append(
                 Finding(
                     check="silent_join",
-                    severity="doubt" if f.question_alarm else "alarm",
+                    severity=f.severity,
                     message=f"step {step.step}: {f.message}{where}",
-                    basis=("code", "data", "question") if f.question_alarm else ("code", "data"),
-                    variables=tuple(k for k in made if VarKey.name_of(k) in f.outputs),
+                    basis=f.basis,
+                    variables=tuple(k for k in made if VarKey.name_of(k) in f.variables),
                     facts=EvidenceFacts(step=step.step).as_facts(),
                 )
             )

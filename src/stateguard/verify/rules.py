@@ -287,9 +287,9 @@ def audit_diagnostics(inp: RuleInput) -> list[Finding]:
     if ex is None or not ex.private:
         return []
     return [
-        _alarm(f"audit_{f.kind}", f.message, "code", "data")
-        if f.alarm and not f.question_alarm
-        else _doubt(f"audit_{f.kind}", f.message, "code", "data", *_asked(f.question_alarm))
+        _alarm(f"audit_{f.check}", f.message, "code", "data")
+        if f.severity == "alarm"
+        else _doubt(f"audit_{f.check}", f.message, "code", "data", *_asked(f))
         for f in audit_cell(ex, inp.task.question or None).findings
     ]
 
@@ -701,6 +701,7 @@ def _weighed(inp: RuleInput, rule: str, found: Sequence[Contradiction]) -> list[
     return out
 
 
-def _asked(question_alarm: bool) -> tuple[Basis, ...]:
-    """The question as a basis, when the join guard's alarm came from it."""
-    return ("question",) if question_alarm else ()
+def _asked(finding: Finding) -> tuple[Basis, ...]:
+    """The question as a basis, when the join guard's alarm came from it (the audit's
+    doubt; `stateguard.audit.auditor.CellAudit.findings`)."""
+    return ("question",) if finding.severity == "doubt" and finding.from_question else ()
