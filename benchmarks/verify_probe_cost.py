@@ -18,9 +18,10 @@ import argparse
 import statistics
 import time
 
+from stateguard.checks import Step
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
-from stateguard.verify import ProbeEnvironment, Step, StepVerifier, VerifyTask
+from stateguard.verify import ProbeEnvironment, StepVerifier, VerifyTask
 
 AT = (1, 10, 40)
 TASK = VerifyTask(question="Which region has the highest mean margin?")

@@ -9,8 +9,8 @@ from fake_workspace import FakeWorkspace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from stateguard.checks import Step
 from stateguard.errors import IllegalActionError
-from stateguard.manager import StepView
 from stateguard.manager import actions as A
 from stateguard.manager.harness import HarnessConfig, StateHarness
 from stateguard.state import Constraint, Relation, StateStore
@@ -53,7 +53,7 @@ def test_commit_requires_update_and_relations() -> None:
         ]
     )
     h.begin_turn(0, "q")
-    review = h.review_answer(StepView(turn=0, step=0, answer="a"))
+    review = h.review_answer(Step(turn=0, step=0, answer="a"))
     assert review.accepted
     ev = events(h)
     illegal = [e for e in ev if e.type == "illegal_action"]
@@ -82,7 +82,7 @@ def test_repair_schedule_light_heavy_rollback() -> None:
     h.begin_turn(0, "q")
     modes = []
     for i in range(4):
-        r = h.review_answer(StepView(turn=0, step=i, answer="a"))
+        r = h.review_answer(Step(turn=0, step=i, answer="a"))
         modes += [e.data["mode"] for e in events(h) if e.type == "repair"]
         if r.accepted:
             break
@@ -113,7 +113,7 @@ def test_failing_constraint_blocks_commit() -> None:
     )
     ws.probe_value = False
     h.begin_turn(0, "q")
-    h.review_answer(StepView(turn=0, step=0, answer="a"))
+    h.review_answer(Step(turn=0, step=0, answer="a"))
     ev = events(h)
     assert any(e.type == "illegal_action" and "does not hold" in e.data["error"] for e in ev)
     assert h.store.committed() == []
@@ -164,10 +164,10 @@ def test_no_policy_output_breaks_invariants(actions, calls, lifecycle) -> None:
             turn += 1
             h.begin_turn(turn, "q")
         elif call == "step":
-            h.after_step(StepView(turn=turn, step=step, code="x = 1"))
+            h.after_step(Step(turn=turn, step=step, code="x = 1"))
             step += 1
         elif call == "review":
-            h.review_answer(StepView(turn=turn, step=step, answer="1"))
+            h.review_answer(Step(turn=turn, step=step, answer="1"))
             step += 1
         else:
             h.end_turn(turn, None)
@@ -202,7 +202,7 @@ def test_events_are_typed_payloads_on_the_wire() -> None:
         ]
     )
     h.begin_turn(0, "q")
-    h.review_answer(StepView(turn=0, step=0, answer="a"))
+    h.review_answer(Step(turn=0, step=0, answer="a"))
     h.end_turn(0, "a")
     logged_types = set()
     for logged in h.drain_events():

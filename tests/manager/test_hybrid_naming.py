@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from stateguard.checks import Step
 from stateguard.kernel import ExecutionResult
 from stateguard.lineage import LineageGraph
 from stateguard.llm import ScriptedModel
-from stateguard.manager import StepView
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.policies.hybrid import (
     HybridPolicy,
@@ -17,7 +17,7 @@ from stateguard.manager.policies.hybrid import (
 NAMED = '{"issue": "named by the model", "conclusions": ["from the model"]}'
 
 
-def _step(step: int, stdout: str, *, ok: bool = True) -> StepView:
+def _step(step: int, stdout: str, *, ok: bool = True) -> Step:
     execution = ExecutionResult(status="ok", stdout=stdout, wall_time=0.01)
     if not ok:
         execution = ExecutionResult.model_validate(
@@ -28,10 +28,10 @@ def _step(step: int, stdout: str, *, ok: bool = True) -> StepView:
                 "error": {"ename": "KeyError", "evalue": "'x'", "traceback": []},
             }
         )
-    return StepView(turn=0, step=step, code="print(1)", execution=execution)
+    return Step(turn=0, step=step, code="print(1)", execution=execution)
 
 
-def _ctx(question: str, steps: tuple[StepView, ...], answer: str | None) -> PolicyContext:
+def _ctx(question: str, steps: tuple[Step, ...], answer: str | None) -> PolicyContext:
     def no_probe(code: str):
         raise AssertionError("naming must not probe")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fake_workspace import FakeWorkspace
 
+from stateguard.checks import Step
 from stateguard.llm import ScriptedModel
-from stateguard.manager import StepView
 from stateguard.manager.harness import StateHarness
 from stateguard.manager.policies.llm import LLMPolicy, parse_action
 from stateguard.state import StateStore
@@ -27,7 +27,7 @@ def test_valid_protocol_commits_a_state() -> None:
         ]
     )
     h.begin_turn(0, "Which region has the most revenue?")
-    review = h.review_answer(StepView(turn=0, step=0, answer="north"))
+    review = h.review_answer(Step(turn=0, step=0, answer="north"))
     assert review.accepted
     [state] = h.store.committed()
     assert state.issue == "total revenue by region" and state.conclusions == ("north leads",)

@@ -3,12 +3,13 @@ the typed facts the hints render, and repairs decided as before severities exist
 
 from __future__ import annotations
 
+from stateguard.checks import Step
 from stateguard.finding import Finding
 from stateguard.hints import HintRenderer
 from stateguard.kernel import ExecutionResult, ProbeResult
 from stateguard.lineage import LineageGraph
 from stateguard.llm import ScriptedModel
-from stateguard.manager import Hint, StepView
+from stateguard.manager import Hint
 from stateguard.manager import actions as A
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.manager.notes import EvidenceFacts, RepairNotice
@@ -20,12 +21,12 @@ from stateguard.manager.verify import constraint_failures
 from stateguard.state import AnalyticalState, Constraint
 
 
-def _step(stdout: str) -> StepView:
+def _step(stdout: str) -> Step:
     execution = ExecutionResult(status="ok", stdout=stdout, wall_time=0.01)
-    return StepView(turn=0, step=1, code="print(1)", execution=execution)
+    return Step(turn=0, step=1, code="print(1)", execution=execution)
 
 
-def _ctx(steps: tuple[StepView, ...]) -> PolicyContext:
+def _ctx(steps: tuple[Step, ...]) -> PolicyContext:
     def no_probe(code: str) -> ProbeResult:
         raise AssertionError("deciding must not probe")
 

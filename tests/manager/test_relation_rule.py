@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from stateguard.checks import Step
 from stateguard.lineage import CellRecord, ReadRecord, VariableVersion
-from stateguard.manager import StepView
 from stateguard.manager.binding import (
     infer_relations,
     is_bookkeeping,
@@ -212,14 +212,14 @@ def test_bookkeeping_versions(summary: str, version: int, noise: bool) -> None:
     assert is_bookkeeping(v) is noise
 
 
-def _step(step: int, reads: tuple[str, ...], created: tuple[str, ...]) -> StepView:
+def _step(step: int, reads: tuple[str, ...], created: tuple[str, ...]) -> Step:
     rec = CellRecord(
         cell=step,
         source="",
         reads=tuple(ReadRecord(name=k.rpartition("@v")[0], version=k, statement=0) for k in reads),
         created=created,
     )
-    return StepView(turn=1, step=step, code="", cell=rec)
+    return Step(turn=1, step=step, code="", cell=rec)
 
 
 def test_span_record_reads_parts_produces_columns_and_drops_bookkeeping() -> None:

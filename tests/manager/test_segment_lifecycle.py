@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stateguard.manager import StepView
+from stateguard.checks import Step
 from stateguard.manager.harness import HarnessConfig, StateHarness
 from stateguard.manager.policies.deterministic import DeterministicPolicy
 from stateguard.manager.workspace import KernelWorkspace
@@ -34,7 +34,7 @@ def test_segments_commit_and_repair_stale_reuse(tracked, tmp_path) -> None:
         res = tracked.execute(code)
         hints_by_step.append(
             harness.after_step(
-                StepView(turn=0, step=i, code=code, execution=res.execution, cell=res.cell)
+                Step(turn=0, step=i, code=code, execution=res.execution, cell=res.cell)
             )
         )
     committed = harness.store.committed()

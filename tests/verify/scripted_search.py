@@ -7,8 +7,9 @@ import copy
 import io
 from collections.abc import Sequence
 
+from stateguard.checks import Step
 from stateguard.kernel import ErrorInfo, ExecutionResult, ProbeResult
-from stateguard.verify import Step, VerifyTask
+from stateguard.verify import VerifyTask
 from stateguard.verify.search import Proposal
 
 

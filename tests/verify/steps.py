@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stateguard.checks import Step
 from stateguard.kernel import ErrorInfo, ExecutionResult, ProbeResult
 from stateguard.lineage import CellRecord, ReadRecord, StaleReason
-from stateguard.verify import Step
 
 
 def ok(

@@ -401,3 +401,28 @@ def test_a_threshold_on_another_column_is_corroborated_by_the_rows_each_keeps(
         assert "sales['units'] > 10" in found[0].corroboration
     finally:
         root.close()
+
+
+def test_a_statistic_or_column_against_the_question_is_corroborated_by_the_result(
+    branches: KernelBranches,
+) -> None:
+    root = branches.root()
+    try:
+        mean = VerifyTask(question="What is the mean number of units?")
+        v = _result(root, mean, "sales['units'].median()")
+        (f,) = [e for e in v.evidence if e.check == "question_contradiction"]
+        assert v.score == 0.0 and "sales['units'].mean()" in f.corroboration, v.rationale
+        # a median that equals the mean on this data: the reading changes nothing
+        root.run(Proposal(code="even = pd.DataFrame({'units': [1, 2, 3]})"))
+        v = _result(root, mean, "even['units'].median()")
+        (f,) = [e for e in v.evidence if e.check == "question_contradiction"]
+        assert v.score == 0.5 and f.severity == "doubt" and not f.corroboration
+        # the units column of `sales` has as many distinct values as its regions: a doubt
+        # (`test_a_result_from_another_column…`); here they differ, and the reading matters
+        root.run(Proposal(code="shop = pd.DataFrame({'region': list('abc'), 'units': [5, 5, 9]})"))
+        regions = VerifyTask(question="How many different regions are there?")
+        v = _result(root, regions, "shop['units'].nunique()")
+        (f,) = [e for e in v.evidence if e.check == "question_column"]
+        assert v.score == 0.0 and "shop['region'].nunique()" in f.corroboration, v.rationale
+    finally:
+        root.close()

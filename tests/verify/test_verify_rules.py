@@ -7,9 +7,10 @@ from steps import FakeEnv, answer, failed, ok, stale_cell
 
 from stateguard.audit import JOIN_MIME, JoinCellReport, JoinDiagnostic, JoinRecord
 from stateguard.audit.diagnostics import FrameRef
+from stateguard.checks import Step
 from stateguard.kernel import ProbeResult
 from stateguard.lineage import CellRecord
-from stateguard.verify import Step, StepVerifier, VerifyError, VerifyTask
+from stateguard.verify import StepVerifier, VerifyError, VerifyTask
 
 TASK = VerifyTask(question="What is the total revenue of 2024?")
 DET = StepVerifier("deterministic")

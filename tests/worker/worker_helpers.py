@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from stateguard.manager import AnswerReview, Hint, ManagerEvent, StepView
+from stateguard.checks import Step
+from stateguard.manager import AnswerReview, Hint, ManagerEvent
 
 MINI_CSV = "a,b\n1,10\n2,20\n3,30\n"
 
@@ -37,12 +38,12 @@ class FakeSupervisor:
         self._events.append(ManagerEvent(type="activate", turn=turn))
         return list(self.begin.get(turn, []))
 
-    def after_step(self, view: StepView) -> list[Hint]:
+    def after_step(self, view: Step) -> list[Hint]:
         """Scripted hints for the global step index."""
         self.calls.append(("after_step", view))
         return list(self.after.get(view.step, []))
 
-    def review_answer(self, view: StepView) -> AnswerReview:
+    def review_answer(self, view: Step) -> AnswerReview:
         """Reject the first `reject` answers with the repair hint."""
         self.calls.append(("review_answer", view))
         self.llm_calls += self.llm_calls_per_review

@@ -44,10 +44,11 @@ from stateguard.bench.observe import (
 )
 from stateguard.bench.records import RunConfig, TurnResult
 from stateguard.bench.tasks import BenchTask
+from stateguard.checks import Step
 from stateguard.errors import StateguardError
 from stateguard.kernel import KernelSession
 from stateguard.llm import ChatMessage, ChatModel, ChatResponse
-from stateguard.verify import Step, VerifyTask
+from stateguard.verify import VerifyTask
 from stateguard.verify.chain import build_verifier, needs_model
 from stateguard.verify.search import Branch, KernelBranches, ModelPolicy, Proposal
 from stateguard.verify.search.strategies import SearchResult

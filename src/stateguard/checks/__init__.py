@@ -1,13 +1,16 @@
-"""Checks over a step: one `Finding` type, one registry, severity that follows evidence.
+"""Checks over a step: one `Step` type, one `Finding` type, one registry, severity that
+follows evidence.
 
-`stateguard.finding.Finding` is the one shape of what a check found (re-exported here);
-`CheckRegistry` holds named checks over a context and runs them in order. The verifier's
-rules (`stateguard.verify.rules`) and the worker's doubts (`stateguard.worker.doubts`) are
-registered checks; the verifier turns findings into scores, the worker into notes the
-agent reads.
+`Step` is one step of a trajectory as the worker records it, the manager reviews it and
+the verifier scores it (`stateguard.checks.step`). `stateguard.finding.Finding` is the
+one shape of what a check found (re-exported here); `CheckRegistry` holds named checks
+over a context and runs them in order. The verifier's rules (`stateguard.verify.rules`)
+and the worker's doubts (`stateguard.worker.doubts`) are registered checks; the verifier
+turns findings into scores, the worker into notes the agent reads.
 """
 
 from stateguard.checks.registry import Check, CheckError, CheckRegistry
+from stateguard.checks.step import Step
 from stateguard.finding import SEVERITIES, Basis, Finding, Severity
 
 __all__ = [
@@ -18,4 +21,5 @@ __all__ = [
     "CheckRegistry",
     "Finding",
     "Severity",
+    "Step",
 ]

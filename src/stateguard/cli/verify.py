@@ -17,11 +17,12 @@ from stateguard.audit.joinfaults import FAULT_KINDS, plant
 from stateguard.bench.faults import TurnFacts
 from stateguard.bench.loaders.dseval import load_dseval_suite, stage_inputs
 from stateguard.bench.mutations import ast_candidates
+from stateguard.checks import Step
 from stateguard.cli.run import _build_model
 from stateguard.errors import TaskFormatError
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
-from stateguard.verify import VERIFIER_MODES, Step, StepVerifier, VerifyError, VerifyTask
+from stateguard.verify import VERIFIER_MODES, StepVerifier, VerifyError, VerifyTask
 from stateguard.verify.chain import CHAIN, build_verifier, needs_model
 from stateguard.verify.evaluation import metrics, recall_by_kind, selection
 from stateguard.verify.labelling import (
@@ -357,16 +358,7 @@ def trajectory_steps(path: Path) -> list[tuple[VerifyTask, list[Step]]]:
         if isinstance(event, TurnStarted):
             turns.append((VerifyTask(question=event.question, context=event.context), []))
         elif isinstance(event, StepRecord) and turns and event.problem is None:
-            turns[-1][1].append(
-                Step(
-                    thought=event.thought,
-                    code=event.code,
-                    observation=event.observation,
-                    execution=event.execution,
-                    cell=event.cell,
-                    answer=event.answer,
-                )
-            )
+            turns[-1][1].append(event.as_step())
         elif isinstance(event, AnswerRecorded) and turns and turns[-1][1]:
             last = turns[-1][1][-1]
             turns[-1][1][-1] = last.model_copy(update={"final": True})

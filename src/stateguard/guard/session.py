@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import Literal
 
 from stateguard.audit.auditor import Auditor, AuditSettings, CellAudit
+from stateguard.checks import Step
 from stateguard.errors import StateguardError
 from stateguard.guard.outcomes import CellOutcome, Lineage, Rebuild, Review, StaleValue
 from stateguard.guard.sinks import EventSink
@@ -38,7 +39,6 @@ from stateguard.manager import (
     ManagerEvent,
     NullSupervisor,
     StateHarness,
-    StepView,
     Supervisor,
     build_supervisor,
 )
@@ -308,7 +308,7 @@ class GuardedSession:
         rebuild = self._restart(timeout) if restarted else None
         if result.execution.ok:
             self._succeeded.append((step, code))
-        view = StepView(
+        view = Step(
             turn=self._turn,
             step=step,
             thought=thought,
@@ -387,9 +387,7 @@ class GuardedSession:
         if not self._in_turn:
             self.begin_turn("")
         step = self.take_step()
-        review = sup.review_answer(
-            StepView(turn=self._turn, step=step, thought=thought, answer=text)
-        )
+        review = sup.review_answer(Step(turn=self._turn, step=step, thought=thought, answer=text))
         if review.accepted:
             self._answer = text
         return Review(

@@ -32,6 +32,8 @@ the kernel imports this module on first use.
   run it in a probe.
 * `named_values` — the values of text columns that a text (a question) names verbatim,
   as whole words, with their frame and column; run it in a probe.
+* `results_differ` — for pairs of expressions (a step's result as written and as the
+  question reads it), whether their values differ; run it in a probe.
 * `readings_differ` — for pairs of boolean expressions (a comparison as the code wrote
   it, and as the question reads it), the rows each keeps and the rows where they differ;
   run it in a probe.
@@ -397,3 +399,32 @@ def named_values(text: str) -> None:
                 print(json.dumps(found))
                 return
     print(json.dumps(found))
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    equals = getattr(a, "equals", None)
+    if callable(equals) and type(a) is type(b):
+        return bool(equals(b))
+    try:
+        same = a == b
+        if isinstance(same, bool):
+            return same or (a != a and b != b)  # two NaN are the same missing value
+    except Exception:
+        pass
+    return repr(a) == repr(b)
+
+
+def results_differ(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[true | false | null, ...]``: for each pair of expressions, whether their
+    values differ (``null`` when either fails). Run in a probe: both are the cell's own
+    result expression, one rewritten; the fork is thrown away."""
+    ns = _user_ns()
+    out: list[bool | None] = []
+    for written, read in pairs:
+        try:
+            a = eval(compile(written, "<written>", "eval"), ns)
+            b = eval(compile(read, "<read>", "eval"), ns)
+            out.append(not _same_value(a, b))
+        except Exception:
+            out.append(None)
+    print(json.dumps(out))

@@ -8,7 +8,6 @@ from stateguard.manager.protocol import (
     Hint,
     ManagerEvent,
     NullSupervisor,
-    StepView,
     Supervisor,
 )
 
@@ -17,7 +16,6 @@ __all__ = [
     "Hint",
     "ManagerEvent",
     "NullSupervisor",
-    "StepView",
     "Supervisor",
 ]
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from stateguard.checks import Step
 from stateguard.lineage import LineageGraph, VariableVersion
-from stateguard.manager.protocol import StepView
 from stateguard.state import AnalyticalState, Relation, VariableRef, VariableRole
 from stateguard.types import VarKey
 
@@ -41,7 +41,7 @@ NOT_PRODUCED = frozenset({"part", "derived"})
 holder had it (created when it is first read)."""
 
 
-def span_versions(steps: Sequence[StepView]) -> tuple[list[str], list[str]]:
+def span_versions(steps: Sequence[Step]) -> tuple[list[str], list[str]]:
     """(versions read from before the span, versions created in it — last per name).
 
     A read of a version the span created (earlier, or earlier in the same cell) is not
@@ -86,7 +86,7 @@ def _made_from(v: VariableVersion, created: set[str]) -> bool:
     return v.kind == "derived" and created.issuperset(v.parents)
 
 
-def span_record(steps: Sequence[StepView], graph: LineageGraph) -> tuple[list[str], list[str]]:
+def span_record(steps: Sequence[Step], graph: LineageGraph) -> tuple[list[str], list[str]]:
     """(versions the span read from before it, versions it produced), bookkeeping dropped.
 
     Read: the versions its cells read that it did not create, and a whole-value read of a

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.errors import IllegalActionError
 from stateguard.finding import Finding
 from stateguard.manager.drafts import Draft
-from stateguard.manager.protocol import StepView
 from stateguard.manager.staleness import new_stale_marks
 from stateguard.manager.verify import is_current, verify_state
 from stateguard.manager.workspace import Workspace
@@ -47,7 +47,7 @@ def verify_draft(draft: Draft, workspace: Workspace) -> list[Finding]:
 
 def commit_draft(
     draft: Draft,
-    span: Sequence[StepView],
+    span: Sequence[Step],
     workspace: Workspace,
     store: StateStore,
     relations: tuple[Relation, ...],

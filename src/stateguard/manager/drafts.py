@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from stateguard.checks import Step
 from stateguard.lineage import LineageGraph
 from stateguard.manager import actions as A
 from stateguard.manager.binding import (
@@ -14,7 +15,6 @@ from stateguard.manager.binding import (
     span_record,
     span_versions,
 )
-from stateguard.manager.protocol import StepView
 from stateguard.state import AnalyticalState, Relation, StateStore, VariableRole
 from stateguard.types import VarKey
 
@@ -54,7 +54,7 @@ def finalized_relations(draft: Draft, action: A.FinalizeRelations) -> Sequence[R
 
 
 def updated_state(
-    draft: Draft, action: A.UpdateState, steps: Sequence[StepView], graph: LineageGraph
+    draft: Draft, action: A.UpdateState, steps: Sequence[Step], graph: LineageGraph
 ) -> tuple[AnalyticalState, tuple[str, ...]]:
     """The draft's state after ``action``, and the versions its span read from before it.
 
@@ -129,7 +129,7 @@ def revise_draft(
     draft: Draft,
     action: A.UpdateState | A.FinalizeRelations,
     store: StateStore,
-    steps: Sequence[StepView],
+    steps: Sequence[Step],
     graph: LineageGraph,
 ) -> str:
     """Apply UPDATE_STATE or FINALIZE_RELATIONS to ``draft`` and save it; the result line."""

@@ -27,17 +27,17 @@ import re
 from collections.abc import Sequence
 
 from stateguard.audit.auditor import audit_cell, counts_against
+from stateguard.checks import Step
 from stateguard.finding import Finding
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import StaleReason
 from stateguard.manager.notes import EvidenceFacts
-from stateguard.manager.protocol import StepView
 from stateguard.numbers import scan
 from stateguard.question import QuestionSpec
 from stateguard.types import VarKey
 
 
-def stale_uses(steps: Sequence[StepView], graph: LineageGraph) -> list[Finding]:
+def stale_uses(steps: Sequence[Step], graph: LineageGraph) -> list[Finding]:
     """Reads in this turn of versions that were stale and never recomputed afterwards."""
     out: list[Finding] = []
     seen: set[str] = set()
@@ -149,7 +149,7 @@ def statement_source(cell: CellRecord, statement: int | None) -> str:
     return ast.unparse(body[statement]) if 0 <= statement < len(body) else cell.source
 
 
-def _still_used(steps: Sequence[StepView], i: int, outputs: Sequence[str]) -> bool:
+def _still_used(steps: Sequence[Step], i: int, outputs: Sequence[str]) -> bool:
     """Whether what step ``i`` made with a join is still what the turn stands on.
 
     A named result counts while no later step of the turn rebinds any of its names; an
@@ -165,7 +165,7 @@ def _still_used(steps: Sequence[StepView], i: int, outputs: Sequence[str]) -> bo
     )
 
 
-def _join_findings(step: StepView, question: str | None) -> list[Finding]:
+def _join_findings(step: Step, question: str | None) -> list[Finding]:
     """The join guard's findings of a step (`CellAudit.findings`), for the turn's question."""
     if step.execution is None or not step.execution.private:
         return []
@@ -174,7 +174,7 @@ def _join_findings(step: StepView, question: str | None) -> list[Finding]:
 
 
 def silent_joins(
-    steps: Sequence[StepView], earlier: Sequence[StepView] = (), question: str | None = None
+    steps: Sequence[Step], earlier: Sequence[Step] = (), question: str | None = None
 ) -> list[Finding]:
     """Join-guard alarms (`stateguard.audit.joinpolicy`) on results the turn still uses.
 
@@ -228,7 +228,7 @@ def _matches(value: float, decimals: int, pct: bool, observed: Sequence[float]) 
     )
 
 
-def unsupported_claims(steps: Sequence[StepView], answer: str, question: str) -> list[Finding]:
+def unsupported_claims(steps: Sequence[Step], answer: str, question: str) -> list[Finding]:
     """Numbers in the answer that no successful execution of this turn produced."""
     ok_outputs = [s.execution for s in steps if s.execution is not None and s.execution.ok]
     claimed = [n for n in numbers_in(answer) if n[0] not in {v for v, _, _ in numbers_in(question)}]

@@ -14,6 +14,7 @@ answer; the policy decides whether pending steps form a state).
 
 from __future__ import annotations
 
+from stateguard.checks import Step
 from stateguard.errors import StoreError
 from stateguard.manager import actions as A
 from stateguard.manager import events as E
@@ -25,7 +26,7 @@ from stateguard.manager.eventlog import EventLog
 from stateguard.manager.lifecycle import CHAINING, Phase, check_legal, phase_of
 from stateguard.manager.notices import turn_state_hint
 from stateguard.manager.policies.base import Observation, Policy, PolicyContext
-from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent, StepView
+from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent
 from stateguard.manager.repair_effects import carry_out_repair
 from stateguard.manager.revisions import Revision, revisions_in
 from stateguard.manager.snapshot import observation, policy_context
@@ -69,7 +70,7 @@ class StateHarness:
         return self.policy.llm_calls
 
     @property
-    def steps(self) -> list[StepView]:
+    def steps(self) -> list[Step]:
         """Every step of the task so far."""
         return self.spans.steps
 
@@ -92,7 +93,7 @@ class StateHarness:
             self._activation("turn_start")
         return self._state_hints() + self._take_hints()
 
-    def after_step(self, view: StepView) -> list[Hint]:
+    def after_step(self, view: Step) -> list[Hint]:
         """Record a step; in the segment lifecycle, activate every `cadence` steps."""
         self.spans.append(view)
         self.phase = "working"
@@ -100,7 +101,7 @@ class StateHarness:
             self._activation("segment")
         return self._take_hints()
 
-    def review_answer(self, view: StepView) -> AnswerReview:
+    def review_answer(self, view: Step) -> AnswerReview:
         """Activation when the worker proposes an answer."""
         if view.code is not None or view.cell is not None:
             self.spans.append(view)

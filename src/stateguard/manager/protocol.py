@@ -2,7 +2,8 @@
 
 The worker never sees the manager's internals: it calls these four methods at
 fixed points of its loop and injects the returned hints, verbatim, as
-reference-only user content. A `Supervisor` never solves the task.
+reference-only user content. Each step reaches the supervisor as a
+`stateguard.checks.Step`. A `Supervisor` never solves the task.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from pydantic import (
     model_validator,
 )
 
-from stateguard.kernel import ExecutionResult
-from stateguard.lineage import CellRecord
+from stateguard.checks import Step
 from stateguard.manager.events import Payload, Unrecognized, event_fields
 from stateguard.manager.notes import Notice
 
@@ -38,21 +38,6 @@ class Hint(BaseModel):
     """Variable versions (``name@vN``) the hint refers to."""
     evidence: tuple[str, ...] = ()
     """Machine-checked evidence behind a repair hint (e.g. the superseding write)."""
-
-
-class StepView(BaseModel):
-    """What the supervisor is told about one worker step."""
-
-    model_config = ConfigDict(frozen=True)
-
-    turn: int
-    step: int
-    """Global step index across the whole task (0-based)."""
-    thought: str = ""
-    code: str | None = None
-    execution: ExecutionResult | None = None
-    cell: CellRecord | None = None
-    answer: str | None = None
 
 
 class AnswerReview(BaseModel):
@@ -115,11 +100,11 @@ class Supervisor(Protocol):
         returns state hints to show before the first step."""
         ...
 
-    def after_step(self, view: StepView) -> list[Hint]:
+    def after_step(self, view: Step) -> list[Hint]:
         """A step (code executed) finished; returns hints to inject before the next step."""
         ...
 
-    def review_answer(self, view: StepView) -> AnswerReview:
+    def review_answer(self, view: Step) -> AnswerReview:
         """The worker proposes an answer; a rejection carries repair hints and the loop goes on."""
         ...
 
@@ -146,11 +131,11 @@ class NullSupervisor:
         """No hints."""
         return []
 
-    def after_step(self, view: StepView) -> list[Hint]:
+    def after_step(self, view: Step) -> list[Hint]:
         """No hints."""
         return []
 
-    def review_answer(self, view: StepView) -> AnswerReview:
+    def review_answer(self, view: Step) -> AnswerReview:
         """Every answer is accepted."""
         return AnswerReview(accepted=True)
 

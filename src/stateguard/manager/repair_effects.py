@@ -7,12 +7,13 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.finding import Finding
 from stateguard.manager import actions as A
 from stateguard.manager import events as E
 from stateguard.manager.notes import RepairMode
 from stateguard.manager.notices import repair_hint
-from stateguard.manager.protocol import Hint, StepView
+from stateguard.manager.protocol import Hint
 from stateguard.manager.repairs import repair_mode, rollback_names, suspect_names
 from stateguard.manager.workspace import Workspace
 
@@ -69,7 +70,7 @@ def carry_out_repair(
     attempt: int,
     max_repairs: int,
     state_id: str,
-    draft_steps: Sequence[StepView],
+    draft_steps: Sequence[Step],
     workspace: Workspace,
     last_checkpoint: str | None,
 ) -> RepairDone:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from stateguard.checks import Step
 from stateguard.manager.notes import RepairMode
-from stateguard.manager.protocol import StepView
 from stateguard.types import VarKey
 
 _SCHEDULE: tuple[RepairMode, ...] = ("light", "heavy", "rollback")
@@ -23,6 +23,6 @@ def suspect_names(suspected: Sequence[str]) -> list[str]:
     return [VarKey.name_of(v) for v in suspected]
 
 
-def rollback_names(steps: Sequence[StepView]) -> list[str]:
+def rollback_names(steps: Sequence[Step]) -> list[str]:
     """Names the draft's steps wrote: what a rollback restores."""
     return sorted({VarKey.name_of(k) for s in steps if s.cell is not None for k in s.cell.created})

@@ -24,12 +24,12 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.finding import Finding
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import VariableVersion
 from stateguard.manager.evidence import names_key, statement_source
 from stateguard.manager.notes import EvidenceFacts
-from stateguard.manager.protocol import StepView
 
 _NUMBER = r"(\d+(?:\.\d+)?)\s*(%|percent\b)?"
 _CHANGE = re.compile(
@@ -220,7 +220,7 @@ class _Taint:
 
 
 def revised_constants(
-    steps: Sequence[StepView], graph: LineageGraph, revisions: Sequence[Revision]
+    steps: Sequence[Step], graph: LineageGraph, revisions: Sequence[Revision]
 ) -> list[Finding]:
     """Results of the steps under review that still carry a revised parameter's old value
     (see the module docstring), one finding per version read."""

@@ -6,18 +6,18 @@ worker's new attempt) and the pending one (since the turn started or the last co
 
 from __future__ import annotations
 
-from stateguard.manager.protocol import StepView
+from stateguard.checks import Step
 
 
 class StepSpans:
     """Every step of the task so far, with the start of the turn, review and pending spans."""
 
     def __init__(self) -> None:
-        self.steps: list[StepView] = []
+        self.steps: list[Step] = []
         self.review_start = 0
         self.pending_start = 0
 
-    def append(self, view: StepView) -> None:
+    def append(self, view: Step) -> None:
         """Record one step."""
         self.steps.append(view)
 
@@ -34,16 +34,16 @@ class StepSpans:
         self.pending_start = len(self.steps)
 
     @property
-    def pending(self) -> list[StepView]:
+    def pending(self) -> list[Step]:
         """Steps no committed state covers yet."""
         return self.steps[self.pending_start :]
 
     @property
-    def reviewed(self) -> list[StepView]:
+    def reviewed(self) -> list[Step]:
         """Steps of the attempt under review."""
         return self.steps[self.review_start :]
 
-    def since(self, start: int) -> list[StepView]:
+    def since(self, start: int) -> list[Step]:
         """Steps from index ``start`` on."""
         return self.steps[start:]
 

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.manager import actions as A
-from stateguard.manager.protocol import StepView
 from stateguard.train.records import FaultInfo, LabelReason
 
 _WHAT = {
@@ -67,13 +67,13 @@ def assigned_names(code: str, lineno: int | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def fault_step(fault: FaultInfo, steps: Sequence[StepView]) -> StepView | None:
+def fault_step(fault: FaultInfo, steps: Sequence[Step]) -> Step | None:
     """The step under review that ran the faulty code (the last one, if several)."""
     hits = [s for s in steps if s.code is not None and s.code == fault.faulty_code]
     return hits[-1] if hits else None
 
 
-def fault_repair(fault: FaultInfo, steps: Sequence[StepView]) -> A.Repair:
+def fault_repair(fault: FaultInfo, steps: Sequence[Step]) -> A.Repair:
     """A repair localized on the planted fault, worded from what the worker's code shows."""
     step = fault_step(fault, steps)
     where = f"step {step.step}" if step is not None else f"turn {fault.turn_id}"
@@ -107,7 +107,7 @@ def force(
     faulted: bool,
     after_repair: bool,
     fault: FaultInfo | None,
-    steps: Sequence[StepView],
+    steps: Sequence[Step],
     has_draft: bool,
     draft_updated: bool,
     update: A.UpdateState,

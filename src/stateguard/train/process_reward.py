@@ -138,7 +138,7 @@ def process_reward(
 ) -> float:
     """DataPRM's ``r = (1 - beta) * outcome + beta * mean step reward``, final step = outcome.
 
-    ``trajectory`` is the agent's steps (e.g. `stateguard.verify.Step`; only their
+    ``trajectory`` is the agent's steps (e.g. `stateguard.checks.Step`; only their
     count matters here), ``step_verdicts`` one verdict per step from the step verifier
     (`StepVerdict`, a bare score or None), ``outcome`` whether the final answer is right
     (a bool, or a score in [0, 1]). See the module docstring for invalid verdicts.

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from stateguard.checks import Step
 from stateguard.llm import ChatModel
 from stateguard.verify.environment import Environment
 from stateguard.verify.errors import VerifyError
-from stateguard.verify.models import Step, StepVerdict, VerifyTask
+from stateguard.verify.models import StepVerdict, VerifyTask
 from stateguard.verify.verifier import VERIFIER_MODES, StepVerifier
 
 CHAIN = ">"

@@ -28,6 +28,7 @@ from stateguard.question import (
 )
 from stateguard.question import row_condition as row_condition
 from stateguard.verify.environment import Environment
+from stateguard.verify.readings import OPPOSITE
 
 _CMP = {ast.Gt: "up", ast.GtE: "up", ast.Lt: "down", ast.LtE: "down"}
 _FLIP = {"up": "down", "down": "up"}
@@ -407,26 +408,54 @@ class _CodeFacts:
                     self.reverses = True
 
 
+class AggregateConflict(NamedTuple):
+    """A statistic, extreme or order against the question, with how the question reads
+    it: method names to swap (``median`` -> ``mean``) and whether to flip every sort."""
+
+    message: str
+    attrs: dict[str, str]
+    flip_sort: bool = False
+
+
 def aggregate_contradictions(question: str, code: str) -> list[str]:
     """A statistic, extreme or sort order in ``code`` that goes against the question: it asks
     for the mean and the code only takes the median (or the reverse); for a total and the
     code only averages; for the most and the code only takes minima or the first row of an
     ascending sort; for a descending order and the code only sorts ascending (or the
     reverse)."""
+    return [c.message for c in aggregate_conflicts(question, code)]
+
+
+def aggregate_conflicts(question: str, code: str) -> list[AggregateConflict]:
+    """`aggregate_contradictions` with, for each, the rewrite the question's reading asks
+    for (none for a count asked and a mean taken: a count or a total may be meant)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
     facts = _CodeFacts(tree)
-    calls, out = facts.calls, []
+    calls: set[str] = facts.calls
+    out: list[AggregateConflict] = []
     asked = aggregate_words(question)
     mean, median = asked.mean, asked.median
     if mean and not median and "median" in calls and "mean" not in calls:
-        out.append("the question asks for the mean but the code takes the median")
+        out.append(
+            AggregateConflict(
+                "the question asks for the mean but the code takes the median", {"median": "mean"}
+            )
+        )
     if median and not mean and "mean" in calls and "median" not in calls:
-        out.append("the question asks for the median but the code takes the mean")
+        out.append(
+            AggregateConflict(
+                "the question asks for the median but the code takes the mean", {"mean": "median"}
+            )
+        )
     if asked.total and not mean and not median and "mean" in calls and not calls & _COUNTING:
-        out.append("the question asks for a total but the code only averages")
+        out.append(
+            AggregateConflict(
+                "the question asks for a total but the code only averages", {"mean": "sum"}
+            )
+        )
     elif (
         asked.count
         and not mean
@@ -434,7 +463,11 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         and not asked.share
         and (last := outer_aggregation(tree)) in ("mean", "median")
     ):
-        out.append(f"the question asks for a count or total but the result is a {last}")
+        out.append(
+            AggregateConflict(
+                f"the question asks for a count or total but the result is a {last}", {}
+            )
+        )
     most, least = asked.most, asked.least
     sorts = [a for a in facts.sorts if a is not None]
     for wanted, other, word, own, opposite in (
@@ -444,9 +477,12 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         if not wanted or other or calls & own:
             continue
         if calls & opposite:
+            taken = sorted(calls & opposite)
             out.append(
-                f"the question asks for {word} but the code takes "
-                f"{', '.join(sorted(calls & opposite))}"
+                AggregateConflict(
+                    f"the question asks for {word} but the code takes {', '.join(taken)}",
+                    {c: OPPOSITE[c] for c in taken if c in OPPOSITE},
+                )
             )
         elif (
             sorts
@@ -456,14 +492,31 @@ def aggregate_contradictions(question: str, code: str) -> list[str]:
         ):
             order = "ascending" if word == "the most" else "descending"
             out.append(
-                f"the question asks for {word} but the code takes the first row of an {order} sort"
+                AggregateConflict(
+                    f"the question asks for {word} but the code takes the first row of an "
+                    f"{order} sort",
+                    {},
+                    flip_sort=True,
+                )
             )
     desc, asc = asked.descending, asked.ascending
     if sorts and not facts.reverses and desc != asc:
         if desc and all(sorts):
-            out.append("the question asks for a descending order but the code sorts ascending")
+            out.append(
+                AggregateConflict(
+                    "the question asks for a descending order but the code sorts ascending",
+                    {},
+                    flip_sort=True,
+                )
+            )
         if asc and not any(sorts):
-            out.append("the question asks for an ascending order but the code sorts descending")
+            out.append(
+                AggregateConflict(
+                    "the question asks for an ascending order but the code sorts descending",
+                    {},
+                    flip_sort=True,
+                )
+            )
     return out
 
 

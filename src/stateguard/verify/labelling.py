@@ -22,8 +22,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.lineage import TrackedSession
-from stateguard.verify.models import Step, StepVerdict, VerifyTask
+from stateguard.verify.models import StepVerdict, VerifyTask
 from stateguard.verify.rules import GROUNDING_ERRORS
 from stateguard.verify.search.branches import KernelBranch
 from stateguard.verify.search.policy import Proposal

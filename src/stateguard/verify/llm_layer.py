@@ -12,11 +12,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from stateguard.checks import Step
 from stateguard.errors import ModelError
 from stateguard.finding import Finding
 from stateguard.llm import ChatMessage, ChatModel
 from stateguard.verify.environment import Environment
-from stateguard.verify.models import InvalidReason, Step, StepVerdict, VerifyTask
+from stateguard.verify.models import InvalidReason, StepVerdict, VerifyTask
 from stateguard.verify.parsing import parse_verifier_reply
 from stateguard.verify.prompts import load
 

@@ -1,4 +1,8 @@
-"""The verifier's boundary types: a step of a trajectory, the task, and a step's verdict."""
+"""The verifier's boundary types: the task and a step's verdict.
+
+The step itself is `stateguard.checks.Step`, the one the worker records and the manager
+reviews.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from stateguard.finding import Finding
-from stateguard.kernel import ExecutionResult
-from stateguard.lineage import CellRecord
 
 Score = Literal[0.0, 0.5, 1.0]
 """1: correct; 0.5: a minor or correctable error (exploration included); 0: a fatal error."""
@@ -34,33 +36,6 @@ class VerifyTask(BaseModel):
 
     question: str
     context: str = ""
-
-
-class Step(BaseModel):
-    """One step of a trajectory: reasoning plus one code cell and its observation, or an answer.
-
-    ``execution`` and ``cell`` are what the kernel and lineage recorded (None for an
-    answer step, or a recorded trajectory without them).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    thought: str = ""
-    code: str | None = None
-    observation: str = ""
-    execution: ExecutionResult | None = None
-    cell: CellRecord | None = None
-    answer: str | None = None
-    final: bool = False
-    """The last step of its turn: it must carry the answer."""
-    result: bool = False
-    """The step's shown value is the turn's result (as DSEval judges the last cell's value):
-    it must answer the question, not only prepare or explore."""
-
-    @property
-    def is_answer(self) -> bool:
-        """The step proposes an answer (and runs no code)."""
-        return self.answer is not None and self.code is None
 
 
 class StepVerdict(BaseModel):

@@ -27,9 +27,8 @@ from stateguard.audit.mapchecks import describe as describe_lost
 from stateguard.audit.mapchecks import lost_values
 from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import describe as describe_misprinted
-from stateguard.checks import Basis, Check, CheckRegistry, Finding
+from stateguard.checks import Basis, Check, CheckRegistry, Finding, Step
 from stateguard.kernel import namespace
-from stateguard.manager import StepView
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.question import threshold_spans
 from stateguard.types import VarKey
@@ -38,7 +37,7 @@ from stateguard.verify.columns import column_mismatch, frame_columns, projection
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
     Contradiction,
-    aggregate_contradictions,
+    aggregate_conflicts,
     averaged_amount,
     contradicting,
     fractional_count,
@@ -50,7 +49,8 @@ from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
 from stateguard.verify.indicators import inverted_marks
-from stateguard.verify.models import Step, VerifyTask
+from stateguard.verify.models import VerifyTask
+from stateguard.verify.readings import Reading, swap
 from stateguard.verify.thresholds import counted_on_fractions, misattached_readings
 from stateguard.verify.typedcompare import fixed_by_type
 from stateguard.worker.answer_format import AnswerSpec
@@ -294,21 +294,6 @@ def audit_diagnostics(inp: RuleInput) -> list[Finding]:
     ]
 
 
-def _views(steps: Sequence[Step]) -> list[StepView]:
-    return [
-        StepView(
-            turn=1,
-            step=i,
-            thought=s.thought,
-            code=s.code,
-            execution=s.execution,
-            cell=s.cell,
-            answer=s.answer,
-        )
-        for i, s in enumerate(steps)
-    ]
-
-
 @CHECKS.check(basis=("answer", "execution", "question"))
 def answer_rules(inp: RuleInput) -> list[Finding]:
     """The final step without an answer → 0; a number in the answer no execution printed → 0;
@@ -321,7 +306,7 @@ def answer_rules(inp: RuleInput) -> list[Finding]:
     before = inp.steps[: inp.index]
     return [
         _alarm("unsupported_number", e.message, "answer", "execution")
-        for e in unsupported_claims(_views(before), step.answer, inp.task.question)
+        for e in unsupported_claims(before, step.answer, inp.task.question)
     ] + [
         _doubt("output_requirement", e.message, "answer", "question")
         for e in output_requirements(inp.task.question, step.answer)
@@ -364,11 +349,14 @@ def question_contradiction(inp: RuleInput) -> list[Finding]:
     compared = _weighed(inp, "question_contradiction", contradicting(inp.task.question, step.code))
     if not step.result:  # a statistic or order only settles the result, not an exploration
         return compared
-    found = aggregate_contradictions(inp.task.question, step.code)
+    readings: list[Reading | str] = []
+    for c in aggregate_conflicts(inp.task.question, step.code):
+        pair = swap(step.code, attrs=c.attrs, flip_sort=c.flip_sort)
+        readings.append(Reading(c.message, *pair) if pair else c.message)
     doubt = averaged_amount(inp.task.question, step.code)
     return (
         compared
-        + [_doubt("question_contradiction", m, "question", "code") for m in found]
+        + _results_weighed(inp, "question_contradiction", readings)
         + ([_doubt("averaged_amount", doubt, "question", "code")] if doubt else [])
     )
 
@@ -529,6 +517,10 @@ def question_column(inp: RuleInput) -> list[Finding]:
     )
     if found is None:
         return []
+    if not (found.partial or found.weak or found.built) and len(found.missed) == 1:
+        pair = swap(step.code, strings={c: found.missed[0] for c in found.instead})
+        if pair is not None:
+            return _results_weighed(inp, "question_column", [Reading(found.describe(), *pair)])
     return [_doubt("question_column", found.describe(), "question", "code", "data")]
 
 
@@ -698,6 +690,37 @@ def _weighed(inp: RuleInput, rule: str, found: Sequence[Contradiction]) -> list[
             )
         else:
             out.append(_doubt(rule, c.message, "question", "code"))
+    return out
+
+
+def _results_weighed(inp: RuleInput, rule: str, readings: Sequence[Reading | str]) -> list[Finding]:
+    """Each finding with its result under the question's reading (`Reading`, see
+    `stateguard.verify.readings`): an alarm when a fork probe shows the two results
+    differ, a doubt otherwise (and for a bare message, which has no rewrite)."""
+    pairs = [r for r in readings if isinstance(r, Reading)]
+    differ: object = []
+    if pairs and inp.env is not None:
+        cell = namespace.call("results_differ", [(r.written, r.read) for r in pairs])
+        differ = probe_json(inp.env.probe, cell, inp.probe_timeout) or []
+    if not isinstance(differ, list) or len(differ) != len(pairs):
+        differ = [None] * len(pairs)
+    verdict = {id(r): d for r, d in zip(pairs, differ, strict=True)}
+    out = []
+    for r in readings:
+        if isinstance(r, Reading) and verdict.get(id(r)) is True:
+            why = f"on the data, `{r.written}` and `{r.read}` give different results"
+            out.append(
+                Finding(
+                    check=rule,
+                    severity="alarm",
+                    message=f"{r.message} ({why})",
+                    basis=("question", "code", "data"),
+                    corroboration=why,
+                )
+            )
+        else:
+            message = r.message if isinstance(r, Reading) else r
+            out.append(_doubt(rule, message, "question", "code"))
     return out
 
 

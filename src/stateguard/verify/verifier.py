@@ -15,12 +15,13 @@ import time
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
+from stateguard.checks import Step
 from stateguard.finding import Finding
 from stateguard.llm import ChatModel
 from stateguard.verify.environment import Environment
 from stateguard.verify.errors import VerifyError
 from stateguard.verify.llm_layer import LLMLayer
-from stateguard.verify.models import Step, StepVerdict, VerifyTask
+from stateguard.verify.models import StepVerdict, VerifyTask
 from stateguard.verify.rules import RULES, Rule, RuleInput, run_rules
 
 VerifierMode = Literal["execution", "deterministic", "hybrid", "llm"]

@@ -12,11 +12,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    model_serializer,
+)
 
-from stateguard.kernel import ExecutionResult
+from stateguard.checks import Step
 from stateguard.kernel.env import scrub
-from stateguard.lineage import CellRecord
 from stateguard.manager import Hint, ManagerEvent
 
 
@@ -58,23 +64,53 @@ class ModelMessage(_Event):
     overlong line, or an imitated system marker (`stateguard.llm.limits`); None: none."""
 
 
-class StepRecord(_Event):
-    """One worker step: reasoning plus at most one code cell and its observation."""
+_STEP_LINE = (
+    "turn",
+    "ts",
+    "type",
+    "step",
+    "thought",
+    "code",
+    "observation",
+    "execution",
+    "cell",
+    "answer",
+    "problem",
+    "setup",
+)
+"""The keys of a step's line, in the order the line has always had them."""
+
+_UNRECORDED = ("final", "result")
+"""`Step` fields a line carries only when set: the verifier's marks, not the worker's."""
+
+
+class StepRecord(_Event, Step):
+    """One worker step: reasoning plus at most one code cell and its observation.
+
+    A `Step` with the event's time and tag. Its line is the flat one it always was:
+    ``turn``, ``ts``, ``type``, ``step`` and the step's fields, in that order, with
+    ``final`` and ``result`` only when set (the worker never sets them).
+    """
 
     type: Literal["step"] = "step"
     step: int
     """Global step index across the task (0-based)."""
-    thought: str = ""
-    code: str | None = None
-    observation: str = ""
-    """What the model was shown (truncated head and tail)."""
-    execution: ExecutionResult | None = None
-    cell: CellRecord | None = None
-    answer: str | None = None
-    problem: str | None = None
-    """Why the model output was not a valid step (no code, two blocks, …), if so."""
-    setup: bool = False
-    """The worker's setup cell (`stateguard.worker.preload`), not a model step."""
+
+    @model_serializer(mode="wrap")
+    def _as_line(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        ordered = {k: out.pop(k) for k in _STEP_LINE if k in out}
+        for k in _UNRECORDED:
+            if k in out and not out[k]:
+                del out[k]
+        return {**ordered, **out}
+
+    def as_step(self) -> Step:
+        """The plain `Step` (no time, no tag), every step field kept."""
+        return Step.model_construct(
+            self.model_fields_set & set(Step.model_fields),
+            **{k: getattr(self, k) for k in Step.model_fields},
+        )
 
 
 class HintDelivered(_Event):

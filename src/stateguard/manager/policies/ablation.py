@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+from stateguard.checks import Step
 from stateguard.errors import ModelError
 from stateguard.llm import ChatMessage, ChatModel
 from stateguard.manager.events import WindowReview
 from stateguard.manager.prompts import fill
-from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent, StepView
+from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent
 
 
 class WindowObserver:
@@ -17,7 +18,7 @@ class WindowObserver:
     def __init__(self, model: ChatModel | None, *, window: int = 3) -> None:
         self.model = model
         self.window = window
-        self._steps: list[StepView] = []
+        self._steps: list[Step] = []
         self._turn = -1
         self._question = ""
         self._hinted = False
@@ -34,12 +35,12 @@ class WindowObserver:
         self._turn, self._question, self._hinted, self._steps = turn, question, False, []
         return []
 
-    def after_step(self, view: StepView) -> list[Hint]:
+    def after_step(self, view: Step) -> list[Hint]:
         """Remember only the window."""
         self._steps = [*self._steps, view][-self.window :]
         return []
 
-    def review_answer(self, view: StepView) -> AnswerReview:
+    def review_answer(self, view: Step) -> AnswerReview:
         """At most one hint per turn, from the last steps only."""
         if self._hinted or self.model is None:
             return AnswerReview(accepted=True)

@@ -8,10 +8,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.kernel import ProbeResult
 from stateguard.lineage import LineageGraph
 from stateguard.manager import actions as A
-from stateguard.manager.protocol import StepView
 from stateguard.manager.revisions import Revision
 from stateguard.state import AnalyticalState
 
@@ -48,9 +48,9 @@ class PolicyContext:
     probe: Callable[[str], ProbeResult]
     committed: tuple[AnalyticalState, ...]
     load_state: Callable[[str], AnalyticalState]
-    steps: tuple[StepView, ...]
-    turn_steps: tuple[StepView, ...]
-    pending_steps: tuple[StepView, ...]
+    steps: tuple[Step, ...]
+    turn_steps: tuple[Step, ...]
+    pending_steps: tuple[Step, ...]
     question: str
     answer: str | None
     draft: AnalyticalState | None
@@ -73,7 +73,7 @@ class Policy(Protocol):
         ...
 
 
-def compact_step(s: StepView) -> dict[str, Any]:
+def compact_step(s: Step) -> dict[str, Any]:
     """What an observation shows of one step (code head, status, versions)."""
     ex = s.execution
     return {

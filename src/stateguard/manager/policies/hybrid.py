@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from stateguard.checks import Step
 from stateguard.errors import ModelError
 from stateguard.finding import Finding
 from stateguard.llm import ChatMessage, ChatModel
@@ -27,7 +28,6 @@ from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.policies.deterministic import DeterministicPolicy, issue_from_question
 from stateguard.manager.prompts import fill
-from stateguard.manager.protocol import StepView
 
 Naming = Literal["evidence", "llm"]
 """How states are named: from the evidence, the LLM only when it is ambiguous; or always
@@ -70,7 +70,7 @@ def _short(text: str, limit: int = _CONCLUSION_CHARS) -> str:
     return (line[: limit - 1] + "…") if len(line) > limit else line
 
 
-def printed_values(steps: Sequence[StepView], limit: int = _PRINTED_LINES) -> list[str]:
+def printed_values(steps: Sequence[Step], limit: int = _PRINTED_LINES) -> list[str]:
     """The last short lines with a number that the steps' successful cells printed or showed
     (newest last)."""
     lines: list[str] = []
@@ -87,7 +87,7 @@ def printed_values(steps: Sequence[StepView], limit: int = _PRINTED_LINES) -> li
 
 
 def deterministic_name(
-    question: str, answer: str | None, steps: Sequence[StepView]
+    question: str, answer: str | None, steps: Sequence[Step]
 ) -> tuple[str, tuple[str, ...]]:
     """(issue, conclusions) from the question, the accepted answer and the printed values."""
     conclusions: list[str] = []

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from stateguard.checks import Step
 from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
 from stateguard.verify.environment import Environment, ProbeEnvironment
-from stateguard.verify.models import Step
 from stateguard.verify.search.policy import Proposal
 from stateguard.worker.formatting import format_observation
 

@@ -7,8 +7,9 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.llm import ChatMessage, ChatModel
-from stateguard.verify.models import Step, VerifyTask
+from stateguard.verify.models import VerifyTask
 from stateguard.worker.loop import READ_ONLY_DATA, system_prompt
 from stateguard.worker.parsing import parse_reply
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.checks import Step
 from stateguard.verify.errors import SearchError
-from stateguard.verify.models import Step, StepVerdict, VerifyTask
+from stateguard.verify.models import StepVerdict, VerifyTask
 from stateguard.verify.search.aggregate import (
     DEFAULT_AGGREGATE,
     Aggregate,
