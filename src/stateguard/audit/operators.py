@@ -37,7 +37,7 @@ from stateguard.audit.observations import (
     UnionScanObservation,
 )
 from stateguard.audit.readers import read_parts
-from stateguard.audit.rules import Context, run_rules
+from stateguard.audit.rules import Context, run_operator_rules
 from stateguard.audit.sources import ColumnInfo, SourceMap, index_lake, table_signature
 from stateguard.audit.sqlfacts import parse_sql
 
@@ -94,7 +94,7 @@ class AuditRuntime:
                 ctx.sql = parse_sql(self._con, sql)
             except duckdb.Error:
                 ctx.sql = None  # DuckDB will report the syntax error when it runs
-        before = run_rules(ctx, "before")
+        before = run_operator_rules(ctx, "before")
         base = {
             "seq": self.ledger.next_seq,
             "kind": kind,
@@ -123,7 +123,7 @@ class AuditRuntime:
             self._record(call)
             raise
         ctx.observation = observation
-        after = run_rules(ctx, "after")
+        after = run_operator_rules(ctx, "after")
         call = OperatorCall(
             **base,
             status="ok",

@@ -105,7 +105,9 @@ def verdict(
     )
 
 
-def run_rules(ctx: Context, phase: Phase, rules: list[Rule] | None = None) -> list[Finding]:
+def run_operator_rules(
+    ctx: Context, phase: Phase, rules: list[Rule] | None = None
+) -> list[Finding]:
     """Findings of every applicable rule, in registration order."""
     found: list[Finding] = []
     for r in RULES if rules is None else rules:

@@ -650,11 +650,6 @@ RULES: tuple[Rule, ...] = (
 """Every deterministic rule, cheapest evidence first."""
 
 
-def run_rules(inp: RuleInput, rules: Sequence[Rule] = RULES) -> list[Finding]:
-    """All findings for one step, in rule order."""
-    return CHECKS.run(inp, rules)
-
-
 def _weighed(inp: RuleInput, rule: str, found: Sequence[Contradiction]) -> list[Finding]:
     """Each comparison against the question's reading: an alarm when the data corroborates
     it, a doubt otherwise.

@@ -22,7 +22,7 @@ from stateguard.verify.environment import Environment
 from stateguard.verify.errors import VerifyError
 from stateguard.verify.llm_layer import LLMLayer
 from stateguard.verify.models import StepVerdict, VerifyTask
-from stateguard.verify.rules import RULES, Rule, RuleInput, run_rules
+from stateguard.verify.rules import CHECKS, RULES, Rule, RuleInput
 
 VerifierMode = Literal["execution", "deterministic", "hybrid", "llm"]
 VERIFIER_MODES: tuple[VerifierMode, ...] = ("execution", "deterministic", "hybrid", "llm")
@@ -105,7 +105,7 @@ class StepVerifier:
     ) -> tuple[list[Finding], float]:
         """The deterministic layer's results on ``steps[index]``, and the seconds they took."""
         started = time.perf_counter()
-        results = run_rules(
+        results = CHECKS.run(
             RuleInput(
                 task=task,
                 steps=tuple(steps),
