@@ -201,3 +201,21 @@ def test_an_answer_that_never_used_a_value_the_question_names_is_held_back_once(
     other = "What is the total of b across every Online and offline sale?"
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     assert list(worker.run_turn(1, other.replace("Online", "web")))[-1].answer == "6"
+
+
+@pytest.mark.kernel
+def test_a_cell_sent_again_is_answered_from_its_printed_value(tracked: TrackedSession) -> None:
+    fence = "```"
+    cell = (
+        f"{fence}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\nt['b'].sum()\n{fence}"
+    )
+    model = ScriptedModel([cell, cell])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0)
+    events = list(worker.run_turn(1, "What is the total of b, rounded to 2 decimals?"))
+    assert events[-1].answer == "60.00" and len(model.requests) == 2
+    # a cell that failed is not an answer, sent again or not
+    bad = f"{fence}python\nt['nope'].sum()\n{fence}"
+    model = ScriptedModel([bad, bad, "<answer>0</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0)
+    steps = [e for e in worker.run_turn(1, "What is the total of b?") if isinstance(e, StepRecord)]
+    assert [s.problem for s in steps][:2] == [None, "repeated_failure"]

@@ -21,13 +21,9 @@ from functools import cached_property
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit import audit_cell
-from stateguard.audit.filterchecks import absent_filters, probe_json
-from stateguard.audit.filterchecks import describe as describe_absent
+from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.mapchecks import describe as describe_lost
-from stateguard.audit.mapchecks import lost_values
-from stateguard.audit.nanchecks import nan_columns
-from stateguard.audit.printchecks import describe as describe_misprinted
-from stateguard.checks import Basis, Check, CheckRegistry, Finding, Step
+from stateguard.checks import Basis, Check, CheckRegistry, Finding, Step, data
 from stateguard.kernel import namespace
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.question import threshold_spans
@@ -190,34 +186,36 @@ def empty_result(inp: RuleInput) -> list[Finding]:
 @CHECKS.check(basis=("code", "data"))
 def absent_filter(inp: RuleInput) -> list[Finding]:
     """An equality filter on a value its column does not hold (read by a fork probe of the
-    environment after the step): → 0 in a step that shows a result, else a fact."""
-    step, ex = inp.step, inp.step.execution
-    if inp.env is None or step.code is None or ex is None or not ex.ok:
+    environment after the step; `stateguard.checks.data`): → 0 in a step that shows a
+    result, else a fact."""
+    step = inp.step
+    if inp.env is None or step.code is None:
         return []
-    found = absent_filters(inp.env.probe, step.code, timeout=inp.probe_timeout)
-    if not found:
+    found = data.absent_filter(step.code, step.execution, inp.env.probe, timeout=inp.probe_timeout)
+    if not found.facts:
         return []
-    message = describe_absent(found)
     if _claims_finding(step):
-        return [_alarm("absent_filter", message, "code", "data")]
-    return [_note("absent_filter", message, "code", "data")]
+        return [_alarm("absent_filter", found.note, "code", "data")]
+    return [_note("absent_filter", found.note, "code", "data")]
 
 
 @CHECKS.check(basis=("lineage", "data"))
 def blank_column(inp: RuleInput) -> list[Finding]:
-    """A column the step wrote that holds only missing values now (read by a fork probe):
-    → 0 in a result step (its result is built on nothing), else 0.5 (a column may be
-    created empty and filled later)."""
-    step, ex, cell = inp.step, inp.step.execution, inp.step.cell
-    if inp.env is None or cell is None or not cell.created or ex is None or not ex.ok:
+    """A column the step wrote that holds only missing values now (read by a fork probe;
+    `stateguard.checks.data`): → 0 in a result step (its result is built on nothing), else
+    0.5 (a column may be created empty and filled later)."""
+    step, cell = inp.step, inp.step.cell
+    if inp.env is None or cell is None:
         return []
-    found = nan_columns(inp.env.probe, cell.created, timeout=inp.probe_timeout)
-    if not found:
+    found = data.blank_column(
+        cell.created, step.execution, inp.env.probe, timeout=inp.probe_timeout
+    )
+    if not found.facts:
         return []
     message = "; ".join(
         f"the step wrote `{f.frame}[{f.column!r}]`, which holds only missing values in all "
         f"{f.rows} rows"
-        for f in found[:3]
+        for f in found.facts[:3]
     )
     if step.result:
         return [_alarm("blank_column", message, "lineage", "data")]
@@ -227,13 +225,14 @@ def blank_column(inp: RuleInput) -> list[Finding]:
 @CHECKS.check(basis=("code", "data"))
 def lost_mapping(inp: RuleInput) -> list[Finding]:
     """A column the step wrote as a ``map``/``apply`` of another that is missing where its
-    source holds a value (`stateguard.audit.mapchecks`, a fork probe): what is computed
-    from it leaves those rows out → 0 in a result step, else 0.5."""
-    step, ex = inp.step, inp.step.execution
-    if inp.env is None or step.code is None or ex is None or not ex.ok:
+    source holds a value (`stateguard.checks.data`, a fork probe): what is computed from it
+    leaves those rows out → 0 in a result step, else 0.5."""
+    step = inp.step
+    if inp.env is None or step.code is None:
         return []
-    found = lost_values(inp.env.probe, step.code, timeout=inp.probe_timeout)
-    return _in_result(step, "lost_mapping", [describe_lost(f) for f in found], "code", "data")
+    found = data.lost_mapping(step.code, step.execution, inp.env.probe, timeout=inp.probe_timeout)
+    messages = [describe_lost(f) for f in found.facts]
+    return _in_result(step, "lost_mapping", messages, "code", "data")
 
 
 @CHECKS.check(basis=("question", "code", "data"))
@@ -252,15 +251,13 @@ def inverted_mark(inp: RuleInput) -> list[Finding]:
 @CHECKS.check(basis=("question", "execution"))
 def printed_series(inp: RuleInput) -> list[Finding]:
     """A whole Series printed after a label (``total: 0    33137.10 …``) while the question
-    asks for one number → 0.5: doubtful, since the step may print a table on purpose."""
-    ex = inp.step.execution
+    asks for one number (`stateguard.checks.data`) → 0.5: doubtful, since the step may
+    print a table on purpose."""
     spec = AnswerSpec.from_question(inp.task.question)
-    if ex is None or not ex.ok or spec is None:
+    found = data.printed_series(inp.step.execution, spec)
+    if not found.facts:
         return []
-    found = spec.misprinted(ex.stdout)
-    if not found:
-        return []
-    return [_doubt("printed_series", describe_misprinted(found), "question", "execution")]
+    return [_doubt("printed_series", found.note, "question", "execution")]
 
 
 @CHECKS.check(basis=("lineage",))

@@ -5,34 +5,27 @@ Each is a check of `CHECKS` (`stateguard.checks`) over one `CellContext`, return
 `Finding` (a doubt) whose message is the note the model is shown; `FAILURES` names each
 check for the attempt log:
 
-- a whole Series printed after the label of a value the question asks for
-  (`stateguard.audit.printchecks`);
-- an equality filter on a value its column does not hold (`stateguard.audit.filterchecks`);
+- a whole Series printed after the label of a value the question asks for;
+- an equality filter on a value its column does not hold;
 - a subset selected for an earlier question, read by one that does not ask for it
   (`stateguard.worker.scope`);
-- a column just written that holds only missing values (`stateguard.audit.nanchecks`);
-- a column written by a ``map``/``apply`` that is missing where its source holds a value
-  (`stateguard.audit.mapchecks`).
+- a column just written that holds only missing values;
+- a column written by a ``map``/``apply`` that is missing where its source holds a value.
+
+All but the subset are the data checks the verifier runs too (`stateguard.checks.data`),
+which find the facts and word the note; here they are doubts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stateguard.audit.filterchecks import absent_filters
-from stateguard.audit.filterchecks import describe as describe_absent_filters
-from stateguard.audit.mapchecks import describe as describe_lost_values
-from stateguard.audit.mapchecks import lost_values
-from stateguard.audit.nanchecks import describe as describe_nan_columns
-from stateguard.audit.nanchecks import nan_columns
-from stateguard.audit.printchecks import describe as describe_labelled_series
-from stateguard.checks import Basis, CheckRegistry, Finding
-from stateguard.kernel import ExecutionResult, ProbeResult
+from stateguard.checks import Basis, CheckRegistry, Finding, data
+from stateguard.checks.data import Probe
+from stateguard.kernel import ExecutionResult
 from stateguard.worker.answer_format import AnswerSpec
 from stateguard.worker.scope import ScopeLog
-
-Probe = Callable[..., ProbeResult]
 
 
 @dataclass(frozen=True)
@@ -69,19 +62,14 @@ def _doubt(check: str, note: str, *basis: Basis) -> list[Finding]:
 
 @CHECKS.check(basis=("question", "execution"))
 def printed_series(ctx: CellContext) -> list[Finding]:
-    misprinted = [] if ctx.spec is None else ctx.spec.misprinted(ctx.execution.stdout)
-    if not misprinted:
-        return []
-    note = describe_labelled_series(misprinted)
-    return _doubt("printed_series", note, "question", "execution")
+    found = data.printed_series(ctx.execution, ctx.spec)
+    return _doubt("printed_series", found.note, "question", "execution") if found.facts else []
 
 
 @CHECKS.check(basis=("code", "data"))
 def absent_filter(ctx: CellContext) -> list[Finding]:
-    empty = absent_filters(ctx.probe, ctx.code)
-    if not empty:
-        return []
-    return _doubt("absent_filter", describe_absent_filters(empty), "code", "data")
+    found = data.absent_filter(ctx.code, ctx.execution, ctx.probe)
+    return _doubt("absent_filter", found.note, "code", "data") if found.facts else []
 
 
 @CHECKS.check(basis=("code", "question"))
@@ -101,24 +89,14 @@ def carried_subset(ctx: CellContext) -> list[Finding]:
 
 @CHECKS.check(basis=("lineage", "data"))
 def blank_column(ctx: CellContext) -> list[Finding]:
-    blank = nan_columns(ctx.probe, ctx.created) if ctx.created else []
-    if not blank:
-        return []
-    return _doubt("blank_column", describe_nan_columns(blank), "lineage", "data")
+    found = data.blank_column(ctx.created, ctx.execution, ctx.probe)
+    return _doubt("blank_column", found.note, "lineage", "data") if found.facts else []
 
 
 @CHECKS.check(basis=("code", "data"))
 def lost_mapping(ctx: CellContext) -> list[Finding]:
-    lost = lost_values(ctx.probe, ctx.code)
-    if not lost:
-        return []
-    note = (
-        "Note: "
-        + "; ".join(describe_lost_values(f) for f in lost[:3])
-        + ". Give every value a result (add the missing keys, or `.fillna(...)` "
-        "after the map), or drop those rows on purpose."
-    )
-    return _doubt("lost_mapping", note, "code", "data")
+    found = data.lost_mapping(ctx.code, ctx.execution, ctx.probe)
+    return _doubt("lost_mapping", found.note, "code", "data") if found.facts else []
 
 
 def silent_errors(

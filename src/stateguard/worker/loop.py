@@ -860,6 +860,16 @@ class Worker:
                 yield from self._invalid_step(
                     turn, step, parsed, parsed.problem, self._note(parsed.problem)
                 )
+            elif (
+                repeated
+                and not attempts.repeat_of(parsed.code or "").error  # type: ignore[union-attr]
+                and (formatted := self._format_answer()) is not None
+            ):
+                # the model re-sends a cell that ran: it holds that cell's output to be the
+                # answer; the answer is what the printed values hold (each tried once)
+                if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
+                    return formatted, "answer", steps
+                refused = True
             elif repeated:
                 assert parsed.code is not None
                 failed = bool(attempts.repeat_of(parsed.code).error)  # type: ignore[union-attr]
