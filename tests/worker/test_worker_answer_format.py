@@ -188,3 +188,12 @@ def test_answer_lines_in_a_cell_are_not_run_and_the_rest_is(tracked: TrackedSess
     assert "North Partner" not in (first.code or "")
     assert "`rows: 74; region: North Partner` computes nothing" in first.observation
     assert events[-1].answer == "3"
+
+
+def test_text_values_are_read_by_label() -> None:
+    spec = AnswerSpec.from_question("Which region? Answer as `region: <name>, total: <sum>`.")
+    assert spec is not None
+    assert spec.text_values("region: North Partner, total: 5") == ["North Partner"]
+    assert spec.text_values("North, 5") == []
+    single = AnswerSpec.from_question("How many rows?")
+    assert single is not None and single.text_values("rows: 5") == []

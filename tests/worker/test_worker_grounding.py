@@ -219,3 +219,30 @@ def test_a_cell_sent_again_is_answered_from_its_printed_value(tracked: TrackedSe
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0)
     steps = [e for e in worker.run_turn(1, "What is the total of b?") if isinstance(e, StepRecord)]
     assert [s.problem for s in steps][:2] == [None, "repeated_failure"]
+
+
+@pytest.mark.kernel
+def test_a_name_no_column_of_the_data_holds_is_held_back_once(tracked: TrackedSession) -> None:
+    fence = "```"
+    setup = "import pandas as pd\nt = pd.DataFrame({'region': ['North', 'South'], 'b': [1, 2]})"
+    question = "Which region has the largest b? Answer as `region: <name>, b: <value>`."
+    cell = f"{fence}python\n{setup}\nt.sort_values('b')\n{fence}"
+    made_up = "<answer>region: North Partner, b: 2</answer>"
+    model = ScriptedModel([cell, made_up, "<answer>region: South, b: 2</answer>"])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    held = [e for e in events if isinstance(e, StepRecord) and e.problem == "unknown_name"]
+    assert len(held) == 1 and "'North Partner' is no value" in held[0].observation
+    assert events[-1].answer == "region: South, b: 2"
+    # a name the data holds (case aside) goes straight to review; asked once only
+    model = ScriptedModel([cell, "<answer>region: south, b: 2</answer>"])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    assert events[-1].answer == "region: south, b: 2"
+    model = ScriptedModel([cell, made_up, made_up])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    assert events[-1].answer == "region: North Partner, b: 2"

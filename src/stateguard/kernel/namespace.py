@@ -34,6 +34,8 @@ the kernel imports this module on first use.
   as whole words, with their frame and column; run it in a probe.
 * `results_differ` — for pairs of expressions (a step's result as written and as the
   question reads it), whether their values differ; run it in a probe.
+* `values_held` — for each of some values, a text column of the namespace's DataFrames
+  that holds it (case aside), if any; run it in a probe.
 * `readings_differ` — for pairs of boolean expressions (a comparison as the code wrote
   it, and as the question reads it), the rows each keeps and the rows where they differ;
   run it in a probe.
@@ -428,3 +430,31 @@ def results_differ(pairs: Sequence[tuple[str, str]]) -> None:
         except Exception:
             out.append(None)
     print(json.dumps(out))
+
+
+def values_held(values: Sequence[str]) -> None:
+    """Print ``{"columns": n, "held": {value: [frame, column] | null}}``: the number of text
+    columns read, and for each of ``values`` the first text column (of the namespace's
+    DataFrames) holding it, case aside; ``null`` when none does (at most 5000 distinct
+    values read per column)."""
+    wanted = {v.strip().lower(): v for v in values}
+    found: dict[str, list[str] | None] = dict.fromkeys(values)
+    columns = 0
+    for frame, table in _frames(_user_ns()).items():
+        for column in table.columns:
+            try:
+                col = table[column]
+                dtype = getattr(col, "dtype", None)
+                text_kind = getattr(dtype, "kind", None) in ("O", "S", "U", "T")
+                if getattr(col, "ndim", 2) != 1 or not (
+                    text_kind or type(dtype).__name__ == "StringDtype"
+                ):
+                    continue
+                columns += 1
+                for value in col.dropna().astype(str).unique()[:_MAX_DISTINCT]:
+                    key = value.strip().lower()
+                    if key in wanted and found[wanted[key]] is None:
+                        found[wanted[key]] = [frame, str(column)]
+            except Exception:
+                continue
+    print(json.dumps({"columns": columns, "held": found}))

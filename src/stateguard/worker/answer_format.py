@@ -118,6 +118,15 @@ class AnswerSpec(BaseModel):
         text = _label_key(answer)
         return [f.label for f in self.fields if _label_key(f.label) not in text]
 
+    def text_values(self, answer: str) -> list[str]:
+        """The values ``answer`` gives, by label, for the template's text fields (a name:
+        ``region: North``); none without a template."""
+        if self.template is None:
+            return []
+        return [
+            v for f in self.fields if f.kind == "text" and (v := _labelled(f, answer)) is not None
+        ]
+
     def misprinted(self, stdout: str) -> list[LabelledSeries]:
         """Series printed after a label (`stateguard.audit.printchecks`) where this spec asks
         for a single value: after one of its number fields' labels, or after any label when

@@ -303,6 +303,8 @@ class Worker:
         self._question = ""
         self._unused_asked = False
         """Whether this turn's answer was already held back for a value it never used."""
+        self._unknown_asked = False
+        """Whether this turn's answer was already held back for a name the data lacks."""
         self.setup = setup
         example = setup.example if setup is not None else None
         prompt = (
@@ -609,6 +611,24 @@ class Worker:
                 out.append(item)
         return out
 
+    def _unknown_names(self, answer: str) -> list[str]:
+        """The names the answer gives for the form's text fields (``region: North Partner``)
+        that no text column of the data holds, case aside: a label made up rather than
+        read from the data. One fork probe; empty when it fails or there is no data frame."""
+        names = [] if self._spec is None else self._spec.text_values(answer)
+        if not names:
+            return []
+        cell = namespace.call("values_held", names)
+        try:
+            result = self.guard.executor.run_probe(cell, timeout=self.cell_timeout)
+            read = json.loads(result.stdout.strip().splitlines()[-1]) if result.ok else {}
+        except Exception:  # a probe is a courtesy: it never fails the step
+            return []
+        held = read.get("held") if isinstance(read, dict) else None
+        if not isinstance(held, dict) or not read.get("columns"):
+            return []  # no text column to read names from: nothing to say
+        return [n for n in names if n in held and held[n] is None]
+
     def _setup_step(self, turn: int, setup: Preload) -> Iterator[TrajectoryEvent]:
         """Run the setup cell; its observation goes after the question (no model reply)."""
         step = self.steps_taken
@@ -748,7 +768,7 @@ class Worker:
             )
         self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
         self._outputs, self._formatted = [], set()
-        self._question, self._unused_asked = question, False
+        self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -936,6 +956,15 @@ class Worker:
                     labels=" or ".join(f"`{label}`" for label in missing),
                 )
                 yield from self._invalid_step(turn, step, parsed, "missing_fields", note)
+                refused = True
+            elif not self._unknown_asked and (unknown := self._unknown_names(parsed.answer or "")):
+                # a doubt, asked once: a name no column holds may still be right (a derived
+                # label), so the second answer goes to review
+                self._unknown_asked = True
+                exchange.outcome = "invalid: unknown_name"
+                names = ", ".join(repr(n) for n in unknown[:3])
+                note = render(self._corrective["unknown_name"], names=names)
+                yield from self._invalid_step(turn, step, parsed, "unknown_name", note)
                 refused = True
             elif not self._unused_asked and (unused := self._unused_values(parsed.answer or "")):
                 # a doubt, asked once: the second answer goes to review whatever it uses

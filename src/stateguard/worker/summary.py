@@ -26,7 +26,14 @@ from stateguard.worker.grading import Grade
 REPEATS = frozenset({"repeated_failure", "repeated_cell"})
 """Problems of steps whose cell was not run because it repeats an earlier one."""
 REFUSED = frozenset(
-    {"ungrounded_answer", "copied_answer", "missing_fields", "valueless_answer", "unused_value"}
+    {
+        "ungrounded_answer",
+        "copied_answer",
+        "missing_fields",
+        "valueless_answer",
+        "unused_value",
+        "unknown_name",
+    }
 )
 """Problems of well-formed answers the worker refused before review (numbers no output
 showed, another turn's answer copied, a field of the requested form left out, no value at
