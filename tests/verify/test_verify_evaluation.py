@@ -120,3 +120,27 @@ def test_a_chained_selector_breaks_the_first_verifiers_ties_by_the_next() -> Non
     assert four.picked_correct["b"] == 0.0 and four.outranked["b"] == 1.0
     assert four.picked_correct["a>b"] == 1.0 and four.outranked["a>b"] == 0.0
     assert four.picked_correct["b>a"] == 0.0
+
+
+def test_ties_in_score_are_broken_by_the_findings_against_each_step() -> None:
+    from stateguard.checks import Finding
+
+    def doubted(turn: int, label: float, n: int, output: str) -> LabelledStep:
+        found = tuple(
+            Finding(check=f"c{i}", severity="doubt", message="m", basis=("question",))
+            for i in range(n)
+        )
+        note = Finding(check="n", severity="note", message="m", basis=("data",))
+        verdict = StepVerdict(
+            score=0.5, rationale="-", layer="deterministic", evidence=(*found, note, note)
+        )
+        return _step(turn, label, 0.5, output).model_copy(update={"verdicts": {"v": verdict}})
+
+    steps = [doubted(1, 1.0, 1, "ok"), *(doubted(1, 0.0, 2, f"b{i}") for i in range(3))]
+    assert steps[0].verdicts["v"].against == 1  # notes do not count
+    (four,) = selection(steps, ["v"], sizes=(4,))
+    assert four.picked_correct["v"] == 1.0
+    # the reference with more doubts than a wrong step: outranked
+    steps[0] = doubted(1, 1.0, 3, "ok")
+    (four,) = selection(steps, ["v"], sizes=(4,))
+    assert four.picked_correct["v"] == 0.0 and four.outranked == {"v": 1.0}

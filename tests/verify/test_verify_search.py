@@ -171,6 +171,19 @@ def test_the_tiebreak_never_outranks_a_better_first_score() -> None:
     assert path_rank([tv(1.0, None)]) < path_rank([tv(1.0, 0.0)])  # no tiebreak: below all
 
 
+def test_paths_that_tie_are_ordered_by_the_findings_against_them() -> None:
+    from stateguard.checks import Finding
+    from stateguard.verify.search.aggregate import path_rank
+
+    doubt = Finding(check="c", severity="doubt", message="m", basis=("question",))
+    one = StepVerdict(score=0.5, rationale="-", layer="deterministic", evidence=(doubt,))
+    two = one.model_copy(update={"evidence": (doubt, doubt)})
+    assert path_rank([one]) > path_rank([two])
+    # a better score is never outranked by fewer findings
+    clean = StepVerdict(score=0.0, rationale="-", layer="deterministic")
+    assert path_rank([two]) > path_rank([clean])
+
+
 @pytest.mark.parametrize("name", ["oracle", "deterministic>", "a>b>c", "llm>hybrid>llm"])
 def test_a_selector_name_is_one_or_two_known_verifiers(name: str) -> None:
     from stateguard.verify import VerifyError

@@ -105,10 +105,11 @@ class SelectionResult(BaseModel):
 
 def _rank(step: LabelledStep, selector: str) -> tuple[float, ...]:
     """The step's sort key under ``selector``: its scores by each chained verifier, an
-    invalid verdict below every score."""
-    return tuple(
-        -1.0 if (x := step.verdicts[name].score) is None else x for name in selector.split(CHAIN)
-    )
+    invalid verdict below every score; then the fewer findings against it by the first
+    (`StepVerdict.against`), so that ties are broken by evidence counts."""
+    names = selector.split(CHAIN)
+    scores = tuple(-1.0 if (x := step.verdicts[n].score) is None else x for n in names)
+    return (*scores, -float(step.verdicts[names[0]].against))
 
 
 def _chance(pool: Sequence[object], i: int = 0) -> float:

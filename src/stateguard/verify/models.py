@@ -69,6 +69,12 @@ class StepVerdict(BaseModel):
         return self
 
     @property
+    def against(self) -> int:
+        """How many findings count against the step (alarms and doubts): what orders
+        steps that score alike, before any model is asked (notes do not count)."""
+        return sum(1 for f in self.evidence if f.severity in ("alarm", "doubt"))
+
+    @property
     def valid(self) -> bool:
         """The verdict carries a score."""
         return self.score is not None

@@ -58,12 +58,14 @@ def rank_key(score: float | None) -> float:
 
 def path_rank(
     verdicts: Sequence[StepVerdict], how: Aggregate = DEFAULT_AGGREGATE
-) -> tuple[float, float, float]:
+) -> tuple[float, float, float, float]:
     """Sort key of a path (higher is better): its aggregate; then the mean of its step
     scores, so that of two paths whose worst step is as bad, the one with better steps
-    otherwise wins; then the aggregate of its tiebreak scores."""
+    otherwise wins; then the aggregate of its tiebreak scores; then the fewer findings
+    against its steps (`StepVerdict.against`: evidence counts, not wording)."""
     return (
         rank_key(aggregate(verdicts, how)),
         rank_key(aggregate(verdicts, "mean")),
         rank_key(tiebreak(verdicts, how)),
+        -float(sum(v.against for v in verdicts)),
     )
