@@ -98,7 +98,9 @@ def test_fork_bomb_is_bounded_by_the_process_limit() -> None:
         )
         forked, refused = eval(res.result or "None")
         assert refused == errno.EAGAIN
-        assert forked < 64
+        # 64 slots above the user's tasks when the budget was set; other kernels of the same
+        # sandbox user (a benchmark beside the suite) may end meanwhile and free a few more
+        assert forked < 64 + 16
         assert session.execute("1 + 1").result == "2"
 
 
