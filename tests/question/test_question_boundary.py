@@ -8,16 +8,24 @@ question's words:
 - a module-level word list or pattern (a ``frozenset``/``set``/``tuple``/``list``/``dict`` of
   strings, a ``re.compile``, or a tuple of them) tested against question text:
   ``word in _FILLER``, ``found -= _NOT_A_THING``, ``set(words) & _IDENTIFIER``,
-  ``_NUMBERS[word]``, ``any(w in question for w in _WORDS)``.
+  ``_NUMBERS[word]``, ``any(w in question for w in _WORDS)``;
+- a word or phrase written in the code (a string literal with a letter) looked for in
+  question text: ``"YYYY-MM" in text``, ``question.startswith("Which")``.
 
 Question text is a name or attribute called so (``question``, ``task.question``,
 ``the_question``, ``question_text``), and, within a function, what is computed from it
-(``between = question[a:b].lower()``, ``for m in _PAT.finditer(question)``, ``m.group()``)
-or passed from it to a parameter of a function of the same module (``_helper(question)``,
-whose result is question text too when it returns some). What a function of another
-module returns from it is not question text (``QuestionSpec.parse(question).thresholds``,
-``speaks_of_ids(question)``): reading it there is what `stateguard.question` is for.
-Neither is what a condition on it selects (``[u for u in uses if asked]``).
+(``between = question[a:b].lower()``, ``text = " ".join(question.split())``,
+``for m in _PAT.finditer(question)``, ``m.group()``) or passed from it to a parameter of
+a function of the same module (``_helper(question)``, whose result is question text too
+when it returns some) or of another module of the package that the module imports by name
+(``revisions_in(f"{context}\\n{question}")``: its ``text`` is question text there; that
+function's result is not question text here). The question's text may be passed to
+`stateguard.question`, and to `stateguard.numbers`, which that layer reads numbers with:
+reading it there is what they are for. So what a function of those returns from it is not
+question text (``QuestionSpec.parse(question).thresholds``, ``speaks_of_ids(question)``).
+Neither is what a condition on it selects (``[u for u in uses if asked]``), nor what a
+method of a class is given (``AnswerSpec.from_question(question)``: methods are not
+followed).
 
 The modules in `STILL_READING` still do it: the debt left, each with its count. The test
 fails when a module not listed starts reading the question itself, or a listed one reads
@@ -34,6 +42,13 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "stateguard"
 METHODS = frozenset({"search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split"})
+_JOINING = frozenset({"join", "format", "format_map"})
+"""String methods whose result holds what they are given: ``" ".join(question.split())``."""
+_LOOKING = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count"})
+"""String methods that look for a word in the text they are called on."""
+_LAYER = "stateguard.question"
+_READERS = (_LAYER, "stateguard.numbers")
+"""The modules question text may be passed to (see the module docstring)."""
 _QUESTION = re.compile(r"(?:^|_)questions?(?:_?(?:text|str|string))?$", re.I)
 """The name of question text: ``question``, ``task.question``, ``question_text``; not
 ``QuestionSpec`` or ``question_id``."""
@@ -48,13 +63,21 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
 _Scope = _Function | _Comprehension
 
-STILL_READING: dict[str, int] = {}
-"""None left: the LongDS judge's requested fields (`named_fields`), the DSEval loader's
+STILL_READING: dict[str, int] = {
+    "manager/policies/hybrid.py": 1,
+    "manager/revisions.py": 1,
+}
+"""Two left, found once the scan followed joined text and text passed to other modules:
+`issue_line` cuts a long question at its first sentence end (``_SENTENCE_END``) for a
+state's issue line, and `revisions_in` reads revision statements ("revised … from 42% to
+47%", ``_CHANGE``) in the turn's context and question, as `QuestionSpec.revisions` does with
+a regex of its own that differs (its verbs and its numbers). The worker's answer form
+(`answer_form`), the LongDS judge's requested fields (`named_fields`), the DSEval loader's
 ``inputs/`` paths (`backticked`, `bare_paths`) and the compact hints' content words
 (`content_words`) are read in `stateguard.question` now. The chat prompt's line is
 ``typed``, not ``question``: tested against ``:q`` before it is asked, it is a command,
-not English. A module that has to read the question itself again is listed here, with its
-count and why the reading cannot move."""
+not English. A module that has to read the question itself is listed here, with its count
+and what it reads."""
 
 
 def _is_vocabulary(value: ast.expr | None) -> bool:
@@ -98,6 +121,25 @@ def _module_vocabulary(tree: ast.Module) -> set[str]:
 def _params(func: _Function) -> list[str]:
     a = func.args
     return [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+
+
+def _given(call: ast.Call, callee: _Function) -> list[tuple[str, ast.expr]]:
+    """``(parameter, argument)`` of each argument ``call`` gives ``callee``."""
+    params = _params(callee)
+    given = [(params[i], a) for i, a in enumerate(call.args) if i < len(params)]
+    return given + [(k.arg, k.value) for k in call.keywords if k.arg in params]
+
+
+def _is_word(node: ast.AST | None) -> bool:
+    """A string literal with a letter (a word or phrase, not ``"?"`` or ``"\\n"``), or a
+    tuple of them."""
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_is_word(e) for e in node.elts)
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and any(c.isalpha() for c in node.value)
+    )
 
 
 def _target_names(target: ast.expr) -> set[str]:
@@ -162,7 +204,7 @@ class _Scan:
             args = [*node.args, *(k.value for k in node.keywords)]
             if isinstance(f, ast.Attribute):
                 return self.is_text(f.value) or (
-                    f.attr in METHODS and any(self.is_text(a) for a in args)
+                    (f.attr in METHODS or f.attr in _JOINING) and any(self.is_text(a) for a in args)
                 )
             if isinstance(f, ast.Name) and (f.id in _PASSING or f.id in self.returning):
                 return any(self.is_text(a) for a in args)
@@ -242,16 +284,16 @@ class _Scan:
                 if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
                     continue
                 callee = self.functions.get(call.func.id)
-                if callee is None:
-                    continue
-                seeded = self.names[id(callee)].text
-                params = _params(callee)
-                given = [(params[i], a) for i, a in enumerate(call.args) if i < len(params)]
-                given += [(k.arg, k.value) for k in call.keywords if k.arg in params]
-                for name, arg in given:
-                    if name not in seeded and self.is_text(arg):
-                        seeded.add(name)
-                        changed = True
+                if callee is not None and self.pass_text(call, self, callee):
+                    changed = True
+
+    def pass_text(self, call: ast.Call, caller: _Scan, callee: _Function) -> bool:
+        """Mark the parameters of ``callee`` (a function of this module) that ``call`` (in
+        ``caller``'s module) gives question text; whether any was new."""
+        seeded = self.names[id(callee)].text
+        new = {name for name, arg in _given(call, callee) if caller.is_text(arg)} - seeded
+        seeded |= new
+        return bool(new)
 
     def is_read(self, node: ast.AST) -> bool:
         """Whether ``node`` runs a pattern over question text or tests it against a word
@@ -264,6 +306,8 @@ class _Scan:
             f = node.func
             if f.attr in METHODS and any(self.is_text(a) for a in node.args):
                 return True
+            if f.attr in _LOOKING and self.is_text(f.value):
+                return any(_is_word(a) or self.is_words(a) for a in node.args)
             if f.attr in _SET_METHODS or (f.attr == "get" and self.is_words(f.value)):
                 return any(pair(f.value, a) for a in node.args)
         if isinstance(node, ast.Compare):
@@ -273,6 +317,7 @@ class _Scan:
                 and (
                     pair(a, b)
                     or (isinstance(a, ast.Name) and a.id in self._get(a)[2] and self.is_text(b))
+                    or (isinstance(op, ast.In | ast.NotIn) and _is_word(a) and self.is_text(b))
                 )
                 for op, a, b in zip(node.ops, sides[:-1], sides[1:], strict=True)
             )
@@ -285,20 +330,100 @@ class _Scan:
         return False
 
 
+def _within(module: str, packages: tuple[str, ...]) -> bool:
+    """Whether ``module`` is one of ``packages`` or in one."""
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+class _Package:
+    """The question reads of the modules of a package outside `stateguard.question`,
+    following question text into the functions of its other modules (see the module
+    docstring)."""
+
+    def __init__(self, root: Path) -> None:
+        self.scans: dict[str, _Scan] = {}
+        self.paths: dict[str, str] = {}
+        for path in sorted(root.rglob("*.py")):
+            rel = path.relative_to(root)
+            parts = (root.name, *rel.parent.parts, *([] if rel.stem == "__init__" else [rel.stem]))
+            name = ".".join(parts)
+            if _within(name, (_LAYER,)):
+                continue
+            self.scans[name] = _Scan(ast.parse(path.read_text(encoding="utf-8")))
+            self.paths[name] = rel.as_posix()
+        calls = [
+            (caller, *found) for caller in self.scans.values() for found in self._calls(caller)
+        ]
+        changed = True
+        while changed:
+            changed = False
+            for caller, call, (scan, callee) in calls:
+                if scan.pass_text(call, caller, callee):
+                    scan._spread()
+                    changed = True
+
+    def _function(self, module: str, name: str, depth: int = 0) -> tuple[_Scan, _Function] | None:
+        """The function ``name`` names in ``module``, with the scan of the module that
+        defines it (following the imports of a package's ``__init__``); None when that is no
+        function of the package's, or one of `_READERS`."""
+        scan = self.scans.get(module)
+        if scan is None or _within(module, _READERS) or depth > 5:
+            return None
+        if name in scan.functions:
+            return scan, scan.functions[name]
+        for stmt in scan.tree.body:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.level == 0:
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name:
+                        return self._function(stmt.module, alias.name, depth + 1)
+        return None
+
+    def _calls(self, caller: _Scan) -> Iterator[tuple[ast.Call, tuple[_Scan, _Function]]]:
+        """The calls of ``caller``'s module to a function of another module it imports
+        (``f(...)``, ``module.f(...)``), with that function."""
+        functions: dict[str, tuple[str, str]] = {}
+        modules: dict[str, str] = {}
+        for node in ast.walk(caller.tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    whole = f"{node.module}.{alias.name}"
+                    if whole in self.scans:
+                        modules[alias.asname or alias.name] = whole
+                    else:
+                        functions[alias.asname or alias.name] = (node.module, alias.name)
+            elif isinstance(node, ast.Import):
+                modules |= {a.asname: a.name for a in node.names if a.asname}
+        for call in ast.walk(caller.tree):
+            if not isinstance(call, ast.Call):
+                continue
+            f, found = call.func, None
+            if isinstance(f, ast.Name) and f.id in functions:
+                found = self._function(*functions[f.id])
+            elif (
+                isinstance(f, ast.Attribute)
+                and isinstance(f.value, ast.Name)
+                and f.value.id in modules
+            ):
+                found = self._function(modules[f.value.id], f.attr)
+            if found is not None:
+                yield call, found
+
+    def reads(self) -> dict[str, int]:
+        """The number of question reads of each module that has some, by path."""
+        counts = {
+            self.paths[name]: sum(scan.is_read(n) for n in ast.walk(scan.tree))
+            for name, scan in self.scans.items()
+        }
+        return {path: n for path, n in counts.items() if n}
+
+
 def _question_reads(path: Path) -> int:
     scan = _Scan(ast.parse(path.read_text(encoding="utf-8")))
     return sum(scan.is_read(n) for n in ast.walk(scan.tree))
 
 
 def test_no_new_module_reads_the_questions_english() -> None:
-    found = {}
-    for path in sorted(SRC.rglob("*.py")):
-        rel = path.relative_to(SRC).as_posix()
-        if rel.startswith("question/"):
-            continue
-        n = _question_reads(path)
-        if n:
-            found[rel] = n
+    found = _Package(SRC).reads()
     grown = {k: v for k, v in found.items() if v > STILL_READING.get(k, 0)}
     assert not grown, f"read the question through stateguard.question instead: {grown}"
 
@@ -381,3 +506,69 @@ def f(question, code, shown, uses):
     return names, re.sub("x", "y", note), [k in _CALLS for k in kept], words
 """
     assert _probe(tmp_path, source) == 0
+
+
+def test_the_scan_follows_joined_text_and_finds_written_words(tmp_path: Path) -> None:
+    source = """
+import re
+_TEMPLATE = re.compile(r"`([^`]*)`")
+class Spec:
+    @classmethod
+    def from_question(cls, question, code):
+        text = " ".join((question or "").split())
+        both = "{}: {}".format("Q", question)
+        m = _TEMPLATE.search(text)  # 1
+        if m is not None:
+            return [re.search(r"count", hole, re.I) for hole in m.group(1).split(",")]  # 2
+        if "YYYY-MM" in text:  # 3
+            return "month"
+        if text.lower().startswith(("which", "who")) or both.count("how many"):  # 4, 5
+            return None
+        return "?" in text, text.endswith("\\n"), code.startswith("import")
+"""
+    assert _probe(tmp_path, source) == 5
+
+
+def test_the_scan_follows_question_text_into_other_modules(tmp_path: Path) -> None:
+    package = tmp_path / "stateguard"
+    files = {
+        "__init__.py": "",
+        "numbers.py": "import re\ndef scan(text):\n    return re.findall(r'[0-9]+', text)\n",
+        "question/__init__.py": "import re\ndef words(text):\n    return re.findall('x', text)\n",
+        "manager/__init__.py": "from stateguard.manager.revisions import revisions_in\n",
+        "manager/revisions.py": """
+import re
+_CHANGE = re.compile(r"from ([0-9]+) to ([0-9]+)")
+def revisions_in(text, turn):
+    return _CHANGE.findall(text or "")  # 1
+def unused(text):
+    return re.findall("y", text)
+""",
+        "manager/format.py": """
+import re
+def first_line(text):
+    return re.split("\\n", text)[0]  # 1
+""",
+        "manager/harness.py": """
+from stateguard import numbers
+from stateguard.manager import revisions_in
+from stateguard.manager import format as fmt
+from stateguard.question import words
+class Harness:
+    def begin_turn(self, question, context, answer):
+        found = revisions_in(f"{context}\\n{question}", 1)
+        return found, numbers.scan(question), words(question), fmt.first_line(answer)
+""",
+        "worker/loop.py": """
+from stateguard.manager import format as fmt
+def run_turn(task):
+    return fmt.first_line(task.question)
+""",
+    }
+    for name, source in files.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(source, encoding="utf-8")
+    # the harness passes its question to revisions_in (imported through the package's
+    # __init__), the loop to first_line (of a module imported by name); the answer given to
+    # first_line is not question text; stateguard.numbers and stateguard.question may read it
+    assert _Package(package).reads() == {"manager/revisions.py": 1, "manager/format.py": 1}

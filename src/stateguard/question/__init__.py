@@ -15,6 +15,8 @@ than the spec:
 - `conditions`: where a question asks for the rows that meet a condition;
 - `joins`: which rows a join should keep, read broadly;
 - `fields`: the fields of an answer a question names;
+- `answer_form`: the form a question asks its answer in (a template of labelled fields,
+  or one number, count or month);
 - `paths`: the file paths a question writes in its prose;
 - `content`: the content words of a question, for what else speaks of the same.
 
@@ -23,6 +25,7 @@ English does not state unambiguously is "not stated".
 """
 
 from stateguard.question.aggregates import AggregateWords, aggregate_words
+from stateguard.question.answer_form import AnswerForm, AnswerKind, FormField, answer_form
 from stateguard.question.columns import (
     GENERIC,
     Subject,
@@ -57,6 +60,9 @@ __all__ = [
     "GENERIC",
     "THRESHOLD",
     "AggregateWords",
+    "AnswerForm",
+    "AnswerKind",
+    "FormField",
     "Mention",
     "QuestionSpec",
     "Revision",
@@ -64,6 +70,7 @@ __all__ = [
     "Subject",
     "Threshold",
     "aggregate_words",
+    "answer_form",
     "asked_entity",
     "asked_groups",
     "backticked",

@@ -1,16 +1,13 @@
 """Answer formatting as its own step: the requested format, filled from printed results.
 
 A small model often computes and prints the right values, then answers with other
-numbers, or writes the answer format into its code. `AnswerSpec.from_question` reads
-what a question asks for:
-
-* a template in backticks with ``<placeholders>``, e.g.
-  ``orders: <count>, net_revenue: <total rounded to 2 decimals>``: one field per
-  ``label: <...>`` (a number field unless its placeholder names a name, region,
-  channel, product, category, month or label);
-* else one value: a month (``YYYY-MM``), a count ("how many"), or a number
-  ("rounded to N decimals", "percentage", "fraction", "average", "total", ...).
-  A question asking for a name ("which region") without a template gets no spec.
+numbers, or writes the answer format into its code. `AnswerSpec.from_question` is the
+form the question asks its answer in, as `stateguard.question.answer_form` reads it: a
+template in backticks with ``<placeholders>`` (``orders: <count>, net_revenue: <total
+rounded to 2 decimals>``: one number, count or text field per ``label: <...>``), else one
+value, a month (``YYYY-MM``), a count ("how many") or a number ("rounded to N decimals",
+"percentage", "average", "total", ...). A question asking for a name ("which region")
+without a template gets no spec.
 
 `extract_answer` fills a spec from what the turn's cells printed (newest first), or
 returns None; it never guesses:
@@ -36,26 +33,14 @@ from pydantic import BaseModel, ConfigDict
 
 from stateguard.audit.printchecks import LabelledSeries, labelled_series
 from stateguard.numbers import DIGITS, EXPONENT
-from stateguard.question import decimals
+from stateguard.question import answer_form
 
 Kind = Literal["number", "count", "month", "text"]
 
-_TEMPLATE = re.compile(r"`([^`]*<[^`>]+>[^`]*)`")
-_FIELD = re.compile(r"([A-Za-z_][\w ]*?)\s*[:=]\s*<([^>]*)>")
-_TEXT_WORDS = re.compile(r"\b(name|region|channel|product|category|segment|label|city|country)\b")
 _NUMBER = rf"[-+]?{DIGITS}{EXPONENT}?"
 _NUMBER_RE = re.compile(rf"(?<![\w.]){_NUMBER}(?![\w.])")
 _MONTH = re.compile(r"(?<!\d)(\d{4})-(\d{2})(?!\d)")
-_NUMERIC_ASK = re.compile(
-    r"\b(decimal|percentage|percent|fraction|ratio|average|mean|median|total|sum|rate|"
-    r"how much|how many|number of|count)\b",
-    re.I,
-)
 _NOISE = re.compile(r"^(?:Name|dtype|Length|Freq):|dtype:", re.I)
-
-
-def _places(text: str) -> int | None:
-    return decimals(text)
 
 
 class AnswerField(BaseModel):
@@ -79,35 +64,13 @@ class AnswerSpec(BaseModel):
     @classmethod
     def from_question(cls, question: str) -> AnswerSpec | None:
         """The spec of ``question``, or None when it asks for nothing this module can fill."""
-        text = " ".join((question or "").split())
-        overall = _places(text)
-        m = _TEMPLATE.search(text)
-        if m is not None:
-            fields = []
-            for label, hole in _FIELD.findall(m.group(1)):
-                kind: Kind = "text" if _TEXT_WORDS.search(hole.lower()) else "number"
-                if kind == "number" and re.search(r"\bcount\b", hole, re.I):
-                    kind = "count"
-                places = _places(hole)
-                fields.append(
-                    AnswerField(
-                        label=label.strip(),
-                        kind=kind,
-                        decimals=None
-                        if kind == "text"
-                        else (places if places is not None else overall),
-                    )
-                )
-            return cls(template=m.group(1), fields=tuple(fields)) if fields else None
-        if "YYYY-MM" in text:
-            return cls(fields=(AnswerField(label="", kind="month"),))
-        if re.search(r"\bhow many\b", text, re.I):
-            return cls(fields=(AnswerField(label="", kind="count"),))
-        if re.search(r"\b(which|who|what (?:is|was) the name)\b", text, re.I) and overall is None:
+        form = answer_form(question)
+        if form is None:
             return None
-        if overall is not None or _NUMERIC_ASK.search(text):
-            return cls(fields=(AnswerField(label="", kind="number", decimals=overall),))
-        return None
+        fields = tuple(
+            AnswerField(label=f.label, kind=f.kind, decimals=f.decimals) for f in form.fields
+        )
+        return cls(template=form.template, fields=fields)
 
     def missing_labels(self, answer: str) -> list[str]:
         """Labels of the template's fields that `answer` does not hold (case and the
