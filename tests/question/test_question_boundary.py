@@ -27,9 +27,9 @@ Neither is what a condition on it selects (``[u for u in uses if asked]``), nor 
 method of a class is given (``AnswerSpec.from_question(question)``: methods are not
 followed).
 
-The modules in `STILL_READING` still do it: the debt left, each with its count. The test
-fails when a module not listed starts reading the question itself, or a listed one reads
-it in more places; lower a count (or remove the module) when its reading moves to
+The modules in `STILL_READING` still do it: the debt left, each with its count (none now).
+The test fails when a module not listed starts reading the question itself, or a listed one
+reads it in more places; lower a count (or remove the module) when its reading moves to
 `stateguard.question`.
 """
 
@@ -63,21 +63,18 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
 _Scope = _Function | _Comprehension
 
-STILL_READING: dict[str, int] = {
-    "manager/policies/hybrid.py": 1,
-    "manager/revisions.py": 1,
-}
-"""Two left, found once the scan followed joined text and text passed to other modules:
-`issue_line` cuts a long question at its first sentence end (``_SENTENCE_END``) for a
-state's issue line, and `revisions_in` reads revision statements ("revised … from 42% to
-47%", ``_CHANGE``) in the turn's context and question, as `QuestionSpec.revisions` does with
-a regex of its own that differs (its verbs and its numbers). The worker's answer form
+STILL_READING: dict[str, int] = {}
+"""None left. The last two, found once the scan followed joined text and text passed to
+other modules, read in `stateguard.question` now: the first sentence a long question is cut
+at for a state's issue line (`first_sentence`, for `issue_line`) and the revision
+statements ("revised … from 42% to 47%") of a turn's context and question
+(`revision_statements`, for `revisions_in`; a reading of its own, which differs from
+`QuestionSpec.revisions` in its verbs and its numbers). So do the worker's answer form
 (`answer_form`), the LongDS judge's requested fields (`named_fields`), the DSEval loader's
 ``inputs/`` paths (`backticked`, `bare_paths`) and the compact hints' content words
-(`content_words`) are read in `stateguard.question` now. The chat prompt's line is
-``typed``, not ``question``: tested against ``:q`` before it is asked, it is a command,
-not English. A module that has to read the question itself is listed here, with its count
-and what it reads."""
+(`content_words`). The chat prompt's line is ``typed``, not ``question``: tested against
+``:q`` before it is asked, it is a command, not English. A module that has to read the
+question itself is listed here, with its count and what it reads."""
 
 
 def _is_vocabulary(value: ast.expr | None) -> bool:

@@ -3,8 +3,9 @@
 "Finance revised the COGS rate from 42% to 47%." Lineage sees a revision when the
 rate is a variable that is rebound; a model that writes ``orders["cogs"] =
 orders["revenue"] * 0.42`` has no variable to rebind, and every column computed from
-that cell stays "current". `revisions_in` reads revision statements in a turn's text
-(a verb of change and ``from X to Y``, ``%`` or not); `revised_constants` then reports a
+that cell stays "current". `revisions_in` gives the revision statements of a turn's text
+(a verb of change and ``from X to Y``, ``%`` or not), as
+`stateguard.question.revisions` reads them; `revised_constants` then reports a
 result of a later turn that reads, directly or through its lineage ancestry, a version
 created *before* the revision by a statement whose code holds the old value as a literal
 (``0.42`` or ``42 / 100`` for 42 %), or that was computed in this turn by code holding it.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -30,13 +30,7 @@ from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import VariableVersion
 from stateguard.manager.evidence import names_key, statement_source
 from stateguard.manager.notes import EvidenceFacts
-
-_NUMBER = r"(\d+(?:\.\d+)?)\s*(%|percent\b)?"
-_CHANGE = re.compile(
-    r"\b(?:revis\w*|chang\w*|updat\w*|correct\w*|adjust\w*|rais\w*|lower\w*|increas\w*|"
-    r"decreas\w*|cut|mov\w*|reduc\w*)\b[^.;\n]{0,80}?\bfrom\s+" + _NUMBER + r"\s+to\s+" + _NUMBER,
-    re.I,
-)
+from stateguard.question import revision_statements
 
 
 class Revision(BaseModel):
@@ -59,21 +53,19 @@ class Revision(BaseModel):
 
 
 def revisions_in(text: str, turn: int, first_cell: int) -> list[Revision]:
-    """The revision statements of one turn's text (context and question)."""
-    out = []
-    for m in _CHANGE.finditer(text or ""):
-        old, old_pct, new, new_pct = m.group(1), m.group(2), m.group(3), m.group(4)
-        out.append(
-            Revision(
-                turn=turn,
-                old=float(old),
-                new=float(new),
-                percent=bool(old_pct or new_pct),
-                text=m.group(0),
-                first_cell=first_cell,
-            )
+    """The revision statements of one turn's text (context and question), as of ``turn``
+    and ``first_cell`` (see `stateguard.question.revision_statements`)."""
+    return [
+        Revision(
+            turn=turn,
+            old=r.old,
+            new=r.new,
+            percent=r.percent,
+            text=r.text,
+            first_cell=first_cell,
         )
-    return out
+        for r in revision_statements(text)
+    ]
 
 
 def _close(a: float, b: float) -> bool:

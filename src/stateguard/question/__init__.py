@@ -18,7 +18,10 @@ than the spec:
 - `answer_form`: the form a question asks its answer in (a template of labelled fields,
   or one number, count or month);
 - `paths`: the file paths a question writes in its prose;
-- `content`: the content words of a question, for what else speaks of the same.
+- `content`: the content words of a question, for what else speaks of the same;
+- `revisions`: the revision statements of a turn's text, with what they say as written
+  (a reading of its own, not `QuestionSpec.revisions`');
+- `sentences`: the first sentence of a question.
 
 The rest of the package asks these instead of matching the wording itself. A field the
 English does not state unambiguously is "not stated".
@@ -41,6 +44,8 @@ from stateguard.question.content import content_words
 from stateguard.question.fields import field_tokens, named_fields
 from stateguard.question.joins import RowsAsked, rows_asked
 from stateguard.question.paths import backticked, bare_paths
+from stateguard.question.revisions import RevisionStatement, revision_statements
+from stateguard.question.sentences import first_sentence
 from stateguard.question.spec import (
     THRESHOLD,
     QuestionSpec,
@@ -66,6 +71,7 @@ __all__ = [
     "Mention",
     "QuestionSpec",
     "Revision",
+    "RevisionStatement",
     "RowsAsked",
     "Subject",
     "Threshold",
@@ -79,6 +85,7 @@ __all__ = [
     "counted_things",
     "decimals",
     "field_tokens",
+    "first_sentence",
     "is_generic",
     "kept_years",
     "named_columns",
@@ -87,6 +94,7 @@ __all__ = [
     "noun_named_columns",
     "number",
     "quoted_values",
+    "revision_statements",
     "row_condition",
     "rows_asked",
     "speaks_of_columns",

@@ -28,12 +28,12 @@ from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.policies.deterministic import DeterministicPolicy, issue_from_question
 from stateguard.manager.prompts import fill
+from stateguard.question import first_sentence
 
 Naming = Literal["evidence", "llm"]
 """How states are named: from the evidence, the LLM only when it is ambiguous; or always
 by the LLM (the former behaviour)."""
 
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z(`])")
 _HAS_NUMBER = re.compile(r"\d")
 _ISSUE_CHARS = 160
 _CONCLUSION_CHARS = 200
@@ -60,7 +60,7 @@ def issue_line(question: str) -> str:
     if not text:
         return ""
     if len(text) > _ISSUE_CHARS:
-        first = _SENTENCE_END.split(text, maxsplit=1)[0]
+        first = first_sentence(text)
         text = first if len(first) >= 12 else text
     return issue_from_question(text)
 
