@@ -279,3 +279,24 @@ def test_after_a_resent_failure_the_next_call_samples(tracked: TrackedSession) -
     )
     list(worker.run_turn(1, "What is x?"))
     assert [r.temperature for r in model.requests] == [0.0, 0.0, 0.7, 0.0]
+
+
+def test_an_answer_refused_on_review_gives_way_to_the_printed_value_once(
+    tracked: TrackedSession,
+) -> None:
+    supervisor = FakeSupervisor(reject=1)
+    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>orders: 12, cost: 47.00</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=supervisor), check_answer_numbers=False)
+    events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
+    assert events[-1].answer == "47.00" and len(model.requests) == 2
+    reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
+    assert reviews == ["orders: 12, cost: 47.00", "47.00"]
+    # refused again: back to the model, which reads the note
+    supervisor = FakeSupervisor(reject=2)
+    model = ScriptedModel(
+        [code("cost = 47.0\ncost"), "<answer>47.5</answer>", "<answer>47.00</answer>"]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=supervisor), check_answer_numbers=False)
+    events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
+    reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
+    assert reviews == ["47.5", "47.00", "47.00"] and events[-1].answer == "47.00"

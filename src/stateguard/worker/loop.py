@@ -979,4 +979,14 @@ class Worker:
                 if (yield from self._answer_step(turn, step, parsed, exchange)):
                     return parsed.answer, "answer", steps
                 refused = True
+                # refused on review: another answer the printed values hold goes to review
+                # once (a number typed beside the printed one, say); a stale value is
+                # refused again, and the model goes on from the manager's note
+                formatted = self._format_answer()
+                if (
+                    formatted is not None
+                    and formatted != parsed.answer
+                    and (yield from self._printed_answer(turn, exchange, attempts, formatted))
+                ):
+                    return formatted, "answer", steps
         return None, "steps", steps
