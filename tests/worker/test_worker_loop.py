@@ -285,12 +285,12 @@ def test_an_answer_refused_on_review_gives_way_to_the_printed_value_once(
     tracked: TrackedSession,
 ) -> None:
     supervisor = FakeSupervisor(reject=1)
-    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>orders: 12, cost: 47.00</answer>"])
+    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>cost: 47.5</answer>"])
     worker = Worker(model, GuardedSession(tracked, manager=supervisor), check_answer_numbers=False)
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
     assert events[-1].answer == "47.00" and len(model.requests) == 2
     reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
-    assert reviews == ["orders: 12, cost: 47.00", "47.00"]
+    assert reviews == ["cost: 47.5", "47.00"]
     # refused again: back to the model, which reads the note
     supervisor = FakeSupervisor(reject=2)
     model = ScriptedModel(
@@ -300,3 +300,21 @@ def test_an_answer_refused_on_review_gives_way_to_the_printed_value_once(
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
     reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
     assert reviews == ["47.5", "47.00", "47.00"] and events[-1].answer == "47.00"
+
+
+def test_several_numbers_for_the_one_value_asked_give_way_to_the_printed_value(
+    tracked: TrackedSession,
+) -> None:
+    model = ScriptedModel(
+        [code("cost = 47.0\ncost"), "<answer>orders: 12, total: 5.5, cost: 47.00</answer>"]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
+    assert events[-1].answer == "47.00" and len(model.requests) == 2
+    # a form of several fields keeps its numbers
+    model = ScriptedModel(
+        [code("cost = 47.0\nrows = 3\ncost, rows"), "<answer>cost: 47.00, rows: 3</answer>"]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    question = "Cost and rows? Answer as `cost: <value rounded to 2 decimals>, rows: <count>`."
+    assert list(worker.run_turn(2, question))[-1].answer == "cost: 47.00, rows: 3"

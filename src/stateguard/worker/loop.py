@@ -611,6 +611,20 @@ class Worker:
                 out.append(item)
         return out
 
+    def _crowded(self, answer: str) -> bool:
+        """The question asks for one number (no form of several fields) and ``answer``
+        gives two or more labelled values: ``orders: 1200, net_revenue: 209637.41, margin:
+        109691.06`` for "What is the total margin?" (earlier answers' fields copied)."""
+        spec = self._spec
+        return (
+            spec is not None
+            and spec.template is None
+            and len(spec.fields) == 1
+            and spec.fields[0].kind in ("number", "count")
+            and len(_FIELD_LABEL.findall(answer)) >= 2
+            and len(scan(answer)) >= 2
+        )
+
     def _unknown_names(self, answer: str) -> list[str]:
         """The names the answer gives for the form's text fields (``region: North Partner``)
         that no text column of the data holds, case aside: a label made up rather than
@@ -916,6 +930,14 @@ class Worker:
                     if (yield from self._formatted_step(turn, formatted)):
                         return formatted, "answer", steps
                     refused = True
+            elif self._crowded(parsed.answer or "") and (
+                (formatted := self._format_answer()) is not None
+            ):
+                # several numbers for the one value asked (earlier turns' values copied
+                # beside it): the answer is the value this turn printed
+                if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
+                    return formatted, "answer", steps
+                refused = True
             elif (earlier := self._copied_from(parsed.answer or "")) is not None:
                 exchange.outcome = "invalid: copied_answer"
                 attempts.no_progress()
