@@ -372,14 +372,10 @@ _MAX_NAMED = 20
 _MAX_DISTINCT = 5000
 
 
-def named_values(text: str) -> None:
-    """Print ``[[frame, column, value], ...]``: the values of the text columns of the
-    namespace's DataFrames that ``text`` contains verbatim as whole words (three
-    characters or more, case as written; at most 5000 distinct values read per column).
-    The match is on the data's own values, not on any reading of the words."""
-    import re
-
-    found: list[list[str]] = []
+def _text_columns() -> Iterator[tuple[str, str, list[str]]]:
+    """``(frame, column, distinct values as text)`` of every one-dimensional text column
+    of the namespace's DataFrames (at most 5000 values read per column); a column that
+    cannot be read is skipped."""
     for frame, table in _frames(_user_ns()).items():
         for column in table.columns:
             try:
@@ -390,16 +386,26 @@ def named_values(text: str) -> None:
                     text_kind or type(dtype).__name__ == "StringDtype"
                 ):
                     continue
-                for value in col.dropna().astype(str).unique()[:_MAX_DISTINCT]:
-                    if len(value) >= 3 and re.search(
-                        r"(?<!\w)" + re.escape(value) + r"(?!\w)", text
-                    ):
-                        found.append([frame, str(column), value])
+                values = [str(v) for v in col.dropna().astype(str).unique()[:_MAX_DISTINCT]]
             except Exception:
                 continue
-            if len(found) >= _MAX_NAMED:
-                print(json.dumps(found))
-                return
+            yield frame, str(column), values
+
+
+def named_values(text: str) -> None:
+    """Print ``[[frame, column, value], ...]``: the values of the text columns of the
+    namespace's DataFrames that ``text`` contains verbatim as whole words (three
+    characters or more, case as written; at most 5000 distinct values read per column).
+    The match is on the data's own values, not on any reading of the words."""
+    import re
+
+    found: list[list[str]] = []
+    for frame, column, values in _text_columns():
+        for value in values:
+            if len(value) >= 3 and re.search(r"(?<!\w)" + re.escape(value) + r"(?!\w)", text):
+                found.append([frame, column, value])
+        if len(found) >= _MAX_NAMED:
+            break
     print(json.dumps(found))
 
 
@@ -440,21 +446,10 @@ def values_held(values: Sequence[str]) -> None:
     wanted = {v.strip().lower(): v for v in values}
     found: dict[str, list[str] | None] = dict.fromkeys(values)
     columns = 0
-    for frame, table in _frames(_user_ns()).items():
-        for column in table.columns:
-            try:
-                col = table[column]
-                dtype = getattr(col, "dtype", None)
-                text_kind = getattr(dtype, "kind", None) in ("O", "S", "U", "T")
-                if getattr(col, "ndim", 2) != 1 or not (
-                    text_kind or type(dtype).__name__ == "StringDtype"
-                ):
-                    continue
-                columns += 1
-                for value in col.dropna().astype(str).unique()[:_MAX_DISTINCT]:
-                    key = value.strip().lower()
-                    if key in wanted and found[wanted[key]] is None:
-                        found[wanted[key]] = [frame, str(column)]
-            except Exception:
-                continue
+    for frame, column, values in _text_columns():
+        columns += 1
+        for value in values:
+            key = value.strip().lower()
+            if key in wanted and found[wanted[key]] is None:
+                found[wanted[key]] = [frame, column]
     print(json.dumps({"columns": columns, "held": found}))

@@ -28,7 +28,7 @@ from stateguard.question import (
 )
 from stateguard.question import row_condition as row_condition
 from stateguard.verify.environment import Environment
-from stateguard.verify.readings import OPPOSITE
+from stateguard.verify.readings import OPPOSITE, Reading
 
 _CMP = {ast.Gt: "up", ast.GtE: "up", ast.Lt: "down", ast.LtE: "down"}
 _FLIP = {"up": "down", "down": "up"}
@@ -88,23 +88,15 @@ def number_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-class Contradiction(NamedTuple):
-    """A comparison of the code against the question: the sentence, the comparison as
-    written, and the same comparison as the question reads it (its other side)."""
-
-    message: str
-    written: str
-    read: str
-
-
 def contradictions(question: str, code: str) -> list[str]:
     """Comparisons of ``code`` that go against the question (see the module docstring)."""
     return [c.message for c in contradicting(question, code)]
 
 
-def contradicting(question: str, code: str) -> list[Contradiction]:
+def contradicting(question: str, code: str) -> list[Reading]:
     """`contradictions` with, for each, the comparison as written and as the question reads
-    it (``(x <= 6) == False`` for "more than 6"), for a probe to corroborate on the data."""
+    it, as a `Reading` (``(x <= 6) == False`` for "more than 6"), for a probe to corroborate
+    on the data."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -114,7 +106,7 @@ def contradicting(question: str, code: str) -> list[Contradiction]:
     # the side each threshold keeps rows on; a threshold whose side is not stated
     # ("keep … and remove …" in one clause) contradicts nothing
     kept = [(t.value, t.keeps, t.percent) for t in spec.thresholds if t.keeps is not None]
-    out: list[Contradiction] = []
+    out: list[Reading] = []
     for cmp, negated in _comparisons(tree):
         op, left, right = cmp.ops[0], cmp.left, cmp.comparators[0]
         lc, rc = _const(left), _const(right)
@@ -130,7 +122,7 @@ def contradicting(question: str, code: str) -> list[Contradiction]:
             same = [d for v, d, pct in kept if value in (v, v / 100 if pct else v)]
             if same and direction not in same:
                 out.append(
-                    Contradiction(
+                    Reading(
                         f"the question keeps rows {_WORDS[same[0]]} {value:g} but the code "
                         f"keeps `{shown}`" + (" (negated)" if negated else ""),
                         shown,
@@ -153,12 +145,12 @@ def contradicting(question: str, code: str) -> list[Contradiction]:
             excluded = all(m.negated for m in hits)
             if keeps_it and excluded:
                 message = f"the question excludes {value!r} but the code keeps `{shown}`"
-                out.append(Contradiction(message, shown, other))
+                out.append(Reading(message, shown, other))
             elif not keeps_it and not excluded:
                 message = (
                     f"the question asks about {value!r} but the code excludes it with `{shown}`"
                 )
-                out.append(Contradiction(message, shown, other))
+                out.append(Reading(message, shown, other))
     return out
 
 

@@ -29,7 +29,8 @@ OPPOSITE |= {v: k for k, v in OPPOSITE.items()}
 
 
 class Reading(NamedTuple):
-    """A finding with the result as the code computes it and as the question reads it."""
+    """A finding with what the code computes (a comparison, a result expression) as written
+    and as the question reads it."""
 
     message: str
     written: str

@@ -32,7 +32,6 @@ from stateguard.verify.arithmetic import hardcoded_ids, meaningless
 from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
-    Contradiction,
     aggregate_conflicts,
     averaged_amount,
     contradicting,
@@ -647,7 +646,18 @@ RULES: tuple[Rule, ...] = (
 """Every deterministic rule, cheapest evidence first."""
 
 
-def _weighed(inp: RuleInput, rule: str, found: Sequence[Contradiction]) -> list[Finding]:
+def _corroborated(rule: str, message: str, why: str) -> Finding:
+    """An alarm on a reading of the question, with what the data showed (``why``)."""
+    return Finding(
+        check=rule,
+        severity="alarm",
+        message=f"{message} ({why})",
+        basis=("question", "code", "data"),
+        corroboration=why,
+    )
+
+
+def _weighed(inp: RuleInput, rule: str, found: Sequence[Reading]) -> list[Finding]:
     """Each comparison against the question's reading: an alarm when the data corroborates
     it, a doubt otherwise.
 
@@ -671,15 +681,7 @@ def _weighed(inp: RuleInput, rule: str, found: Sequence[Contradiction]) -> list[
                 f"on the data, `{c.written}` keeps {r[0]} and `{c.read}` keeps {r[1]}: "
                 f"the two readings differ on {r[2]}"
             )
-            out.append(
-                Finding(
-                    check=rule,
-                    severity="alarm",
-                    message=f"{c.message} ({why})",
-                    basis=("question", "code", "data"),
-                    corroboration=why,
-                )
-            )
+            out.append(_corroborated(rule, c.message, why))
         else:
             out.append(_doubt(rule, c.message, "question", "code"))
     return out
@@ -701,15 +703,7 @@ def _results_weighed(inp: RuleInput, rule: str, readings: Sequence[Reading | str
     for r in readings:
         if isinstance(r, Reading) and verdict.get(id(r)) is True:
             why = f"on the data, `{r.written}` and `{r.read}` give different results"
-            out.append(
-                Finding(
-                    check=rule,
-                    severity="alarm",
-                    message=f"{r.message} ({why})",
-                    basis=("question", "code", "data"),
-                    corroboration=why,
-                )
-            )
+            out.append(_corroborated(rule, r.message, why))
         else:
             message = r.message if isinstance(r, Reading) else r
             out.append(_doubt(rule, message, "question", "code"))

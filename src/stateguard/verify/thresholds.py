@@ -37,7 +37,8 @@ from stateguard.kernel import ProbeResult, namespace
 from stateguard.question import Threshold, counted_things, words
 from stateguard.question import threshold_subjects as subjects
 from stateguard.verify.columns import column_of
-from stateguard.verify.consistency import Contradiction, number_of
+from stateguard.verify.consistency import number_of
+from stateguard.verify.readings import Reading
 
 _CMPS = (ast.Gt, ast.GtE, ast.Lt, ast.LtE)
 
@@ -90,7 +91,7 @@ def misattached(question: str, code: str, frames: Mapping[str, Sequence[str]]) -
 
 def misattached_readings(
     question: str, code: str, frames: Mapping[str, Sequence[str]]
-) -> list[Contradiction]:
+) -> list[Reading]:
     """`misattached` with, for each, the comparison as written and on the column the
     question attaches the threshold to, for a probe to corroborate on the data."""
     try:
@@ -113,9 +114,7 @@ def misattached_readings(
                     f"the question puts {t.value:g} on {subject.column!r}, but `{shown}` "
                     f"compares {col!r} of `{var}` with it"
                 )
-                out.append(
-                    Contradiction(message, shown, _on_column(node, left, var, subject.column))
-                )
+                out.append(Reading(message, shown, _on_column(node, left, var, subject.column)))
     return out
 
 
