@@ -11,7 +11,12 @@ from stateguard.lineage import LineageGraph
 from stateguard.llm import ScriptedModel
 from stateguard.manager import Hint
 from stateguard.manager import actions as A
-from stateguard.manager.evidence import output_requirements, unsupported_claims
+from stateguard.manager.evidence import (
+    output_requirements,
+    refusal_key,
+    refused_again,
+    unsupported_claims,
+)
 from stateguard.manager.notes import EvidenceFacts, RepairNotice
 from stateguard.manager.policies.base import Observation, PolicyContext
 from stateguard.manager.policies.deterministic import DeterministicPolicy
@@ -135,3 +140,51 @@ def test_facts_of_another_shape_fall_back_to_the_message() -> None:
     )
     assert EvidenceFacts.of(other) == EvidenceFacts()
     assert HintRenderer().finding(other) == "the merge dropped 1 row"
+
+
+def test_an_answer_printed_before_a_repair_is_grounded_in_the_turn() -> None:
+    before, after = _step("negative orders: 4"), _step("share: 50.04")
+    question = "How many orders are negative?"
+    (unprinted,) = unsupported_claims([after], "4", question)
+    assert EvidenceFacts.of(unprinted).numbers == ("4",)
+    assert unsupported_claims([after], "4", question, grounds=[before, after]) == []
+    # the grounds widen what was printed, never narrow it: the reviewed steps still count
+    assert unsupported_claims([after], "50.04", question, grounds=[before]) == []
+
+
+def _revised(severity: str = "doubt") -> Finding:
+    return Finding(
+        check="revised_constant",
+        severity=severity,  # type: ignore[arg-type]
+        message="step 3 read cm@v1, computed with 0.42 before the revision",
+        basis=("code", "lineage", "question"),
+        variables=("cm@v1",),
+    )
+
+
+def test_an_answer_refused_in_this_turn_stays_refused_when_given_again() -> None:
+    refused = {refusal_key("3.14159"): (_revised(),)}
+    (again,) = refused_again("  3.14159 ", refused)
+    assert (again.check, again.severity) == ("refused_again", "doubt")
+    assert again.basis == ("code", "lineage", "question") and again.variables == ("cm@v1",)
+    assert "computed with 0.42" in again.message
+    assert refused_again("3.14", refused) == []
+    (alarm,) = unsupported_claims([], "the total is 42", "What is the total?")
+    (hard,) = refused_again(
+        "The total is 42", {refusal_key("the total is 42"): (_revised(), alarm)}
+    )
+    assert (hard.severity, hard.basis) == ("alarm", alarm.basis)
+    # what sees the answer again by itself, or yields once told, is not carried
+    (places,) = output_requirements("Round to two decimal places.", "3.14159")
+    assert refused_again("3.14159", {refusal_key("3.14159"): (places,)}) == []
+
+
+def test_the_deterministic_policy_keeps_a_refusal_across_attempts() -> None:
+    steps = (_step("41.537"),)
+    ctx = _ctx(steps)
+    ctx = PolicyContext(**{**ctx.__dict__, "refused": {refusal_key("41.537"): (_revised(),)}})
+    obs = Observation(event="review", turn=0, question="What is the total?", answer="41.537")
+    found = DeterministicPolicy().evidence(obs, ctx)
+    assert [f.check for f in found] == ["refused_again"]
+    fresh = PolicyContext(**{**ctx.__dict__, "refused": {}})
+    assert DeterministicPolicy().evidence(obs, fresh) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from stateguard.guard import GuardedSession
@@ -151,3 +153,35 @@ def test_a_column_of_a_row_subset_carries_the_old_rate_of_its_table() -> None:
         g.begin_turn("Revenue of the big orders?")
         g.run_cell("print(big['revenue'].sum())")
         assert g.propose_answer("200.0").accepted
+
+
+@pytest.mark.kernel
+def test_the_turn_that_states_a_revision_is_told_which_states_carry_the_old_value() -> None:
+    from stateguard.hints import compact_state_hint
+
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        g.begin_turn("Load.")
+        g.run_cell(SETUP)
+        assert g.propose_answer("loaded").accepted
+        g.begin_turn("What is the total margin, rounded to 2 decimals?")
+        g.run_cell(
+            "orders['cogs'] = orders['revenue'] * 0.42\n"
+            "orders['margin'] = orders['revenue'] - orders['cogs'] - orders['ship']\n"
+            "print(round(orders['margin'].sum(), 2))"
+        )
+        assert g.propose_answer("144.00").accepted
+        before = g.begin_turn("What is the total revenue?")
+        assert before and not any("revised it" in n.text for n in before)  # nothing revised yet
+        g.run_cell("print(orders['revenue'].sum())")
+        assert g.propose_answer("300.0").accepted
+        question = "What is the total margin under the revised rate?"
+        notes = g.begin_turn(question, context=REVISION)
+        (state,) = [n for n in notes if n.kind == "state"]
+        entries = {e["id"]: e for e in json.loads(state.text.splitlines()[1])}
+        (stale,) = entries["S2"]["relations"][1:]
+        assert "orders['cogs'] computed in cell 1 with 0.42" in stale and "to 47%" in stale
+        assert not any("stale" in r for r in entries["S3"]["relations"])  # no rate in revenue
+        compact = compact_state_hint(state, question)
+        assert compact is not None
+        first = compact.text.splitlines()[1]
+        assert first.startswith("S2 ") and "STALE: orders['cogs'] computed in cell" in first

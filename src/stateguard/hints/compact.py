@@ -17,8 +17,11 @@ them, most of them a value copied from the hint); the names of the variables tel
 where to look, and it prints them itself.
 
 A state whose inputs a later state revised (``StateNote.invalidated_by``, from the
-state store's invalidation map) is marked stale with the states that revised it. No
-relevant state: no hint.
+state store's invalidation map) is marked stale with the states that revised it; one
+that used a value computed with a parameter the analysis has since revised ("from 42% to
+47%", ``StateNote.stale``, from `stateguard.manager.revisions.revised_versions`) is
+marked stale with what carries the old value. Stale states come first. No relevant
+state: no hint.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from stateguard.types import VarKey
 _ISSUE_CHARS = 70
 _CONCLUSION_CHARS = 90
 _VARIABLES = 4
+_STALE_CHARS = 120
 
 
 _MODULES = frozenset({"pd", "np", "plt", "sns", "math", "re", "json", "os", "sys", "datetime"})
@@ -78,8 +82,16 @@ def relevant_states(notice: StateNotice, question: str, limit: int = 3) -> list[
     """The states of ``notice`` that share a word with ``question``: the best ``limit``
     (ties: the newest), listed oldest first (as the analysis went)."""
     scored = [(relevance(n, question), _age(n, i), n) for i, n in enumerate(notice.states)]
-    picked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], _neg(s[1])))[:limit]
+    # a stale state is what the agent most needs to know of: it comes first
+    picked = sorted(
+        (s for s in scored if s[0] > 0),
+        key=lambda s: (not _is_stale(s[2]), -s[0], _neg(s[1])),
+    )[:limit]
     return [n for _, _, n in sorted(picked, key=lambda s: s[1])]
+
+
+def _is_stale(note: StateNote) -> bool:
+    return bool(note.invalidated_by or note.stale)
 
 
 def _neg(age: tuple[int, int]) -> tuple[int, int]:
@@ -108,6 +120,9 @@ def state_line(note: StateNote, *, values: bool = False) -> str:
         line += f"; uses {', '.join(names[:_VARIABLES])}{more}"
     if note.invalidated_by:
         line += f" — STALE: inputs revised by {', '.join(note.invalidated_by)}; recompute"
+    elif note.stale:
+        more = f" (+{len(note.stale) - 1} more)" if len(note.stale) > 1 else ""
+        line += f" — STALE: {_clip(note.stale[0], _STALE_CHARS)}{more}; recompute"
     return line
 
 

@@ -44,6 +44,10 @@ class HintRenderer:
                 more = len(note.stale) - 1
                 states += f" ({note.stale[0]}" + (f", +{more} more" if more else "") + ")"
             relations.append(self.templates.fill("invalidated", states=states))
+        elif note.stale:
+            more = len(note.stale) - 1
+            reason = note.stale[0] + (f", +{more} more" if more else "")
+            relations.append(self.templates.fill("stale", reason=reason))
         variables = list(note.variables)
         issue = note.issue
         conclusions = list(note.conclusions)

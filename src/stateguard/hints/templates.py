@@ -25,6 +25,7 @@ class HintTemplates(BaseModel):
     error: str
     no_suspects: str
     invalidated: str
+    stale: str
     heavy: str
     rollback: str
     rollback_restored: str

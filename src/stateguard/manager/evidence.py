@@ -228,9 +228,17 @@ def _matches(value: float, decimals: int, pct: bool, observed: Sequence[float]) 
     )
 
 
-def unsupported_claims(steps: Sequence[Step], answer: str, question: str) -> list[Finding]:
-    """Numbers in the answer that no successful execution of this turn produced."""
-    ok_outputs = [s.execution for s in steps if s.execution is not None and s.execution.ok]
+def unsupported_claims(
+    steps: Sequence[Step], answer: str, question: str, *, grounds: Sequence[Step] = ()
+) -> list[Finding]:
+    """Numbers in the answer that no successful execution of this turn produced.
+
+    ``steps`` are the attempt under review; ``grounds`` (default: the same steps) are every
+    step whose output the answer may rest on. The manager passes the whole turn: a value an
+    attempt printed before a repair was printed in this turn, and the agent saw it (an
+    answer that merely repeats a refused one is `refused_again`'s case)."""
+    seen = [*grounds, *(s for s in steps if s not in grounds)] if grounds else steps
+    ok_outputs = [s.execution for s in seen if s.execution is not None and s.execution.ok]
     claimed = [n for n in numbers_in(answer) if n[0] not in {v for v, _, _ in numbers_in(question)}]
     if not claimed:
         return []
@@ -306,5 +314,39 @@ def output_requirements(question: str, answer: str) -> list[Finding]:
             facts=EvidenceFacts(
                 template="decimals", places=places, numbers=tuple(f"{v:g}" for v in bad[:5])
             ).as_facts(),
+        )
+    ]
+
+
+def refusal_key(answer: str) -> str:
+    """An answer as compared with earlier refused ones (case and spacing aside)."""
+    return " ".join(answer.split()).casefold()
+
+
+CARRIED = frozenset({"stale_use", "revised_constant", "unsupported_claim"})
+"""Checks over the steps of one attempt, whose finding a new attempt could leave behind
+without touching the answer. The others see the answer again by themselves (decimal
+places), or accept a choice the agent keeps once told (the join guard)."""
+
+
+def refused_again(answer: str, refused: dict[str, tuple[Finding, ...]]) -> list[Finding]:
+    """The answer is one the manager refused earlier in this turn: what refused it (of
+    the `CARRIED` checks) still stands, with the severity and basis it had."""
+    earlier = tuple(f for f in refused.get(refusal_key(answer), ()) if f.check in CARRIED)
+    if not earlier:
+        return []
+    alarms = [f for f in earlier if f.severity == "alarm"]
+    worst = "alarm" if alarms else "doubt"
+    first = (alarms or list(earlier))[0]
+    basis = tuple(dict.fromkeys(b for f in (alarms or earlier) for b in f.basis))
+    return [
+        Finding(
+            check="refused_again",
+            severity=worst,  # type: ignore[arg-type]
+            message=f"the same answer was refused earlier in this turn: {first.message}",
+            basis=basis,
+            corroboration=next((f.corroboration for f in alarms if f.corroboration), ""),
+            variables=tuple(dict.fromkeys(v for f in earlier for v in f.variables)),
+            facts=EvidenceFacts().as_facts(),
         )
     ]

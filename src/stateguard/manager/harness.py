@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from stateguard.checks import Step
 from stateguard.errors import StoreError
+from stateguard.finding import Finding
 from stateguard.manager import actions as A
 from stateguard.manager import events as E
 from stateguard.manager.activation import run_activation
@@ -23,12 +24,13 @@ from stateguard.manager.commit import commit_draft
 from stateguard.manager.config import HarnessConfig
 from stateguard.manager.drafts import Draft, new_draft, normalize_relations, revise_draft
 from stateguard.manager.eventlog import EventLog
+from stateguard.manager.evidence import refusal_key
 from stateguard.manager.lifecycle import CHAINING, Phase, check_legal, phase_of
 from stateguard.manager.notices import turn_state_hint
 from stateguard.manager.policies.base import Observation, Policy, PolicyContext
 from stateguard.manager.protocol import AnswerReview, Hint, ManagerEvent
 from stateguard.manager.repair_effects import carry_out_repair
-from stateguard.manager.revisions import Revision, revisions_in
+from stateguard.manager.revisions import Revision, revised_versions, revisions_in
 from stateguard.manager.snapshot import observation, policy_context
 from stateguard.manager.spans import StepSpans
 from stateguard.manager.workspace import Workspace
@@ -61,6 +63,8 @@ class StateHarness:
         self._pending_hints: list[Hint] = []
         self._answer: str | None = None
         self._answer_rejected = False
+        self._refused: dict[str, tuple[Finding, ...]] = {}
+        """Answers refused on review in this turn, with the findings that refused them."""
 
     # -- Supervisor ---------------------------------------------------------
 
@@ -89,6 +93,7 @@ class StateHarness:
         self.revisions += revisions_in(f"{context}\n{question}", turn, first_cell)
         self.spans.new_turn()
         self._pending_hints = []
+        self._refused = {}
         if self.config.lifecycle == "turn":
             self._activation("turn_start")
         return self._state_hints() + self._take_hints()
@@ -157,6 +162,7 @@ class StateHarness:
             self._answer,
             self._draft,
             revisions=tuple(self.revisions),
+            refused=dict(self._refused),
         )
 
     def _observe(self, event: str, last_result: str | None) -> Observation:
@@ -222,6 +228,8 @@ class StateHarness:
         if self._draft is not None:
             self._draft.step_start, self._draft.updated = len(self.spans.steps), False
         self._answer_rejected = self._answer_rejected or event == "review"
+        if event == "review" and self._answer is not None and action.evidence:
+            self._refused.setdefault(refusal_key(self._answer), tuple(action.evidence))
         for payload in done.events(d.state.id, self._last_checkpoint):
             self._log(payload)
         return f"repair {done.attempt} ({done.mode})"
@@ -241,7 +249,8 @@ class StateHarness:
     # -- hints and events ---------------------------------------------------
 
     def _state_hints(self) -> list[Hint]:
-        hint = turn_state_hint(self.store, self.draft, self.config.hint_states)
+        revised = revised_versions(self.workspace.graph, self.revisions) if self.revisions else {}
+        hint = turn_state_hint(self.store, self.draft, self.config.hint_states, revised)
         if hint is None:
             return []
         notice = hint.notice.model_dump(mode="json") if hint.notice else None

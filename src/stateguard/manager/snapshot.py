@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stateguard.finding import Finding
 from stateguard.manager.drafts import Draft
 from stateguard.manager.policies.base import Observation, PolicyContext, compact_step
 from stateguard.manager.revisions import Revision
@@ -21,6 +22,7 @@ def policy_context(
     answer: str | None,
     draft: Draft | None,
     revisions: tuple[Revision, ...] = (),
+    refused: dict[str, tuple[Finding, ...]] | None = None,
 ) -> PolicyContext:
     """A snapshot of everything a policy may read (no handle that can write)."""
     return PolicyContext(
@@ -30,11 +32,13 @@ def policy_context(
         load_state=store.get,
         steps=tuple(spans.steps),
         turn_steps=tuple(spans.reviewed),
+        this_turn_steps=tuple(spans.this_turn),
         pending_steps=tuple(spans.pending),
         question=question,
         answer=answer,
         draft=draft.state if draft else None,
         revisions=revisions,
+        refused=dict(refused or {}),
     )
 
 

@@ -14,6 +14,7 @@ class StepSpans:
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
+        self.turn_start = 0
         self.review_start = 0
         self.pending_start = 0
 
@@ -23,7 +24,7 @@ class StepSpans:
 
     def new_turn(self) -> None:
         """A turn starts: every span starts at the next step."""
-        self.review_start = self.pending_start = len(self.steps)
+        self.turn_start = self.review_start = self.pending_start = len(self.steps)
 
     def new_attempt(self) -> None:
         """After a repair the worker's next steps are reviewed, and pending, on their own."""
@@ -37,6 +38,11 @@ class StepSpans:
     def pending(self) -> list[Step]:
         """Steps no committed state covers yet."""
         return self.steps[self.pending_start :]
+
+    @property
+    def this_turn(self) -> list[Step]:
+        """Every step of the current turn, repaired attempts included."""
+        return self.steps[self.turn_start :]
 
     @property
     def reviewed(self) -> list[Step]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.checks import Step
+from stateguard.finding import Finding
 from stateguard.kernel import ProbeResult
 from stateguard.lineage import LineageGraph
 from stateguard.manager import actions as A
@@ -50,12 +51,19 @@ class PolicyContext:
     load_state: Callable[[str], AnalyticalState]
     steps: tuple[Step, ...]
     turn_steps: tuple[Step, ...]
+    """The attempt under review: the turn's steps since its last repair."""
     pending_steps: tuple[Step, ...]
     question: str
     answer: str | None
     draft: AnalyticalState | None
     revisions: tuple[Revision, ...] = ()
     """Parameters revised in this or an earlier turn (`stateguard.manager.revisions`)."""
+    refused: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
+    """Answers refused on review in this turn (`stateguard.manager.evidence.refusal_key`),
+    with the findings that refused them."""
+    this_turn_steps: tuple[Step, ...] = ()
+    """Every step of the turn, attempts before a repair included: what the agent has seen
+    printed in this turn (an answer may rest on a value an earlier attempt printed)."""
 
 
 class Policy(Protocol):

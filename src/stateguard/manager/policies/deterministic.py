@@ -18,6 +18,7 @@ from stateguard.manager.binding import infer_relations
 from stateguard.manager.evidence import (
     decimal_requirement,
     output_requirements,
+    refused_again,
     silent_joins,
     stale_uses,
     unsupported_claims,
@@ -63,7 +64,10 @@ class DeterministicPolicy:
             ]  # the turn's attempts before a repair
             found += silent_joins(steps, before, ctx.question or None)
             found += revised_constants(steps, ctx.graph, ctx.revisions)
-            found += unsupported_claims(steps, obs.answer, ctx.question)
+            found += unsupported_claims(
+                steps, obs.answer, ctx.question, grounds=ctx.this_turn_steps
+            )
+            found += refused_again(obs.answer, ctx.refused)
         if obs.draft is not None:
             found += constraint_failures(obs.draft.constraints, ctx.probe)
         return found

@@ -138,7 +138,10 @@ class HybridPolicy(DeterministicPolicy):
         """Certain findings stand; an ambiguous one stands only if the model says unsupported
         (severity does not decide it, as in `DeterministicPolicy.decide_evidence`)."""
         keep = [e for e in found if not EvidenceFacts.of(e).ambiguous]
-        steps = ctx.turn_steps if obs.event == "review" else ctx.pending_steps
+        # the judge reads what the agent saw printed in the whole turn, as the check did
+        steps = ctx.pending_steps
+        if obs.event == "review":
+            steps = ctx.this_turn_steps or ctx.turn_steps
         for e in (e for e in found if EvidenceFacts.of(e).ambiguous):
             outputs = "\n".join(
                 (s.execution.stdout + (s.execution.result or ""))[-600:]
