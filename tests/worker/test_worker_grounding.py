@@ -9,7 +9,7 @@ from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
 from stateguard.manager import NullSupervisor
 from stateguard.worker.events import StepRecord
-from stateguard.worker.grounding import unseen_numbers
+from stateguard.worker.grounding import held_by, unseen_numbers
 from stateguard.worker.loop import Worker
 
 SHOWN = ["Output:\n1200 209637.4127", "Result:\n0.51236", "Question: revenue of 2024-06?"]
@@ -246,3 +246,93 @@ def test_a_name_no_column_of_the_data_holds_is_held_back_once(tracked: TrackedSe
         Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
     )
     assert events[-1].answer == "region: North Partner, b: 2"
+
+
+@pytest.mark.parametrize(
+    ("answer", "held"),
+    [
+        ("orders: 1200, net_revenue: 209637.41", True),
+        ("share: 51.24%", True),
+        ("negative: 4", False),  # a small integer is the answer here: it must be printed
+        ("negative: 3", False),
+        ("Leeds", False),  # no number to hold
+        ("orders: 1200, net_revenue: 1020.00", False),
+    ],
+)
+def test_held_by_needs_every_number_printed(answer: str, held: bool) -> None:
+    assert held_by(answer, SHOWN[:2]) is held
+    assert held_by("negative: 4", ["Result:\n4"])
+
+
+@pytest.mark.kernel
+def test_an_answer_line_the_outputs_hold_is_the_answer_and_its_code_is_not_run(
+    tracked: TrackedSession,
+) -> None:
+    fence = "```"
+    question = "What is the total of b? Answer as `total: <sum>`."
+    wander = "## 2. What is the mean of b?\n"  # a small model asks itself the next question
+    replies = [
+        f"answer: total: 1020\n{fence}python\nimport pandas as pd\n"
+        f"t = pd.read_csv('data/t.csv')\nt['b'].sum()\n{fence}",
+        f"**Answer:** total: 60\n\n{wander}{fence}python\nt['mean_b'] = t['b'].mean()\n{fence}",
+    ]
+    model = ScriptedModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, question))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    # the first answer line was never printed: its code runs; the second is held by the
+    # printed 60: it is the answer, and the code after it is not run
+    assert steps[0].execution is not None and steps[0].answer is None
+    assert events[-1].answer == "total: 60" and len(model.requests) == 2
+    assert steps[-1].code is None and steps[-1].execution is None
+    probe = tracked.kernel.execute("print('mean_b' in t.columns)")
+    assert probe.stdout.strip() == "False"
+    # an answer line alone is an answer (after code ran), checked like any other
+    model = ScriptedModel([*replies[:1], "Final answer: total: 61", "answer: total: 60"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(2, question))
+    problems = [e.problem for e in events if isinstance(e, StepRecord)]
+    assert problems == [None, "ungrounded_answer", None] and events[-1].answer == "total: 60"
+
+
+@pytest.mark.kernel
+def test_a_column_the_context_names_and_no_cell_read_is_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\nt = pd.DataFrame({'units': [1, 2, 3], 'fee': [10, 20, 30]})",
+        frames={"t": "data/t.csv"},
+        columns={"t": ("units", "fee")},
+    )
+    context = "The gross of a row is its units times 2; its net is the gross minus its fee."
+    question = "What is the total net?"
+    left_out = f"{fence}python\nt['gross'] = t['units'] * 2\nprint(t['gross'].sum())\n{fence}"
+    with_b = f"{fence}python\nt['net'] = t['gross'] - t['fee']\nprint(t['net'].sum())\n{fence}"
+    later = f"{fence}python\nprint(t['net'].max())\n{fence}"
+    model = ScriptedModel(
+        [
+            left_out,
+            "<answer>12</answer>",
+            with_b,
+            "<answer>-48</answer>",
+            later,
+            "<answer>-8</answer>",
+        ]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question, context=context))
+    held = [e for e in events if isinstance(e, StepRecord) and e.problem == "unread_column"]
+    assert len(held) == 1 and "`t['fee']`" in held[0].observation
+    assert events[-1].answer == "-48"
+    # a later turn reading a column made from b has read b (lineage ancestry): no doubt
+    events = list(worker.run_turn(2, "What is the largest net, given the fee?"))
+    assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
+    assert events[-1].answer == "-8"
+    # asked once: the same answer again goes on
+    model = ScriptedModel([left_out, "<answer>12</answer>", "<answer>12</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question, context=context))
+    assert events[-1].answer == "12"

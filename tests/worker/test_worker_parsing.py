@@ -122,3 +122,33 @@ def test_every_problem_has_a_corrective_message() -> None:
     assert problems <= set(messages)
     assert all(messages[p].strip() for p in problems)
     assert "verify" in messages["answer_without_code"].lower()
+
+
+@pytest.mark.parametrize(
+    ("reply", "stated"),
+    [
+        (
+            "answer: shipments: 900, base_charge: 11163.77\n\n## 2. What",
+            "shipments: 900, base_charge: 11163.77",
+        ),
+        ("**Final Answer:** `42.5`", "42.5"),
+        ("Final answer: Leeds", "Leeds"),
+        ("The answer is in the output", None),
+        ("answers: 3", None),
+        ("answer:", None),
+    ],
+)
+def test_an_answer_line_is_kept_as_stated(reply: str, stated: str | None) -> None:
+    assert parse_reply(reply, code_ran=True).stated == stated
+
+
+def test_an_answer_line_without_a_block_is_the_answer() -> None:
+    parsed = parse_reply("answer: 42.5", code_ran=True)
+    assert (parsed.answer, parsed.problem) == ("42.5", None)
+    early = parse_reply("answer: 42.5", code_ran=False)
+    assert (early.answer, early.problem) == ("42.5", "answer_without_code")
+    # an <answer> element wins over an answer line; beside code the loop decides
+    both = parse_reply("answer: 1\n<answer>2</answer>", code_ran=True)
+    assert both.answer == "2"
+    code = parse_reply("answer: 42.5\n```python\nx = 1\n```", code_ran=True)
+    assert (code.code, code.answer, code.stated) == ("x = 1", None, "42.5")

@@ -110,7 +110,12 @@ def test_the_report_writer_is_injected(tmp_path: Path) -> None:
         (run_dir / "report.html").write_text("<html></html>")
         return run_dir / "report.html"
 
-    replies = [f"{F}python\nprint(6)\n{F}", "<answer>6</answer>"] * 2
+    replies = [
+        f"{F}python\nprint(t['a'].sum())\n{F}",
+        "<answer>6</answer>",
+        f"{F}python\nprint(t['b'].mean())\n{F}",
+        "<answer>20.0</answer>",
+    ]
     run_dir = tmp_path / "run"
     summary = run_task(task, ScriptedModel(replies), "none", run_dir, report=writer)
     assert seen == [run_dir.resolve()] and summary.report == run_dir.resolve() / "report.html"

@@ -43,3 +43,15 @@ def unseen_numbers(answer: str, shown_texts: Iterable[str]) -> list[str]:
         if not _matches(n.decimals, value, shown):
             unseen.append(token)
     return list(dict.fromkeys(unseen))
+
+
+def held_by(answer: str, outputs: Iterable[str]) -> bool:
+    """Whether ``outputs`` hold every number of ``answer`` (small integers too: here they
+    are the answer, not ordinals) and there is at least one."""
+    texts = list(outputs)
+    numbers = scan(answer)
+    if not numbers or unseen_numbers(answer, texts):
+        return False
+    shown = [x for t in texts for x in values_in(t)]
+    small = [n for n in numbers if n.value.is_integer() and abs(n.value) < _SMALL]
+    return all(any(x == n.value for x in shown) for n in small)

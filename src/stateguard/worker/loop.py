@@ -46,12 +46,14 @@ from collections.abc import Callable, Generator, Iterator
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
 from stateguard.kernel import namespace
+from stateguard.lineage import CellRecord
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
 from stateguard.numbers import is_valueless, scan
+from stateguard.question import named_columns
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
@@ -74,7 +76,7 @@ from stateguard.worker.events import (
     TurnStarted,
 )
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
-from stateguard.worker.grounding import unseen_numbers
+from stateguard.worker.grounding import held_by, unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
@@ -199,6 +201,12 @@ def _opener(turn: int, question: str, context: str) -> str:
     return "\n\n".join(parts)
 
 
+def _names_column(source: str, column: str) -> bool:
+    """Whether ``source`` names ``column`` as a string (``'fee'``) or an attribute (``.fee``)."""
+    quoted = re.search(rf"""['"]{re.escape(column)}['"]""", source) is not None
+    return quoted or (column.isidentifier() and re.search(rf"\.{column}\b", source) is not None)
+
+
 class Worker:
     """Answers the turns of one task with a chat model and a guarded kernel session."""
 
@@ -301,6 +309,12 @@ class Worker:
         self._code_run: list[str] = []
         """The code of every cell of the session that ran without error (setup included)."""
         self._question = ""
+        self._context = ""
+        self._data_columns: dict[str, tuple[str, ...]] = {}
+        """Every column of each loaded frame, as the setup loaded it."""
+        self._turn_cells: list[CellRecord] = []
+        """The lineage records of the current turn's cells that ran without error."""
+        self._unread_asked = False
         self._unused_asked = False
         """Whether this turn's answer was already held back for a value it never used."""
         self._unknown_asked = False
@@ -557,6 +571,8 @@ class Worker:
         self._shown += shown
         if execution.ok:
             self._code_run.append(code)
+            if outcome.cell is not None:
+                self._turn_cells.append(outcome.cell)
         if execution.ok and not doubts:
             self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
         feedback = [observation]
@@ -609,6 +625,42 @@ class Worker:
                 and item not in out
             ):
                 out.append(item)
+        return out
+
+    def _unread_columns(self) -> list[str]:
+        """The columns of the data as loaded that this turn's context or question names
+        (every word of the name, `stateguard.question.named_columns`) and that no cell of
+        this turn that ran read, directly or through what it read (lineage ancestry): a
+        term of a stated formula left out ("gross profit is the billed amount −
+        carrier_cost" computed without ``carrier_cost``). A column of that name read from
+        any frame counts (a model may load the file again under another name); a read of a
+        whole frame counts as a read of each of its columns, and so does the column's name
+        in this turn's code (a frame lineage does not name: ``pd.read_csv(…).b``)."""
+        if not self._data_columns or not self._turn_cells:
+            return []
+        graph = self.guard.graph
+        read: set[str] = set()
+        whole: set[str] = set()
+        for cell in self._turn_cells:
+            for r in cell.reads:
+                read.add(r.name)
+                whole.add(r.name)
+                try:
+                    read.update(VarKey.name_of(k) for k in graph.ancestors(r.version))
+                except KeyError:
+                    continue
+        text = f"{self._context}\n{self._question}"
+        sources = "\n".join(cell.source for cell in self._turn_cells)
+        out = []
+        for frame, columns in self._data_columns.items():
+            if frame in whole:
+                continue  # the frame itself was read: every column may have been
+            for column in sorted(named_columns(text, columns)):
+                part = f"[{column!r}]"  # of this frame, or of one read again from the file
+                if not any(name.endswith(part) for name in read) and not _names_column(
+                    sources, column
+                ):
+                    out.append(f"`{frame}{part}`")
         return out
 
     def _crowded(self, answer: str) -> bool:
@@ -700,6 +752,13 @@ class Worker:
             and is_valueless(answer)
         )
 
+    def _holds(self, stated: str | None) -> bool:
+        """Whether ``stated`` (an answer line) is an answer this turn's outputs hold: every
+        number printed in this turn, every field of the requested form present."""
+        if stated is None or not held_by(stated, self._outputs):
+            return False
+        return self._spec is None or not self._spec.missing_labels(stated)
+
     def _format_answer(
         self, *, labelled_only: bool = False, given: str | None = None
     ) -> str | None:
@@ -783,6 +842,7 @@ class Worker:
         self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
         self._outputs, self._formatted = [], set()
         self._question, self._unused_asked, self._unknown_asked = question, False, False
+        self._context, self._turn_cells, self._unread_asked = context, [], False
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -796,6 +856,7 @@ class Worker:
         yield from self._deliver(turn_index, None, hints, f"{context}\n{question}")
         if self.setup is not None:
             setup, self.setup = self.setup, None
+            self._data_columns = dict(setup.columns)
             yield from self._setup_step(turn_index, setup)
 
         answer: str | None = None
@@ -865,6 +926,11 @@ class Worker:
                 yield from self._invalid_step(turn, step, parsed, problem, self._note(problem))
                 continue
             parsed = parse_reply(reply, code_ran=code_ran)
+            if parsed.code is not None and parsed.answer is None and self._holds(parsed.stated):
+                # an answer line ("answer: …") this turn's outputs hold, then code (a small
+                # model goes on to ask itself a new question): the answer is the stated
+                # one, already computed; the code after it is not run
+                parsed = ParsedReply(thought=parsed.thought, answer=parsed.stated)
             if parsed.problem is None and self._valueless(parsed.answer):
                 parsed = parsed.model_copy(update={"problem": "valueless_answer"})
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
@@ -987,6 +1053,14 @@ class Worker:
                 names = ", ".join(repr(n) for n in unknown[:3])
                 note = render(self._corrective["unknown_name"], names=names)
                 yield from self._invalid_step(turn, step, parsed, "unknown_name", note)
+                refused = True
+            elif not self._unread_asked and (unread := self._unread_columns()):
+                # a doubt, asked once: the turn's text names a column of the data that
+                # nothing this turn computed read (a term of a stated formula left out)
+                self._unread_asked = True
+                exchange.outcome = "invalid: unread_column"
+                note = render(self._corrective["unread_column"], columns=", ".join(unread[:3]))
+                yield from self._invalid_step(turn, step, parsed, "unread_column", note)
                 refused = True
             elif not self._unused_asked and (unused := self._unused_values(parsed.answer or "")):
                 # a doubt, asked once: the second answer goes to review whatever it uses

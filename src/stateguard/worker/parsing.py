@@ -19,6 +19,11 @@ Rules, in order:
 * no block, an empty answer -> ``empty_answer``;
 * no block and no answer -> ``no_action``.
 
+An *answer line* (ReAct's ``Final Answer: …``; ``answer: …`` at the start of a thought
+line, markdown emphasis aside) is kept as `ParsedReply.stated`. A reply with no block
+and no ``<answer>`` element answers with it; beside code, the loop decides (it takes the
+stated answer only when this turn's outputs hold its numbers).
+
 The answer is searched outside code blocks; an ``<answer>`` that is never closed
 runs to the end of the reply; when several are present the last one counts.
 """
@@ -49,6 +54,7 @@ Problem = Literal[
 PYTHON_LANGS = frozenset({"", "python", "py", "python3", "ipython", "ipython3"})
 _FENCE = re.compile(r"^[ \t]{0,4}(`{3,})[ \t]*([^\s`]*)[^`\n]*$")
 _ANSWER = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.S | re.I)
+_ANSWER_LINE = re.compile(r"^[ \t*_#>-]*(?:final[ \t]+)?answer[ \t*_]*:[ \t*_]*(\S.*)$", re.I)
 
 
 class ParsedReply(BaseModel):
@@ -60,6 +66,8 @@ class ParsedReply(BaseModel):
     code: str | None = None
     answer: str | None = None
     problem: Problem | None = None
+    stated: str | None = None
+    """The answer line of the thought (``answer: …``), if any (see the module docstring)."""
 
     @property
     def action(self) -> Literal["code", "answer", "invalid"]:
@@ -106,8 +114,32 @@ def _dedent_body(body: str) -> str:
     return textwrap.dedent(body).strip("\n")
 
 
+def stated_answer(thought: str) -> str | None:
+    """The first answer line of ``thought`` (``answer: …``, ``Final Answer: …``), its
+    value without surrounding backticks or emphasis; None when there is none."""
+    for line in thought.split("\n"):
+        m = _ANSWER_LINE.match(line.strip())
+        if m is not None:
+            value = m.group(1).strip().strip("`*_ ").strip()
+            if value:
+                return value
+    return None
+
+
 def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
     """Classify ``text``; ``code_ran`` says whether any cell was executed in this turn."""
+    parsed = _parse(text, code_ran=code_ran)
+    stated = stated_answer(parsed.thought)
+    if stated is None:
+        return parsed
+    if parsed.problem == "no_action":
+        # no block, no <answer>: the answer line is the answer
+        problem = None if code_ran else "answer_without_code"
+        return ParsedReply(thought=parsed.thought, answer=stated, problem=problem, stated=stated)
+    return parsed.model_copy(update={"stated": stated})
+
+
+def _parse(text: str, *, code_ran: bool) -> ParsedReply:
     if not text or not text.strip():
         return ParsedReply(problem="empty")
     lines = text.split("\n")

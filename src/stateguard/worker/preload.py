@@ -33,6 +33,8 @@ class Preload(BaseModel):
     frames: dict[str, str]
     numeric: dict[str, tuple[str, ...]] = {}
     """Numeric columns of each frame (as pandas reads the file's first rows)."""
+    columns: dict[str, tuple[str, ...]] = {}
+    """Every column of each frame, as loaded (the file's header)."""
 
     def listing_note(self, path: str) -> str:
         """The line the data listing adds under ``path`` ("" if it is not preloaded)."""
@@ -66,16 +68,18 @@ _ID = re.compile(r"(^|_)(id|key|code)$")
 _SAMPLE_ROWS = 200
 
 
-def _numeric_columns(path: Path) -> tuple[str, ...]:
-    """Numeric columns of a CSV/TSV file's first rows ((): unreadable)."""
+def _columns(path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every column and the numeric columns of a CSV/TSV file's first rows ((), ():
+    unreadable)."""
     import pandas as pd
 
     sep = "\t" if path.suffix.lower() == ".tsv" else ","
     try:
         frame = pd.read_csv(path, sep=sep, nrows=_SAMPLE_ROWS)
     except Exception:  # the setup cell will show the error; no example then
-        return ()
-    return tuple(str(c) for c in frame.select_dtypes("number").columns)
+        return (), ()
+    every = tuple(str(c) for c in frame.columns)
+    return every, tuple(str(c) for c in frame.select_dtypes("number").columns)
 
 
 _RESERVED = frozenset(
@@ -113,15 +117,16 @@ def plan_preload(data_dir: Path | None) -> Preload | None:
         return None
     frames: dict[str, str] = {}
     numeric: dict[str, tuple[str, ...]] = {}
+    columns: dict[str, tuple[str, ...]] = {}
     lines = ["import pandas as pd", ""]
     for p in tables:
         rel = "data/" + p.relative_to(data_dir).as_posix()
         name = variable_name(rel, set(frames))
         frames[name] = rel
-        numeric[name] = _numeric_columns(p)
+        columns[name], numeric[name] = _columns(p)
         sep = ', sep="\\t"' if p.suffix.lower() == ".tsv" else ""
         lines.append(f"{name} = pd.read_csv({rel!r}{sep})")
     lines.append("")
     for name in frames:
         lines.append(f'print("{name}:", {name}.shape[0], "rows x", {name}.shape[1], "columns")')
-    return Preload(code="\n".join(lines), frames=frames, numeric=numeric)
+    return Preload(code="\n".join(lines), frames=frames, numeric=numeric, columns=columns)

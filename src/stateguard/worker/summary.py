@@ -33,6 +33,7 @@ REFUSED = frozenset(
         "valueless_answer",
         "unused_value",
         "unknown_name",
+        "unread_column",
     }
 )
 """Problems of well-formed answers the worker refused before review (numbers no output
