@@ -66,3 +66,21 @@ def test_a_long_structured_answer_is_not_cut_but_an_endless_one_is() -> None:
     endless = "Done.\n<answer>" + "bookings: 640, " * 200 + "</answer>"
     kept, reason = cut_reply(endless)
     assert reason == "line" and kept == "Done.\n"
+
+
+def test_a_thought_line_opening_as_a_heading_cuts_the_reply_before_it() -> None:
+    """A small model that writes a heading sets itself a new question and answers it."""
+    spiral = (
+        "answer: base_charge: 1020.00\n\n## 2. What is the average weight? Answer as …\n"
+        f"{F}python\nshipments['weight_kg'].mean()\n{F}"
+    )
+    text, reason = cut_reply(spiral)
+    assert reason == "marker" and text == "answer: base_charge: 1020.00\n\n"
+    # streamed: the heading is found as soon as its second character arrives
+    watch = ReplyWatch()
+    assert [watch.feed(p) for p in ["Go.\n", "#", "#", " 2."]] == [None, None, "marker", "marker"]
+    assert watch.text == "Go.\n"
+    # a comment inside a code block, a hashtag in a thought: no heading
+    fine = f"Sum it. #1 first\n{F}python\n# the total\nx = 1\n{F}"
+    assert cut_reply(fine) == (fine, None)
+    assert cut_reply(spiral, ReplyCut(headings=False)) == (spiral, None)

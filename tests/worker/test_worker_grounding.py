@@ -25,6 +25,9 @@ SHOWN = ["Output:\n1200 209637.4127", "Result:\n0.51236", "Question: revenue of 
         ("rounded to 2 decimals: 3", []),  # small integers are not checked
         ("orders: 74, net_revenue: 1234.56", ["74", "1234.56"]),
         ("209637.5", ["209637.5"]),  # more than rounding apart
+        ("10.00", ["10.00"]),  # 10 is no number of its own in 1200 or 209637.4127
+        ("answer: 12", ["12"]),  # nor 12 in 0.51236
+        ("1200.0", []),
     ],
 )
 def test_unseen_numbers(answer: str, unseen: list[str]) -> None:

@@ -9,7 +9,10 @@ and why it must end:
 * ``line``: a line outside a code block longer than ``thought_chars``, or a code line
   longer than ``code_chars`` (the reply is cut before that line);
 * ``marker``: one of ``markers`` (the words the system writes to the model) appears
-  (the reply is cut where it starts).
+  (the reply is cut where it starts), or, with ``headings``, a thought line opens as a
+  markdown heading (``## 2. What is the average weight…``): the system's prompt is cut
+  in such sections, and a small model that writes one goes on to set itself a new
+  question and answer it (the reply is cut before that line).
 
 The embedded backend stops generating at the first of these; the worker applies the
 same check to any backend's reply afterwards (`cut_reply`), so a scripted or remote
@@ -51,6 +54,9 @@ class ReplyCut(BaseModel):
     code_chars: int = Field(default=300, ge=1)
     """Longest code line."""
     markers: tuple[str, ...] = SYSTEM_MARKERS
+    headings: bool = True
+    """Cut before a thought line that opens as a markdown heading (``#`` then ``#`` or a
+    space)."""
 
 
 class ReplyWatch:
@@ -92,6 +98,8 @@ class ReplyWatch:
                 if end < 0:
                     break  # an open fence line: its language may still come
                 self._in_code = not self._in_code
+            elif not self._in_code and self.cut.headings and _heading(line):
+                return self._stop("marker", self._line_start)
             else:
                 limit = (
                     self.cut.code_chars
@@ -110,6 +118,11 @@ class ReplyWatch:
     def _stop(self, reason: CutReason, at: int) -> CutReason:
         self.reason, self._cut_at = reason, at
         return reason
+
+
+def _heading(line: str) -> bool:
+    """A line that opens as a markdown heading (``## …``, ``# …``)."""
+    return line.startswith("#") and len(line) >= 2 and line[1] in "# "
 
 
 def cut_reply(text: str, cut: ReplyCut | None = None) -> tuple[str, CutReason | None]:

@@ -3,7 +3,8 @@
 A small model fills the answer format with numbers it never computed (often the
 ones of an example). Before an answer goes to review, each number in it must
 appear in something the model was shown: an observation of the session, the
-question or its context. A number counts as shown when its text appears there, or
+question or its context. A number counts as shown when its text appears there as a
+number of its own (``10`` is not written in ``10787.75``), or
 when a shown number rounds to it at the answer's precision (also as a percentage
 of a shown fraction). Integers below 10 are not checked (ordinals, counts of
 decimals, months).
@@ -11,6 +12,7 @@ decimals, months).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from stateguard.numbers import scan, values_in
@@ -27,6 +29,12 @@ def _matches(decimals: int, value: float, shown: list[float]) -> bool:
     return False
 
 
+def _written_in(token: str, text: str) -> bool:
+    """Whether ``text`` holds ``token`` as a number of its own: ``10`` is not written in
+    ``10787.75`` or ``2.10``."""
+    return re.search(rf"(?<![\d.]){re.escape(token)}(?!\d|\.\d)", text) is not None
+
+
 def unseen_numbers(answer: str, shown_texts: Iterable[str]) -> list[str]:
     """The numbers of ``answer`` that no shown text holds (see the module docstring)."""
     texts = list(shown_texts)
@@ -36,7 +44,7 @@ def unseen_numbers(answer: str, shown_texts: Iterable[str]) -> list[str]:
         token, plain, value = n.literal, n.plain, n.value
         if value.is_integer() and abs(value) < _SMALL:
             continue
-        if any(token in t or plain in t for t in texts):
+        if any(_written_in(token, t) or _written_in(plain, t) for t in texts):
             continue
         if shown is None:
             shown = [x for t in texts for x in values_in(t)]
