@@ -35,9 +35,14 @@ SYSTEM_MARKERS: tuple[str, ...] = (
     "</error_hint",
     "Question (turn",
     "[Earlier question",
+    "cells run (first lines)",
+    "answer given:",
+    "error_variable:",
+    "faulty_reasoning:",
 )
-"""Words only the system writes to the model, as the headers of its notes: a reply holding
-one imitates the prompt. (The setup note's words, "The session has loaded the data
+"""Words only the system writes to the model, as the headers of its notes (the manager's
+notes, the summary of an earlier turn, the fields of a repair note): a reply holding one
+imitates the prompt. (The setup note's words, "The session has loaded the data
 files", are not among them: a small model starts its first thought with them, then
 writes its code; cutting there would leave an empty reply.)"""
 

@@ -34,6 +34,7 @@ REFUSED = frozenset(
         "unused_value",
         "unknown_name",
         "unread_column",
+        "no_value",
     }
 )
 """Problems of well-formed answers the worker refused before review (numbers no output
