@@ -339,31 +339,3 @@ def test_a_column_the_context_names_and_no_cell_read_is_held_back_once(
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
     events = list(worker.run_turn(1, question, context=context))
     assert events[-1].answer == "12"
-
-
-@pytest.mark.kernel
-def test_an_answer_with_no_value_for_a_number_asked_is_held_back_once(
-    tracked: TrackedSession,
-) -> None:
-    fence = "```"
-    question = "What is the average of b? Give it rounded to 2 decimals."
-    cell = f"{fence}python\nimport pandas as pd\nprint(pd.read_csv('data/t.csv').b.mean())\n{fence}"
-    excuse = "<answer>Sorry, I cannot reproduce the failure you described.</answer>"
-    model = ScriptedModel([cell, excuse, "<answer>20.00</answer>"])
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
-    events = list(worker.run_turn(1, question))
-    held = [e for e in events if isinstance(e, StepRecord) and e.problem == "no_value"]
-    assert len(held) == 1 and events[-1].answer == "20.00"
-    # asked once: given again, it goes on (the kind of value is read from the question)
-    model = ScriptedModel([cell, excuse, excuse])
-    events = list(
-        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(2, question)
-    )
-    assert events[-1].answer == excuse[8:-9]
-    # a question that asks for a name is not one
-    model = ScriptedModel([cell, "<answer>the b column</answer>"])
-    which = "Which column has the larger mean?"
-    events = list(
-        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(3, which)
-    )
-    assert events[-1].answer == "the b column"

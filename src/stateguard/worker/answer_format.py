@@ -72,12 +72,6 @@ class AnswerSpec(BaseModel):
         )
         return cls(template=form.template, fields=fields)
 
-    def lacks_values(self, answer: str) -> bool:
-        """Whether the question asks for a number, a count or a month and ``answer`` holds
-        none at all (a sentence in place of the value)."""
-        wanted = any(f.kind in ("number", "count", "month") for f in self.fields)
-        return wanted and not _NUMBER_RE.search(answer) and not _MONTH.search(answer)
-
     def missing_labels(self, answer: str) -> list[str]:
         """Labels of the template's fields that `answer` does not hold (case and the
         spelling of separators aside); none when there is no template of two or more

@@ -315,8 +315,6 @@ class Worker:
         self._turn_cells: list[CellRecord] = []
         """The lineage records of the current turn's cells that ran without error."""
         self._unread_asked = False
-        self._valueless_asked = False
-        """Whether this turn's answer was already held back for holding no value at all."""
         self._unused_asked = False
         """Whether this turn's answer was already held back for a value it never used."""
         self._unknown_asked = False
@@ -845,7 +843,6 @@ class Worker:
         self._outputs, self._formatted = [], set()
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
-        self._valueless_asked = False
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -1056,20 +1053,6 @@ class Worker:
                 names = ", ".join(repr(n) for n in unknown[:3])
                 note = render(self._corrective["unknown_name"], names=names)
                 yield from self._invalid_step(turn, step, parsed, "unknown_name", note)
-                refused = True
-            elif (
-                not self._valueless_asked
-                and self._spec is not None
-                and self._spec.lacks_values(parsed.answer or "")
-            ):
-                # a doubt, asked once (the kind of value is read from the question): an
-                # answer with no number where the question asks for one
-                self._valueless_asked = True
-                exchange.outcome = "invalid: no_value"
-                attempts.no_progress()
-                yield from self._invalid_step(
-                    turn, step, parsed, "no_value", self._note("no_value")
-                )
                 refused = True
             elif not self._unread_asked and (unread := self._unread_columns()):
                 # a doubt, asked once: the turn's text names a column of the data that

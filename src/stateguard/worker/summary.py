@@ -34,7 +34,6 @@ REFUSED = frozenset(
         "unused_value",
         "unknown_name",
         "unread_column",
-        "no_value",
     }
 )
 """Problems of well-formed answers the worker refused before review (numbers no output
