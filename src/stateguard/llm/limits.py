@@ -10,8 +10,8 @@ and why it must end:
   longer than ``code_chars`` (the reply is cut before that line);
 * ``marker``: one of ``markers`` (the words the system writes to the model) appears
   (the reply is cut where it starts), or, with ``headings``, a thought line opens as a
-  markdown heading (``## 2. What is the average weight…``): the system's prompt is divided
-  in such sections, and a small model that writes one goes on to set itself a new
+  markdown heading (``## 2. What is the average weight…``): the system's prompt is divided into
+  such sections, and a small model that writes one goes on to set itself a new
   question and answer it (the reply is cut before that line).
 
 The embedded backend stops generating at the first of these; the worker applies the
