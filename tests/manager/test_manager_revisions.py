@@ -48,19 +48,24 @@ SETUP = (
 )
 
 
+def _margin_with_the_old_rate(g: GuardedSession) -> None:
+    """Turn 1 loads ``orders``; turn 2 computes ``cogs`` with 0.42 and ``margin`` from it."""
+    g.begin_turn("Load.")
+    g.run_cell(SETUP)
+    assert g.propose_answer("loaded").accepted
+    g.begin_turn("What is the total margin, rounded to 2 decimals?")
+    g.run_cell(
+        "orders['cogs'] = orders['revenue'] * 0.42\n"
+        "orders['margin'] = orders['revenue'] - orders['cogs'] - orders['ship']\n"
+        "print(round(orders['margin'].sum(), 2))"
+    )
+    assert g.propose_answer("144.00").accepted
+
+
 @pytest.mark.kernel
 def test_a_result_derived_from_the_old_rate_is_refused_after_the_revision() -> None:
     with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
-        g.begin_turn("Load.")
-        g.run_cell(SETUP)
-        assert g.propose_answer("loaded").accepted
-        g.begin_turn("What is the total margin, rounded to 2 decimals?")
-        g.run_cell(
-            "orders['cogs'] = orders['revenue'] * 0.42\n"
-            "orders['margin'] = orders['revenue'] - orders['cogs'] - orders['ship']\n"
-            "print(round(orders['margin'].sum(), 2))"
-        )
-        assert g.propose_answer("144.00").accepted
+        _margin_with_the_old_rate(g)
         g.begin_turn("What is the total revenue?", context=REVISION)
         g.run_cell("print(orders['revenue'].sum())")
         assert g.propose_answer("300.0").accepted  # near miss: revenue never used the rate
@@ -160,16 +165,7 @@ def test_the_turn_that_states_a_revision_is_told_which_states_carry_the_old_valu
     from stateguard.hints import compact_state_hint
 
     with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
-        g.begin_turn("Load.")
-        g.run_cell(SETUP)
-        assert g.propose_answer("loaded").accepted
-        g.begin_turn("What is the total margin, rounded to 2 decimals?")
-        g.run_cell(
-            "orders['cogs'] = orders['revenue'] * 0.42\n"
-            "orders['margin'] = orders['revenue'] - orders['cogs'] - orders['ship']\n"
-            "print(round(orders['margin'].sum(), 2))"
-        )
-        assert g.propose_answer("144.00").accepted
+        _margin_with_the_old_rate(g)
         before = g.begin_turn("What is the total revenue?")
         assert before and not any("revised it" in n.text for n in before)  # nothing revised yet
         g.run_cell("print(orders['revenue'].sum())")

@@ -52,6 +52,7 @@ from stateguard.llm.limits import ReplyCut, cut_reply
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
+from stateguard.manager.evidence import names_key
 from stateguard.numbers import is_valueless, scan
 from stateguard.question import named_columns
 from stateguard.types import VarKey
@@ -199,12 +200,6 @@ def _opener(turn: int, question: str, context: str) -> str:
         parts.append(f"Context:\n{context.strip()}")
     parts.append(f"Question (turn {turn}):\n{question.strip()}")
     return "\n\n".join(parts)
-
-
-def _names_column(source: str, column: str) -> bool:
-    """Whether ``source`` names ``column`` as a string (``'fee'``) or an attribute (``.fee``)."""
-    quoted = re.search(rf"""['"]{re.escape(column)}['"]""", source) is not None
-    return quoted or (column.isidentifier() and re.search(rf"\.{column}\b", source) is not None)
 
 
 class Worker:
@@ -657,9 +652,7 @@ class Worker:
                 continue  # the frame itself was read: every column may have been
             for column in sorted(named_columns(text, columns)):
                 part = f"[{column!r}]"  # of this frame, or of one read again from the file
-                if not any(name.endswith(part) for name in read) and not _names_column(
-                    sources, column
-                ):
+                if not any(name.endswith(part) for name in read) and not names_key(sources, part):
                     out.append(f"`{frame}{part}`")
         return out
 
