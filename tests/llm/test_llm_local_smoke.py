@@ -79,3 +79,16 @@ def test_schema_constrained_json_reply(local_model: LlamaCppModel) -> None:
     data = json.loads(resp.content)
     assert data["action"] in {"rerun", "keep", "ask"}
     assert isinstance(data["reason"], str)
+
+
+def test_one_prompt_gives_one_greedy_reply_whatever_the_cache_held(
+    local_model: LlamaCppModel,
+) -> None:
+    system = ChatMessage.system("You are a careful data analyst. " * 40)
+    prompt = [system, ChatMessage.user("Write three sentences on why a join can lose rows.")]
+    other = [system, ChatMessage.user("Name two uses of a median.")]
+    first = local_model.complete(prompt, max_tokens=90).content
+    again = local_model.complete(prompt, max_tokens=90).content  # whole prompt cached
+    local_model.complete(other, max_tokens=20)
+    after_other = local_model.complete(prompt, max_tokens=90).content  # system cached
+    assert first == again == after_other

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from stateguard.errors import ModelError
+from stateguard.llm.aligned_cache import AlignedCache
 from stateguard.llm.base import UsageMeter
 from stateguard.llm.limits import ReplyCut, ReplyWatch
 from stateguard.llm.messages import ChatMessage, ChatResponse, Usage, estimate_tokens
@@ -103,6 +104,10 @@ class LlamaCppModel:
     one fixed seed they would be the same text, which defeats resampling).
     ``grammar`` (GBNF text, e.g. `STEP_GRAMMAR`) constrains one call's reply; it is
     compiled once per text with ``llama_cpp.LlamaGrammar``.
+    With ``reproducible=True`` (the default) a prompt reuses the KV cache only in whole,
+    aligned batches (`stateguard.llm.aligned_cache`), so one prompt gives one greedy
+    reply whatever the process evaluated before; ``False`` reuses every cached token
+    (faster, but the reply may change with the cache's history).
     """
 
     supports_grammar = True
@@ -119,6 +124,7 @@ class LlamaCppModel:
         name: str | None = None,
         cache_dir: Path | None = None,
         verbose: bool = False,
+        reproducible: bool = True,
     ) -> None:
         """Configure the backend; raises ModelError at once if llama_cpp is missing."""
         self._llama_cpp = import_llama_cpp()
@@ -129,6 +135,7 @@ class LlamaCppModel:
         self.meter = meter
         self.cache_dir = cache_dir
         self.verbose = verbose
+        self.reproducible = reproducible
         self.name = name or (
             f"llama.cpp:{self.model_path.name}" if self.model_path else "llama.cpp:default"
         )
@@ -136,6 +143,7 @@ class LlamaCppModel:
         self._lock = threading.Lock()
         self._samples = 0
         self._grammars: dict[str, Any] = {}
+        self._cache: AlignedCache | None = None
 
     def load(self) -> None:
         """Resolve the model file and load the weights (idempotent)."""
@@ -159,6 +167,8 @@ class LlamaCppModel:
             )
         except Exception as exc:  # llama.cpp raises ValueError/RuntimeError on bad files
             raise ModelError(f"llama.cpp could not load {self.model_path}: {exc}") from exc
+        if self.reproducible:
+            self._cache = AlignedCache.attach(self._llm)
 
     def _evaluated(self) -> list[int]:
         """The tokens in the context's KV cache now (the last prompt and its reply)."""
@@ -216,6 +226,8 @@ class LlamaCppModel:
                 self._samples += 1
             self._load_locked()
             before = self._evaluated()
+            if self._cache is not None:
+                self._cache.expect_prompt()
             try:
                 if watched:
                     content, finish, usage = self._watched(kwargs, start, seconds, cut)
@@ -228,7 +240,12 @@ class LlamaCppModel:
                     f"llama.cpp generation with {self.model_path} failed: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
+            finally:
+                if self._cache is not None:
+                    self._cache.done()
             cached = _common_prefix(before, self._evaluated()[: usage.prompt_tokens])
+            if self._cache is not None:
+                cached = min(cached, self._cache.kept)
         response = ChatResponse(
             content=content,
             usage=usage.model_copy(update={"cached_prompt_tokens": cached}),
