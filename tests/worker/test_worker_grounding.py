@@ -339,3 +339,63 @@ def test_a_column_the_context_names_and_no_cell_read_is_held_back_once(
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
     events = list(worker.run_turn(1, question, context=context))
     assert events[-1].answer == "12"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "unformed"),
+    [
+        ("Which month had the most? Answer as YYYY-MM.", "June 2024 had the most.", "month"),
+        ("Which month had the most? Answer as YYYY-MM.", "2024-06", None),
+        ("What is the mean of b, rounded to 2 decimals?", "There is no such row.", "number"),
+        ("What is the mean of b, rounded to 2 decimals?", "20.00", None),
+        ("How many rows are there?", "none of them", None),  # a count's form is not written
+        ("Rank the regions by total revenue.", "North, South", None),
+        ("Answer as `rows: <count>, total: <sum>`.", "rows: 3", None),  # a template's work
+    ],
+)
+def test_an_answer_without_the_written_form(question: str, answer: str, unformed: str | None):
+    from stateguard.worker.answer_format import AnswerSpec
+
+    spec = AnswerSpec.from_question(question)
+    found = spec.unformed(answer) if spec is not None else None
+    assert (found.kind if found is not None else None) == unformed
+
+
+@pytest.mark.kernel
+def test_an_answer_without_the_asked_month_form_takes_the_printed_month(
+    tracked: TrackedSession,
+) -> None:
+    fence = "```"
+    question = "Which month had the largest b? Answer with the month as YYYY-MM."
+    model = ScriptedModel(
+        [
+            f"{fence}python\nimport pandas as pd\nprint(pd.Period('2024-06', 'M'))\n{fence}",
+            "<answer>June 2024 had the largest b.</answer>",
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    assert events[-1].answer == "2024-06"
+    assert len(model.requests) == 2  # the printed month went in without another model call
+
+
+@pytest.mark.kernel
+def test_an_answer_without_the_asked_number_is_held_back_once(tracked: TrackedSession) -> None:
+    fence = "```"
+    question = "What is the mean of b for rows where a is 99, rounded to 2 decimals?"
+    model = ScriptedModel(
+        [
+            f"{fence}python\nimport pandas as pd\nt = pd.read_csv('data/t.csv')\n"
+            f"print(t.shape)\n{fence}",
+            "<answer>There are no such rows.</answer>",
+            "<answer>There are no such rows.</answer>",  # asked once: now it goes to review
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert [s.problem for s in steps] == [None, "unformed_answer", None]
+    assert "rounded to 2 decimals" in steps[1].observation
+    assert events[-1].answer == "There are no such rows."

@@ -302,7 +302,7 @@ def test_a_grouped_result_assigned_as_a_column_is_told_to_be_all_nan(
     worker = Worker(
         ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
     )
-    events = list(worker.run_turn(1, "Which month has the highest total x? Answer as YYYY-MM."))
+    events = list(worker.run_turn(1, "Which month has the highest total x?"))
     steps = [e for e in events if isinstance(e, StepRecord)]
     assert "`t['by_month']` holds only missing values (NaN) in all 3 rows" in steps[0].observation
     assert "double" not in steps[0].observation  # near miss: a column with values

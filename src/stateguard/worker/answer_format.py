@@ -81,6 +81,20 @@ class AnswerSpec(BaseModel):
         text = _label_key(answer)
         return [f.label for f in self.fields if _label_key(f.label) not in text]
 
+    def unformed(self, answer: str) -> AnswerField | None:
+        """The one field asked for, when the question writes its form out and ``answer``
+        holds no value of that form: a month asked as ``YYYY-MM`` and the answer writes none
+        (``June 2024``), or a number asked "rounded to N decimals" and the answer holds no
+        number. None otherwise (a template's fields are `missing_labels`' work)."""
+        if self.template is not None or len(self.fields) != 1:
+            return None
+        field = self.fields[0]
+        if field.kind == "month" and not _MONTH.search(answer):
+            return field
+        if field.kind == "number" and field.decimals is not None:
+            return None if _NUMBER_RE.search(answer) else field
+        return None
+
     def text_values(self, answer: str) -> list[str]:
         """The values ``answer`` gives, by label, for the template's text fields (a name:
         ``region: North``); none without a template."""

@@ -310,6 +310,8 @@ class Worker:
         self._turn_cells: list[CellRecord] = []
         """The lineage records of the current turn's cells that ran without error."""
         self._unread_asked = False
+        self._unformed_asked = False
+        """Whether this turn's answer was already held back for lacking the asked form."""
         self._unused_asked = False
         """Whether this turn's answer was already held back for a value it never used."""
         self._unknown_asked = False
@@ -836,6 +838,7 @@ class Worker:
         self._outputs, self._formatted = [], set()
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
+        self._unformed_asked = False
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -1037,6 +1040,27 @@ class Worker:
                     labels=" or ".join(f"`{label}`" for label in missing),
                 )
                 yield from self._invalid_step(turn, step, parsed, "missing_fields", note)
+                refused = True
+            elif (
+                not self._unformed_asked
+                and self._spec is not None
+                and (unformed := self._spec.unformed(parsed.answer or "")) is not None
+            ):
+                # the one value asked, in a form the question writes out (a month as
+                # YYYY-MM, a number to N decimals), is not in the answer: the printed value
+                # in that form when there is one, else the form is asked for, once
+                self._unformed_asked = True
+                formatted = self._format_answer()
+                if formatted is not None:
+                    if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
+                        return formatted, "answer", steps
+                    refused = True
+                    continue
+                exchange.outcome = "invalid: unformed_answer"
+                attempts.no_progress()
+                key = f"unformed_{'month' if unformed.kind == 'month' else 'number'}"
+                note = render(self._corrective[key], decimals=unformed.decimals)
+                yield from self._invalid_step(turn, step, parsed, "unformed_answer", note)
                 refused = True
             elif not self._unknown_asked and (unknown := self._unknown_names(parsed.answer or "")):
                 # a doubt, asked once: a name no column holds may still be right (a derived

@@ -30,6 +30,7 @@ REFUSED = frozenset(
         "ungrounded_answer",
         "copied_answer",
         "missing_fields",
+        "unformed_answer",
         "valueless_answer",
         "unused_value",
         "unknown_name",
