@@ -199,6 +199,14 @@ def test_an_answer_that_never_used_a_value_the_question_names_is_held_back_once(
         Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
     )
     assert events[-1].answer == "6"
+    # a name that merely holds the value (online_rows) is no use of it
+    named = f"{fence}python\n{setup}\nonline_rows = t\nonline_rows['b'].sum()\n{fence}"
+    model = ScriptedModel([named, replies[1], replies[2], replies[3]])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    assert [s.problem for s in events if isinstance(s, StepRecord)][1] == "unused_value"
+    assert events[-1].answer == "1"
     # a word of the question that is no value of the data is never held against the answer
     model = ScriptedModel([replies[0], replies[1]])
     other = "What is the total of b across every Online and offline sale?"

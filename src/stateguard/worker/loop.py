@@ -202,6 +202,13 @@ def _opener(turn: int, question: str, context: str) -> str:
     return "\n\n".join(parts)
 
 
+def _mentions(text: str, value: str) -> bool:
+    """Whether ``value`` occurs in ``text`` (case aside) as a word of its own, not inside
+    a longer name or word: ``'Enterprise'`` and ``== "enterprise"`` do, ``enterprise_orders``
+    does not."""
+    return re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", text, re.I) is not None
+
+
 class Worker:
     """Answers the turns of one task with a chat model and a guarded kernel session."""
 
@@ -599,9 +606,10 @@ class Worker:
 
     def _unused_values(self, answer: str) -> list[list[str]]:
         """``[frame, column, value]`` for each value of the data that the question names
-        verbatim and that neither any code run in the session nor the answer contains (a
-        filter the analysis left out: "the Online channel's margin" answered for all
-        channels). One fork probe; empty when it fails. The match is on the data's own
+        verbatim and that neither any code run in the session nor the answer contains as a
+        word of its own (a filter the analysis left out: "the Online channel's margin"
+        answered for all channels; ``enterprise_orders``, a name, is no use of
+        ``'Enterprise'``). One fork probe; empty when it fails. The match is on the data's own
         values, so a word of the question that is no value of the data never counts."""
         if not self._question.strip():
             return []
@@ -611,14 +619,14 @@ class Worker:
             named = json.loads(result.stdout.strip().splitlines()[-1]) if result.ok else []
         except Exception:  # a probe is a courtesy: it never fails the step
             return []
-        used = "\n".join([*self._code_run, answer]).lower()
+        used = "\n".join([*self._code_run, answer])
         out = []
         for item in named if isinstance(named, list) else []:
             if (
                 isinstance(item, list)
                 and len(item) == 3
                 and all(isinstance(x, str) for x in item)
-                and item[2].lower() not in used
+                and not _mentions(used, item[2])
                 and item not in out
             ):
                 out.append(item)
