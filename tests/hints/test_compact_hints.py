@@ -98,3 +98,19 @@ def test_states_are_named_by_reference_unless_values_are_asked_for() -> None:
     assert "uses orders['cogs'], orders['contribution']" in hint.text
     valued = compact_state_hint(HINT, "Summarize the contribution margin.", values=True)
     assert valued is not None and "109691.06" in valued.text
+
+
+def test_the_compact_line_takes_its_words_from_the_templates(tmp_path) -> None:
+    from stateguard.hints import HintTemplates
+    from stateguard.manager.notes import StateNote
+
+    own = tmp_path / "own.toml"
+    own.write_text('[compact]\nstale = " [veraltet: $reason$more]"\nuses = " liest $names$more"\n')
+    templates = HintTemplates.load(own)
+    note = StateNote(
+        id="S2", issue="Total?", variables=("orders['cogs']@v1",), stale=("COGS revised",)
+    )
+    line = state_line(note, templates=templates)
+    assert line == "S2 (Total?) liest orders['cogs'] [veraltet: COGS revised]"
+    assert state_line(note) == "S2 (Total?); uses orders['cogs'] — STALE: COGS revised; recompute"
+    assert templates.compact["no_issue"] == HintTemplates.default().compact["no_issue"]

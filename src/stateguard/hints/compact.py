@@ -103,27 +103,33 @@ def _clip(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def state_line(note: StateNote, *, values: bool = False) -> str:
-    """One state in one line: its issue, its variables, stale or not, and (``values``)
-    what it concluded."""
-    issue = _clip(note.issue, _ISSUE_CHARS) if note.issue.strip() else "no question recorded"
-    line = f"{note.id} ({issue})"
+def state_line(
+    note: StateNote, *, values: bool = False, templates: HintTemplates | None = None
+) -> str:
+    """One state in one line (the ``[compact]`` templates): its issue, its variables,
+    stale or not, and (``values``) what it concluded."""
+    t = templates or HintTemplates.default()
+    issue = _clip(note.issue, _ISSUE_CHARS) if note.issue.strip() else t.part("no_issue")
     # a conclusion that holds no value (None, nan) tells the agent nothing and invites a copy
     concluded = [c for c in note.conclusions if not is_valueless(c)]
+    shown = ""
     if values and concluded:
-        line += ": " + _clip("; ".join(concluded), _CONCLUSION_CHARS)
+        shown = t.part("values", values=_clip("; ".join(concluded), _CONCLUSION_CHARS))
     elif values and note.conclusions:
-        line += ": no value"
+        shown = t.part("no_value")
     names = _names(note)
+    uses = ""
     if names:
-        more = f" +{len(names) - _VARIABLES}" if len(names) > _VARIABLES else ""
-        line += f"; uses {', '.join(names[:_VARIABLES])}{more}"
+        more = t.part("more_names", count=str(len(names) - _VARIABLES))
+        more = more if len(names) > _VARIABLES else ""
+        uses = t.part("uses", names=", ".join(names[:_VARIABLES]), more=more)
+    stale = ""
     if note.invalidated_by:
-        line += f" — STALE: inputs revised by {', '.join(note.invalidated_by)}; recompute"
+        stale = t.part("invalidated", states=", ".join(note.invalidated_by))
     elif note.stale:
-        more = f" (+{len(note.stale) - 1} more)" if len(note.stale) > 1 else ""
-        line += f" — STALE: {_clip(note.stale[0], _STALE_CHARS)}{more}; recompute"
-    return line
+        more = t.part("more_stale", count=str(len(note.stale) - 1)) if len(note.stale) > 1 else ""
+        stale = t.part("stale", reason=_clip(note.stale[0], _STALE_CHARS), more=more)
+    return t.part("line", id=note.id, issue=issue, values=shown, uses=uses, stale=stale)
 
 
 def compact_state_hint(
@@ -144,8 +150,9 @@ def compact_state_hint(
     notes = relevant_states(notice, question, limit)
     if not notes:
         return None
-    body = "\n".join(state_line(n, values=values) for n in notes)
-    text = (templates or HintTemplates.default()).fill("state", states=body)
+    templates = templates or HintTemplates.default()
+    body = "\n".join(state_line(n, values=values, templates=templates) for n in notes)
+    text = templates.fill("state", states=body)
     return hint.model_copy(
         update={
             "text": text,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -31,12 +32,12 @@ class HintTemplates(BaseModel):
     rollback_restored: str
     reasons: dict[str, str]
     evidence: dict[str, str]
+    compact: dict[str, str]
 
     @classmethod
     def default(cls) -> HintTemplates:
-        """Our fixed, reference-only wording (``templates/default.toml``)."""
-        text = resources.files(__package__).joinpath("templates/default.toml").read_text("utf-8")
-        return cls.parse(text, "stateguard.hints/templates/default.toml")
+        """Our fixed, reference-only wording (``templates/default.toml``; read once)."""
+        return _default()
 
     @classmethod
     def load(cls, path: Path | str) -> HintTemplates:
@@ -58,7 +59,9 @@ class HintTemplates(BaseModel):
         if base is not None:
             reasons = {**base.reasons, **data.get("reasons", {})}
             evidence = {**base.evidence, **data.get("evidence", {})}
+            compact = {**base.compact, **data.get("compact", {})}
             data = {**base.model_dump(), **data, "reasons": reasons, "evidence": evidence}
+            data["compact"] = compact
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -67,3 +70,18 @@ class HintTemplates(BaseModel):
     def fill(self, field: str, **values: str) -> str:
         """One template with its ``$placeholders`` filled, surrounding blank lines dropped."""
         return Template(getattr(self, field)).safe_substitute(values).strip()
+
+    def part(self, key: str, **values: str) -> str:
+        """One piece of the compact state line (``[compact]``), filled, spaces kept (the
+        pieces are joined as they are)."""
+        try:
+            template = self.compact[key]
+        except KeyError:
+            raise HintTemplateError(f"the hint templates have no [compact] {key!r}") from None
+        return Template(template).safe_substitute(values)
+
+
+@cache
+def _default() -> HintTemplates:
+    text = resources.files(__package__).joinpath("templates/default.toml").read_text("utf-8")
+    return HintTemplates.parse(text, "stateguard.hints/templates/default.toml")

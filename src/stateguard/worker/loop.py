@@ -377,7 +377,8 @@ class Worker:
         for given in hints:
             hint: Hint | None = given
             if question is not None and self.compact_hints:
-                hint = compact_state_hint(given, question)
+                templates = self.guard.hints.templates  # the wording the manager's hints use
+                hint = compact_state_hint(given, question, templates=templates)
             if hint is None:
                 continue
             tokens = self._tokens(format_hint(hint))
