@@ -34,7 +34,9 @@ from stateguard.worker.summary import RunSummary, TurnOutcome
 from stateguard.worker.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = (ROOT / "examples" / "unit_economics", ROOT / "examples" / "freight_margin")
+EXAMPLES = tuple(
+    ROOT / "examples" / name for name in ("unit_economics", "freight_margin", "energy_bills")
+)
 MANAGERS = ("none", "hybrid")
 
 
