@@ -238,6 +238,30 @@ def test_a_map_that_leaves_rows_missing_scores_zero_in_a_result_step(
         root.close()
 
 
+def test_a_rename_of_a_column_the_table_lacks_scores_zero_in_a_result_step(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="Total units per region, as a table with 'Units'.")
+    root = branches.root()
+    try:
+        # the table holds 'region' only: the rename of 'units' does nothing
+        wrong = "sales.groupby('units')[['region']].count().rename(columns={'units': 'Units'})"
+        v = _result(root, task, wrong)
+        assert v.score == 0.0 and v.evidence[0].check == "unmatched_rename", v.rationale
+        assert "renamed nothing for 'units'" in v.rationale and "'region'" in v.rationale
+        # outside a result step: 0.5
+        root.run(Proposal(code="t = sales[['region']].rename(columns={'units': 'Units'})"))
+        doubt = StepVerifier("deterministic").verify(task, root.steps, env=root.environment())
+        assert doubt.score == 0.5 and doubt.evidence[0].check == "unmatched_rename"
+        # near misses: every key held; the renamed name rebound by the cell itself
+        right = "sales.groupby('region')[['units']].sum().rename(columns={'units': 'Units'})"
+        assert _result(root, task, right).score == 1.0
+        rebound = "s2 = sales.copy()\ns2 = s2.rename(columns={'units': 'Units'})\ns2"
+        assert _result(root, task, rebound).score == 1.0
+    finally:
+        root.close()
+
+
 def test_a_result_repeating_the_thing_asked_per_is_a_doubt_by_a_real_probe(
     branches: KernelBranches,
 ) -> None:

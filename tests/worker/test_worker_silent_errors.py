@@ -335,6 +335,32 @@ def test_a_map_that_leaves_values_missing_is_told(tracked: TrackedSession) -> No
 
 
 @pytest.mark.kernel
+def test_a_rename_that_renamed_nothing_is_told(tracked: TrackedSession) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "u = pd.DataFrame({'region': ['a', 'b'], 'sales': [1.0, 2.0]})\n"
+            "out = u[['region']].rename(columns={'sales': 'Total Sales'})\n"
+            "ok = u.rename(columns={'sales': 'Total Sales'})\n"
+            "print(out)"
+        ),
+        code("print(u['sales'].sum())"),
+        "<answer>3.0</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "What are the total sales?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    assert (
+        "renamed nothing for 'sales': the table it is applied to has the columns 'region'" in note
+    )
+    assert note.count("renamed nothing") == 1  # near miss: `ok` renames a held column
+    assert "renamed nothing" not in steps[1].observation
+
+
+@pytest.mark.kernel
 @pytest.mark.parametrize(
     ("read", "columns"),
     [

@@ -1,7 +1,7 @@
 """The data checks of a cell that ran, once for every consumer: what it printed, filtered
 and wrote, against the data.
 
-Four silent errors a cell's execution shows without a model, each read by
+Five silent errors a cell's execution shows without a model, each read by
 `stateguard.audit` (all but the first by a copy-on-write probe of the session after the
 cell):
 
@@ -12,7 +12,9 @@ cell):
 - `blank_column`: a column the cell wrote that holds only missing values
   (`stateguard.audit.nanchecks`);
 - `lost_mapping`: a column written by a ``map``/``apply`` that is missing where its source
-  holds a value (`stateguard.audit.mapchecks`).
+  holds a value (`stateguard.audit.mapchecks`);
+- `unmatched_rename`: a ``rename(columns={...})`` key that is not a column of the table it
+  is applied to, so the rename skipped it (`stateguard.audit.renamechecks`).
 
 Each returns a `Found`: the facts, and the note that words them for the agent. None
 decides a severity: the worker's doubts (`stateguard.worker.doubts`) show the note to the
@@ -35,6 +37,8 @@ from stateguard.audit.nanchecks import NanColumn, nan_columns
 from stateguard.audit.nanchecks import describe as describe_nan_columns
 from stateguard.audit.printchecks import LabelledSeries
 from stateguard.audit.printchecks import describe as describe_labelled_series
+from stateguard.audit.renamechecks import UnmatchedRename, unmatched_renames
+from stateguard.audit.renamechecks import describe as describe_unmatched_renames
 from stateguard.kernel import ExecutionResult
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "blank_column",
     "lost_mapping",
     "printed_series",
+    "unmatched_rename",
 ]
 
 T = TypeVar("T")
@@ -145,3 +150,20 @@ def lost_mapping(
         "after the map), or drop those rows on purpose."
     )
     return Found(tuple(found), note)
+
+
+def unmatched_rename(
+    code: str,
+    execution: ExecutionResult | None,
+    probe: Probe,
+    *,
+    timeout: float = PROBE_TIMEOUT,
+) -> Found[UnmatchedRename]:
+    """The column renames of ``code`` with a key their table does not hold, so pandas
+    skipped it (one probe, none when the code renames no column)."""
+    if not _ran(execution):
+        return Found()
+    found = unmatched_renames(probe, code, timeout=timeout)
+    if not found:
+        return Found()
+    return Found(tuple(found), describe_unmatched_renames(found))

@@ -39,6 +39,9 @@ the kernel imports this module on first use.
 * `readings_differ` — for pairs of boolean expressions (a comparison as the code wrote
   it, and as the question reads it), the rows each keeps and the rows where they differ;
   run it in a probe.
+* `unmatched_keys` — for (expression, keys) pairs, the keys the DataFrame the expression
+  evaluates to does not hold as columns (a rename that renamed nothing); run it in a
+  probe.
 """
 
 from __future__ import annotations
@@ -453,3 +456,24 @@ def values_held(values: Sequence[str]) -> None:
             if key in wanted and found[wanted[key]] is None:
                 found[wanted[key]] = [frame, column]
     print(json.dumps({"columns": columns, "held": found}))
+
+
+def unmatched_keys(items: Sequence[tuple[str, Sequence[str]]]) -> None:
+    """Print ``[[i, [missing key, ...], [column, ...]], ...]``: for each ``(expression,
+    keys)`` whose expression evaluates to a pandas DataFrame lacking some of the keys as
+    columns, its position, those keys and the frame's first columns. Run in a probe: the
+    expression is a table a cell renamed, evaluated again; the fork is thrown away."""
+    ns = _user_ns()
+    out = []
+    for i, (source, keys) in enumerate(items):
+        try:
+            value = eval(compile(source, "<table>", "eval"), ns)
+        except Exception:
+            continue
+        if type(value).__name__ != "DataFrame" or not type(value).__module__.startswith("pandas"):
+            continue
+        held = {str(c) for c in value.columns}
+        missing = [k for k in keys if k not in held]
+        if missing:
+            out.append([i, missing, [str(c) for c in value.columns[:_MAX_COLUMNS]]])
+    print(json.dumps(out))

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from stateguard.audit import audit_cell
 from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.mapchecks import describe as describe_lost
+from stateguard.audit.renamechecks import describe_one as describe_unmatched
 from stateguard.checks import Basis, Check, CheckRegistry, Finding, Step, data
 from stateguard.kernel import namespace
 from stateguard.manager.evidence import output_requirements, unsupported_claims
@@ -232,6 +233,22 @@ def lost_mapping(inp: RuleInput) -> list[Finding]:
     found = data.lost_mapping(step.code, step.execution, inp.env.probe, timeout=inp.probe_timeout)
     messages = [describe_lost(f) for f in found.facts]
     return _in_result(step, "lost_mapping", messages, "code", "data")
+
+
+@CHECKS.check(basis=("code", "data"))
+def unmatched_rename(inp: RuleInput) -> list[Finding]:
+    """A ``rename(columns={...})`` key that is not a column of the table it is applied to
+    (the table evaluated again in a fork probe; `stateguard.checks.data`): pandas skipped
+    it, so the table holds other columns than the step assumed → 0 in a result step, else
+    0.5."""
+    step = inp.step
+    if inp.env is None or step.code is None:
+        return []
+    found = data.unmatched_rename(
+        step.code, step.execution, inp.env.probe, timeout=inp.probe_timeout
+    )
+    messages = [describe_unmatched(f) for f in found.facts]
+    return _in_result(step, "unmatched_rename", messages, "code", "data")
 
 
 @CHECKS.check(basis=("question", "code", "data"))
@@ -629,6 +646,7 @@ RULES: tuple[Rule, ...] = (
     *EXECUTION_RULES,
     *DATA_RULES,
     lost_mapping,
+    unmatched_rename,
     inverted_mark,
     fixed_by_form,
     meaningless_arithmetic,

@@ -10,7 +10,8 @@ check for the attempt log:
 - a subset selected for an earlier question, read by one that does not ask for it
   (`stateguard.worker.scope`);
 - a column just written that holds only missing values;
-- a column written by a ``map``/``apply`` that is missing where its source holds a value.
+- a column written by a ``map``/``apply`` that is missing where its source holds a value;
+- a ``rename(columns={...})`` key the renamed table does not hold (pandas skips it).
 
 All but the subset are the data checks the verifier runs too (`stateguard.checks.data`),
 which find the facts and word the note; here they are doubts.
@@ -52,6 +53,7 @@ FAILURES: dict[str, str] = {
     "carried_subset": "a subset made for an earlier question",
     "blank_column": "a column written with only missing values",
     "lost_mapping": "a map or apply that left values missing",
+    "unmatched_rename": "a rename of a column the table does not hold",
 }
 """Each check's name in the attempt log."""
 
@@ -97,6 +99,12 @@ def blank_column(ctx: CellContext) -> list[Finding]:
 def lost_mapping(ctx: CellContext) -> list[Finding]:
     found = data.lost_mapping(ctx.code, ctx.execution, ctx.probe)
     return _doubt("lost_mapping", found.note, "code", "data") if found.facts else []
+
+
+@CHECKS.check(basis=("code", "data"))
+def unmatched_rename(ctx: CellContext) -> list[Finding]:
+    found = data.unmatched_rename(ctx.code, ctx.execution, ctx.probe)
+    return _doubt("unmatched_rename", found.note, "code", "data") if found.facts else []
 
 
 def silent_errors(
