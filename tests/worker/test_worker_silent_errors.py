@@ -384,6 +384,33 @@ def test_a_missing_column_error_lists_the_frames_columns_and_the_closest(
     assert columns + "(closest to 'net_revenue': 'revenue')" in note
 
 
+@pytest.mark.kernel
+def test_a_missing_column_another_frame_holds_is_named_with_the_shared_columns(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "r = pd.DataFrame({'hid': [1, 2], 'kwh': [3.0, 4.0]})\n"
+            "h = pd.DataFrame({'hid': [1, 2], 'region': ['N', 'S']})\n"
+            "other = pd.DataFrame({'x': [1]})\n"
+            "print(r.groupby('region')['kwh'].sum())"
+        ),
+        code("print(r['kwh'].sum())"),
+        code("print(r['nope'].sum())"),
+        "<answer>7.0</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "kWh per region?") if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    assert "`h` holds 'region'; it shares 'hid' with `r`." in note
+    assert "`other`" not in note  # near miss: a frame without the column
+    # near miss: a column no frame holds names no other frame
+    assert "holds" not in steps[2].observation, steps[2].observation
+
+
 def test_a_subset_made_for_an_earlier_question_is_found_when_reused() -> None:
     from stateguard.worker.scope import ScopeLog
 

@@ -42,6 +42,9 @@ the kernel imports this module on first use.
 * `unmatched_keys` — for (expression, keys) pairs, the keys the DataFrame the expression
   evaluates to does not hold as columns (a rename that renamed nothing); run it in a
   probe.
+* `column_holders` — the DataFrames outside some names that hold a column, with the
+  columns they share with those names' DataFrames (for a KeyError's note); run it in a
+  probe.
 """
 
 from __future__ import annotations
@@ -477,3 +480,20 @@ def unmatched_keys(items: Sequence[tuple[str, Sequence[str]]]) -> None:
         if missing:
             out.append([i, missing, [str(c) for c in value.columns[:_MAX_COLUMNS]]])
     print(json.dumps(out))
+
+
+def column_holders(key: str, names: Sequence[str]) -> None:
+    """Print ``[[frame, [shared column, ...]], ...]``: the namespace's DataFrames outside
+    ``names`` that hold ``key`` as a column, each with the columns it shares with the
+    DataFrames among ``names`` (for a KeyError's note); run it in a probe."""
+    ns = _user_ns()
+    frames = _frames(ns)
+    on_line = [f for n, f in frames.items() if n in names]
+    out = []
+    for name, frame in frames.items():
+        held = [str(c) for c in frame.columns]
+        if name in names or key not in held:
+            continue
+        shared = [c for c in held if c != key and any(c in map(str, f.columns) for f in on_line)]
+        out.append([name, shared[:5]])
+    print(json.dumps(out[:3]))

@@ -246,4 +246,30 @@ def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
         close = difflib.get_close_matches(key, cols, n=2, cutoff=0.5)
         hint = f" (closest to {key!r}: {', '.join(repr(c) for c in close)})" if close else ""
         parts.append(f"`{name}` has the columns {', '.join(cols)}{hint}")
-    return "\n" + "; ".join(parts)
+    note = "\n" + "; ".join(parts)
+    if not any(key in cols for cols in frames.values()):
+        note += held_elsewhere(kernel, key, list(frames))
+    return note
+
+
+def held_elsewhere(kernel: Executor, key: str, names: list[str]) -> str:
+    """For a column no DataFrame on the failing line holds: the session's other DataFrames
+    that hold it, and the columns each shares with those on the line ("" when none does)."""
+    try:
+        probe = kernel.run_probe(namespace.call("column_holders", key, names), timeout=10)
+        holders = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else []
+        pairs = [(str(name), [str(c) for c in shared]) for name, shared in holders]
+    except Exception:  # a probe is a courtesy; a forged output says nothing
+        return ""
+    parts = []
+    for name, shared in pairs:
+        if shared:
+            common = ", ".join(repr(c) for c in shared)
+            parts.append(f"`{name}` holds {key!r}; it shares {common} with {_listed(names)}")
+        else:
+            parts.append(f"`{name}` holds {key!r}")
+    return "\n" + "; ".join(parts) + "." if parts else ""
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
