@@ -13,12 +13,11 @@ answer.
 
 from __future__ import annotations
 
-import argparse
-import math
-import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from stateguard.worker.reference import mismatches, reference_main, run_cells
 
 HERE = Path(__file__).resolve().parent
 
@@ -64,67 +63,15 @@ by_tariff = readings.groupby("tariff")["cost"].sum()
 )
 
 
-def _run_cell(code: str, namespace: dict[str, Any]) -> Any:
-    """Execute a cell and return the value of its last expression (as IPython would)."""
-    import ast
-
-    tree = ast.parse(code)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, "<cell>", "exec"), namespace)
-    if last is None:
-        return None
-    return eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
-
-
 def compute_answers(base: Path = HERE) -> list[Any]:
     """Run every turn's cell in one namespace, from ``base`` (which holds ``data/``)."""
-    previous = Path.cwd()
-    os.chdir(base)
-    try:
-        namespace: dict[str, Any] = {}
-        return [_run_cell(code, namespace) for code in TURN_CODE]
-    finally:
-        os.chdir(previous)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return math.isclose(float(a), float(b), rel_tol=0, abs_tol=1e-9)
-    return a == b
+    return run_cells(TURN_CODE, base)
 
 
 def check(task_file: Path = HERE / "task.yaml") -> list[str]:
     """Mismatches between the computed answers and the gold answers of ``task_file``."""
-    import yaml
-
-    turns = yaml.safe_load(task_file.read_text(encoding="utf-8"))["turns"]
-    answers = compute_answers()
-    problems = []
-    if len(turns) != len(answers):
-        problems.append(f"task.yaml has {len(turns)} turns, the reference {len(answers)}")
-    for i, (turn, answer) in enumerate(zip(turns, answers, strict=False), 1):
-        if not _same(turn.get("answer"), answer):
-            gold = turn.get("answer")
-            problems.append(f"turn {i}: task.yaml says {gold!r}, the reference {answer!r}")
-    return problems
-
-
-def main() -> int:
-    """Print the answers, or with --check compare them with task.yaml."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with task.yaml")
-    if parser.parse_args().check:
-        problems = check()
-        for p in problems:
-            print(p)
-        print("task.yaml matches the reference" if not problems else "MISMATCH")
-        return 1 if problems else 0
-    for i, answer in enumerate(compute_answers(), 1):
-        print(f"turn {i}: {answer!r}")
-    return 0
+    return mismatches(task_file, compute_answers())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(reference_main(__doc__ or "", compute_answers, check))
