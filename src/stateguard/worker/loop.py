@@ -800,6 +800,27 @@ class Worker:
         attempts.progress()
         return (yield from self._formatted_step(turn, formatted))
 
+    def _printed_or_refused(
+        self,
+        turn: int,
+        step: int,
+        parsed: ParsedReply,
+        exchange: Exchange,
+        attempts: AttemptLog,
+        formatted: str | None,
+        problem: str,
+        note: str,
+    ) -> Generator[TrajectoryEvent, None, bool]:
+        """For an answer a check holds back: the one this turn's printed values hold, when
+        there is one, submitted in its place (returns whether it was accepted); else the
+        answer is refused as ``problem`` and the model is told ``note`` (returns False)."""
+        if formatted is not None:
+            return (yield from self._printed_answer(turn, exchange, attempts, formatted))
+        exchange.outcome = f"invalid: {problem}"
+        attempts.no_progress()
+        yield from self._invalid_step(turn, step, parsed, problem, note)
+        return False
+
     def _invalid_step(
         self, turn: int, step: int, parsed: ParsedReply, problem: str, note: str
     ) -> Iterator[TrajectoryEvent]:
@@ -1019,15 +1040,13 @@ class Worker:
                 unseen := unseen_numbers(parsed.answer or "", self._shown)
             ):
                 formatted = self._format_answer()
-                if formatted is not None:
-                    if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
-                        return formatted, "answer", steps
-                    refused = True
-                    continue
-                exchange.outcome = "invalid: ungrounded_answer"
-                attempts.no_progress()
                 note = render(self._corrective["ungrounded_answer"], numbers=", ".join(unseen))
-                yield from self._invalid_step(turn, step, parsed, "ungrounded_answer", note)
+                if (
+                    yield from self._printed_or_refused(
+                        turn, step, parsed, exchange, attempts, formatted, "ungrounded_answer", note
+                    )
+                ):
+                    return formatted, "answer", steps
                 refused = True
             elif missing := (
                 self._spec.missing_labels(parsed.answer or "") if self._spec is not None else []
@@ -1036,19 +1055,17 @@ class Worker:
                 # printed values when they hold every field (the answer's own value for
                 # the one they leave open), else ask for the form
                 formatted = self._format_answer(given=parsed.answer)
-                if formatted is not None:
-                    if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
-                        return formatted, "answer", steps
-                    refused = True
-                    continue
-                exchange.outcome = "invalid: missing_fields"
-                attempts.no_progress()
                 note = render(
                     self._corrective["missing_fields"],
                     form=self._spec.template if self._spec is not None else "",
                     labels=" or ".join(f"`{label}`" for label in missing),
                 )
-                yield from self._invalid_step(turn, step, parsed, "missing_fields", note)
+                if (
+                    yield from self._printed_or_refused(
+                        turn, step, parsed, exchange, attempts, formatted, "missing_fields", note
+                    )
+                ):
+                    return formatted, "answer", steps
                 refused = True
             elif (
                 not self._unformed_asked
@@ -1060,16 +1077,14 @@ class Worker:
                 # in that form when there is one, else the form is asked for, once
                 self._unformed_asked = True
                 formatted = self._format_answer()
-                if formatted is not None:
-                    if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
-                        return formatted, "answer", steps
-                    refused = True
-                    continue
-                exchange.outcome = "invalid: unformed_answer"
-                attempts.no_progress()
                 key = f"unformed_{'month' if unformed.kind == 'month' else 'number'}"
                 note = render(self._corrective[key], decimals=unformed.decimals)
-                yield from self._invalid_step(turn, step, parsed, "unformed_answer", note)
+                if (
+                    yield from self._printed_or_refused(
+                        turn, step, parsed, exchange, attempts, formatted, "unformed_answer", note
+                    )
+                ):
+                    return formatted, "answer", steps
                 refused = True
             elif not self._unknown_asked and (unknown := self._unknown_names(parsed.answer or "")):
                 # a doubt, asked once: a name no column holds may still be right (a derived
