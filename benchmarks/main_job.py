@@ -35,7 +35,8 @@ from stateguard.worker.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tuple(
-    ROOT / "examples" / name for name in ("unit_economics", "freight_margin", "energy_bills")
+    ROOT / "examples" / name
+    for name in ("unit_economics", "freight_margin", "energy_bills", "course_fees")
 )
 MANAGERS = ("none", "hybrid")
 

@@ -12,7 +12,7 @@ import pytest
 from stateguard.worker.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[2] / "examples"
-EXAMPLES = ("unit_economics", "freight_margin", "energy_bills")
+EXAMPLES = ("unit_economics", "freight_margin", "energy_bills", "course_fees")
 
 
 def _module(example: str, name: str) -> ModuleType:
@@ -56,3 +56,18 @@ def test_the_energy_revision_and_join_change_later_answers() -> None:
     inner[2] = inner[2].replace('how="left"', 'how="inner"')
     reference.TURN_CODE = tuple(inner)
     assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted households lost
+
+
+def test_the_fee_revision_and_join_change_later_course_answers() -> None:
+    reference = _module("course_fees", "reference")
+    task = load_task(ROOT / "course_fees")
+    assert "180" in task.turns[1].context and "195" in task.turns[4].context
+    stale = list(reference.TURN_CODE)
+    stale[4] = "FEE_PER_CREDIT = 195\nNone\n"  # the fee changes, tuition is not rebuilt
+    reference.TURN_CODE = tuple(stale)
+    answers = reference.compute_answers()
+    assert [answers[i] != task.turns[i].answer for i in (5, 7, 8)] == [True] * 3
+    inner = list(_module("course_fees", "reference").TURN_CODE)
+    inner[2] = inner[2].replace('how="left"', 'how="inner"')
+    reference.TURN_CODE = tuple(inner)
+    assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted courses lost
