@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from steps import FakeEnv, kinds_env, ok
 
@@ -9,6 +11,7 @@ from stateguard.kernel import ProbeResult
 from stateguard.verify import StepVerifier, VerifyTask
 from stateguard.verify.arithmetic import (
     combined_columns,
+    flag_medians,
     hardcoded_ids,
     is_identifier,
     meaningless,
@@ -123,3 +126,23 @@ def test_an_id_the_question_does_not_name_picked_by_equality_is_a_doubt_in_a_res
     assert v.score == 0.5 and v.evidence[0].check == "hardcoded_id", v.rationale
     # exploring one record, outside a result step, is not doubted
     assert det.verify(VerifyTask(question=q), [step]).score == 1.0
+
+
+def _flags_env(flags: list[list[str]]) -> FakeEnv:
+    return FakeEnv(lambda code: ProbeResult(status="ok", wall_time=0.0, stdout=json.dumps(flags)))
+
+
+def test_a_median_of_a_zero_one_column_is_found_and_a_doubt() -> None:
+    code = "churn.groupby('Geography')['Exited'].median().idxmax()"
+    env = _flags_env([["churn", "Exited"]])
+    (found,) = flag_medians(env.probe, code)
+    assert "`churn['Exited']`" in found and "holds only 0 and 1" in found
+    assert "flag_columns" in env.codes[0]
+    # near misses: a column the probe does not call a flag, a mean, forged output
+    assert flag_medians(_flags_env([]).probe, code) == []
+    assert flag_medians(env.probe, code.replace("median", "mean")) == []
+    assert flag_medians(_flags_env([["churn"]]).probe, code) == []
+    task = VerifyTask(question="Which region has the highest churn rate?")
+    step = ok(code, result="'France'").model_copy(update={"result": True})
+    v = StepVerifier("deterministic").verify(task, [step], env=env)
+    assert v.score == 0.5 and v.evidence[0].check == "flag_median", v.rationale

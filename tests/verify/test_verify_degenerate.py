@@ -16,6 +16,8 @@ from stateguard.verify.degenerate import averaged_twice, degenerate, self_produc
         ("df.a / df.a", "same operand on both sides"),
         ("df[df.price < df.price]", "compares a value with itself"),
         ("army[['deaths', 'deaths']]", "selects 'deaths' twice"),
+        ("(c.loc[c.m.idxmin(), 'n'], c.loc[c.m.idxmin(), 'n'])", "same computed value twice"),
+        ("print([df.a.max(), df.b.max(), df.a.max()])", "same computed value twice"),
     ],
 )
 def test_an_expression_fixed_by_its_form_is_found(code: str, found: str) -> None:
@@ -31,6 +33,11 @@ def test_an_expression_fixed_by_its_form_is_found(code: str, found: str) -> None
         "df[df.k == df.k]",
         "x = 1 - 1",  # literals
         "army[['deaths', 'veterans']]",
+        "(c.loc[c.m.idxmax(), 'n'], c.loc[c.m.idxmin(), 'n'])",
+        "(a, a)",  # names, not computed values
+        "x, y = f(), f()",  # bound to names, not shown
+        "[f(), f()]\nx = 1",  # not the last statement
+        "('n', 'n')",
         "df.a * df.a",  # a square is not fixed
         "df[",
     ],

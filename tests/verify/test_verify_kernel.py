@@ -262,6 +262,27 @@ def test_a_rename_of_a_column_the_table_lacks_scores_zero_in_a_result_step(
         root.close()
 
 
+def test_zero_one_columns_are_read_by_a_real_probe(branches: KernelBranches) -> None:
+    from stateguard.verify.arithmetic import flag_medians
+
+    root = branches.root()
+    try:
+        root.run(
+            Proposal(
+                code="sales['big'] = (sales.units > 10).astype(int)\n"
+                "sales['flag'] = sales.units > 10\nsales['three'] = [0, 1, 2]"
+            )
+        )
+        probe = root.environment().probe
+        code = (
+            "sales.big.median(), sales['flag'].median(), sales.three.median(), sales.units.median()"
+        )
+        found = flag_medians(probe, code)
+        assert len(found) == 2 and "'big'" in found[0] and "'flag'" in found[1], found
+    finally:
+        root.close()
+
+
 def test_a_result_repeating_the_thing_asked_per_is_a_doubt_by_a_real_probe(
     branches: KernelBranches,
 ) -> None:

@@ -42,6 +42,8 @@ the kernel imports this module on first use.
 * `unmatched_keys` — for (expression, keys) pairs, the keys the DataFrame the expression
   evaluates to does not hold as columns (a rename that renamed nothing); run it in a
   probe.
+* `flag_columns` — which (frame, column) pairs hold only 0 and 1 (or False and True); run
+  it in a probe.
 * `column_holders` — the DataFrames outside some names that hold a column, with the
   columns they share with those names' DataFrames (for a KeyError's note); run it in a
   probe.
@@ -497,3 +499,20 @@ def column_holders(key: str, names: Sequence[str]) -> None:
         shared = [c for c in held if c != key and any(c in map(str, f.columns) for f in on_line)]
         out.append([name, shared[:5]])
     print(json.dumps(out[:3]))
+
+
+def flag_columns(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[frame, column], ...]`` for each pair whose column holds only two values,
+    0 and 1 or False and True (missing values aside); run it in a probe."""
+    out = []
+    for table, (frame, column) in _tables(pairs):
+        try:
+            series = table[column]
+            if getattr(series, "ndim", 1) != 1 or series.dtype.kind not in "biuf":
+                continue
+            held = {float(v) for v in series.dropna().unique()[:3]}
+            if held == {0.0, 1.0}:
+                out.append([frame, str(column)])
+        except Exception:
+            continue
+    print(json.dumps(out))

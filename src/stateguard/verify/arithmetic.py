@@ -31,7 +31,8 @@ import ast
 from collections.abc import Callable
 from typing import NamedTuple
 
-from stateguard.kernel import ProbeResult
+from stateguard.audit.filterchecks import probe_json
+from stateguard.kernel import ProbeResult, namespace
 from stateguard.question import names_number, speaks_of_ids, words
 from stateguard.verify.columns import column_kinds, column_of
 from stateguard.verify.consistency import number_of, number_text
@@ -126,6 +127,39 @@ def meaningless(
                 "its values are labels, not quantities"
             )
     return out
+
+
+def flag_medians(probe: Callable[..., ProbeResult], code: str, timeout: float = 20.0) -> list[str]:
+    """Each median of a column that holds only 0 and 1 (or False and True), as a sentence:
+    its value is 0, 1 or 0.5 whatever the share of ones, the majority and not a rate (the
+    column's kind read by a fork probe, `stateguard.kernel.namespace.flag_columns`)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    uses: list[Use] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "median"
+            and (col := column_of(node.func.value)) is not None
+        ):
+            uses.append(Use(col[0], col[1], ast.unparse(node)))
+    if not uses:
+        return []
+    pairs = list(dict.fromkeys((u.frame, u.column) for u in uses))
+    rows = probe_json(probe, namespace.call("flag_columns", pairs), timeout)
+    try:
+        flags = {(str(f), str(c)) for f, c in rows or []}
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
+        return []
+    return [
+        f"`{u.shown}` takes the median of `{u.frame}[{u.column!r}]`, which holds only 0 and 1:"
+        " it is 0, 1 or 0.5 whatever the share of ones (a mean gives the share)"
+        for u in dict.fromkeys(uses)
+        if (u.frame, u.column) in flags
+    ]
 
 
 def hardcoded_ids(code: str, question: str) -> list[str]:

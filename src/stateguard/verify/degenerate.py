@@ -1,5 +1,6 @@
 """Code whose value is fixed by its own form, whatever the data: ``x - x``, ``a / a``,
-``df.k < df.k``, ``df[['a', 'a']]``. No analyst means them; a mistyped or swapped
+``df.k < df.k``, ``df[['a', 'a']]``, a tuple or list holding the same computed value twice
+(``(df.a.idxmin(), df.a.idxmin())``). No analyst means them; a mistyped or swapped
 operand does (``apple.index.min() - apple.index.min()`` for ``max() - min()``).
 
 ``x == x`` and ``x != x`` are left alone: they are the idiom for testing NaN.
@@ -79,6 +80,23 @@ def averaged_twice(code: str) -> list[str]:
     ]
 
 
+def _shown_displays(tree: ast.Module) -> list[ast.AST]:
+    """The tuples and lists a cell shows: its last expression, and what it prints (a
+    tuple bound to names, ``a, b = df.copy(), df.copy()``, is not shown)."""
+    out: list[ast.AST] = []
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        out.append(tree.body[-1].value)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print":
+            out.extend(node.args)
+    return [n for n in out if isinstance(n, ast.Tuple | ast.List)]
+
+
+def _computed(node: ast.AST) -> bool:
+    """An expression that calls something (``df['a'].max()``, ``df.loc[df.a.idxmax(), 'b']``)."""
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
 def degenerate(code: str) -> list[str]:
     """Each expression of ``code`` fixed by its form, as ``shown — why``."""
     try:
@@ -86,6 +104,7 @@ def degenerate(code: str) -> list[str]:
     except SyntaxError:
         return []
     out: list[str] = []
+    shown = {id(n) for n in _shown_displays(tree)}
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, _SAME_OPS):
             if _same(node.left, node.right):
@@ -93,6 +112,10 @@ def degenerate(code: str) -> list[str]:
         elif isinstance(node, ast.Compare) and len(node.ops) == 1:
             if isinstance(node.ops[0], _SAME_CMPS) and _same(node.left, node.comparators[0]):
                 out.append(f"`{ast.unparse(node)}` compares a value with itself")
+        elif isinstance(node, ast.Tuple | ast.List) and id(node) in shown:
+            values = [ast.dump(e) for e in node.elts if _computed(e)]
+            if len(values) != len(set(values)):
+                out.append(f"`{ast.unparse(node)[:200]}` holds the same computed value twice")
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.List):
             keys = [
                 k.value
