@@ -12,6 +12,7 @@ dozen sessions: two sides whose intervals overlap widely do not differ on this e
 
     stateguard verify eval --path ../shared/benchmarks/dseval/kaggle-dev --out /tmp/k.jsonl
     python benchmarks/verify_splits.py /tmp/k.jsonl [/tmp/other.jsonl ...] [--bootstrap 300]
+    python benchmarks/verify_splits.py S.jsonl --sessions-in ../shared/benchmarks/dseval/kaggle-dev
 """
 
 from __future__ import annotations
@@ -66,8 +67,14 @@ def main() -> None:
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--verifier", default="deterministic")
     parser.add_argument("--bootstrap", type=int, default=0, help="session resamples")
+    parser.add_argument(
+        "--sessions-in", type=Path, help="keep only the sessions of this DSEval folder"
+    )
     args = parser.parse_args()
     steps = [s for f in args.files for s in load_labelled(f)]
+    if args.sessions_in is not None:
+        kept = {f"dseval-{p.stem}" for p in args.sessions_in.glob("*.py")}
+        steps = [s for s in steps if s.session in kept]
     print(
         "| split | sessions | steps | recall (0) | recall (0 or 0.5) | correct scored 0 "
         "| BoN 4 / 8 / 16 | BoN turns |"
