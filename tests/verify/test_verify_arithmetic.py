@@ -10,6 +10,7 @@ from steps import FakeEnv, kinds_env, ok
 from stateguard.kernel import ProbeResult
 from stateguard.verify import StepVerifier, VerifyTask
 from stateguard.verify.arithmetic import (
+    alphabetical_extremes,
     combined_columns,
     flag_medians,
     hardcoded_ids,
@@ -146,3 +147,19 @@ def test_a_median_of_a_zero_one_column_is_found_and_a_doubt() -> None:
     step = ok(code, result="'France'").model_copy(update={"result": True})
     v = StepVerifier("deterministic").verify(task, [step], env=env)
     assert v.score == 0.5 and v.evidence[0].check == "flag_median", v.rationale
+
+
+def test_the_row_of_the_largest_word_is_found_and_a_doubt() -> None:
+    code = "(cars.loc[cars['name'].idxmax(), 'name'], cars.loc[cars['mpg'].idxmin(), 'name'])"
+    env = _flags_env([["cars", "name"]])
+    (found,) = alphabetical_extremes(env.probe, code)
+    assert "`cars['name']`" in found and "alphabetical order" in found
+    assert "word_columns" in env.codes[0] and "'mpg'" in env.codes[0]
+    # near misses: no column of words per the probe; a max of words; forged output
+    assert alphabetical_extremes(_flags_env([]).probe, code) == []
+    assert alphabetical_extremes(env.probe, "cars['name'].max()") == []
+    assert alphabetical_extremes(_flags_env([[1]]).probe, code) == []
+    task = VerifyTask(question="Which car has the highest mpg?")
+    step = ok(code, result="('vw', 'hi')").model_copy(update={"result": True})
+    v = StepVerifier("deterministic").verify(task, [step], env=env)
+    assert v.score == 0.5 and v.evidence[0].check == "alphabetical_extreme", v.rationale

@@ -263,7 +263,7 @@ def test_a_rename_of_a_column_the_table_lacks_scores_zero_in_a_result_step(
 
 
 def test_zero_one_columns_are_read_by_a_real_probe(branches: KernelBranches) -> None:
-    from stateguard.verify.arithmetic import flag_medians
+    from stateguard.verify.arithmetic import alphabetical_extremes, flag_medians
 
     root = branches.root()
     try:
@@ -279,6 +279,11 @@ def test_zero_one_columns_are_read_by_a_real_probe(branches: KernelBranches) -> 
         )
         found = flag_medians(probe, code)
         assert len(found) == 2 and "'big'" in found[0] and "'flag'" in found[1], found
+        root.run(Proposal(code="sales['day'] = ['2024-01-02', '2024-01-03', '2024-01-01']"))
+        probe = root.environment().probe
+        code = "sales.region.idxmax(), sales['day'].idxmax(), sales.units.idxmax()"
+        (picked,) = alphabetical_extremes(probe, code)
+        assert "`sales['region']`" in picked  # dates written as text order as dates do
     finally:
         root.close()
 

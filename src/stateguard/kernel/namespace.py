@@ -44,6 +44,8 @@ the kernel imports this module on first use.
   probe.
 * `flag_columns` — which (frame, column) pairs hold only 0 and 1 (or False and True); run
   it in a probe.
+* `word_columns` — which (frame, column) pairs hold words (text that does not start with
+  a digit); run it in a probe.
 * `column_holders` — the DataFrames outside some names that hold a column, with the
   columns they share with those names' DataFrames (for a KeyError's note); run it in a
   probe.
@@ -512,6 +514,24 @@ def flag_columns(pairs: Sequence[tuple[str, str]]) -> None:
                 continue
             held = {float(v) for v in series.dropna().unique()[:3]}
             if held == {0.0, 1.0}:
+                out.append([frame, str(column)])
+        except Exception:
+            continue
+    print(json.dumps(out))
+
+
+def word_columns(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[frame, column], ...]`` for each pair whose column holds words: its first
+    non-missing values are all strings, none of which starts with a digit (a date or a
+    number written as text orders as its value does); run it in a probe."""
+    out = []
+    for table, (frame, column) in _tables(pairs):
+        try:
+            series = table[column]
+            if getattr(series, "ndim", 1) != 1 or series.dtype.kind not in "OSUT":
+                continue
+            head = series.dropna().head(20).tolist()
+            if head and all(isinstance(v, str) and v[:1].isalpha() for v in head):
                 out.append([frame, str(column)])
         except Exception:
             continue

@@ -129,35 +129,67 @@ def meaningless(
     return out
 
 
-def flag_medians(probe: Callable[..., ProbeResult], code: str, timeout: float = 20.0) -> list[str]:
-    """Each median of a column that holds only 0 and 1 (or False and True), as a sentence:
-    its value is 0, 1 or 0.5 whatever the share of ones, the majority and not a rate (the
-    column's kind read by a fork probe, `stateguard.kernel.namespace.flag_columns`)."""
+_EXTREME_ROWS = frozenset({"idxmax", "idxmin", "argmax", "argmin"})
+
+
+def _calls_on_columns(code: str, methods: frozenset[str]) -> list[Use]:
+    """Each ``frame['c'].m()`` of ``code`` (through a chain) whose method is in ``methods``."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    uses: list[Use] = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
+    return list(
+        dict.fromkeys(
+            Use(col[0], col[1], ast.unparse(node))
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "median"
+            and node.func.attr in methods
             and (col := column_of(node.func.value)) is not None
-        ):
-            uses.append(Use(col[0], col[1], ast.unparse(node)))
+        )
+    )
+
+
+def _probed_pairs(
+    probe: Callable[..., ProbeResult], helper: str, uses: list[Use], timeout: float
+) -> set[tuple[str, str]]:
+    """The ``(frame, column)`` pairs of ``uses`` the kernel-side ``helper`` prints."""
     if not uses:
-        return []
+        return set()
     pairs = list(dict.fromkeys((u.frame, u.column) for u in uses))
-    rows = probe_json(probe, namespace.call("flag_columns", pairs), timeout)
+    rows = probe_json(probe, namespace.call(helper, pairs), timeout)
     try:
-        flags = {(str(f), str(c)) for f, c in rows or []}
+        return {(str(f), str(c)) for f, c in rows or []}
     except (TypeError, ValueError):  # a namespace that forged the probe's output
-        return []
+        return set()
+
+
+def alphabetical_extremes(
+    probe: Callable[..., ProbeResult], code: str, timeout: float = 20.0
+) -> list[str]:
+    """Each ``idxmax``/``idxmin`` of a column of words, as a sentence: it picks the row
+    whose text is last (or first) in alphabetical order, rarely what an extreme means
+    (the column read by a fork probe, `stateguard.kernel.namespace.word_columns`)."""
+    uses = _calls_on_columns(code, _EXTREME_ROWS)
+    words_held = _probed_pairs(probe, "word_columns", uses, timeout)
+    return [
+        f"`{u.shown}` picks a row by `{u.frame}[{u.column!r}]`, which holds words: the row"
+        " whose text comes first or last in alphabetical order"
+        for u in uses
+        if (u.frame, u.column) in words_held
+    ]
+
+
+def flag_medians(probe: Callable[..., ProbeResult], code: str, timeout: float = 20.0) -> list[str]:
+    """Each median of a column that holds only 0 and 1 (or False and True), as a sentence:
+    its value is 0, 1 or 0.5 whatever the share of ones, the majority and not a rate (the
+    column's kind read by a fork probe, `stateguard.kernel.namespace.flag_columns`)."""
+    uses = _calls_on_columns(code, frozenset({"median"}))
+    flags = _probed_pairs(probe, "flag_columns", uses, timeout)
     return [
         f"`{u.shown}` takes the median of `{u.frame}[{u.column!r}]`, which holds only 0 and 1:"
         " it is 0, 1 or 0.5 whatever the share of ones (a mean gives the share)"
-        for u in dict.fromkeys(uses)
+        for u in uses
         if (u.frame, u.column) in flags
     ]
 

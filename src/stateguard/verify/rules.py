@@ -29,7 +29,12 @@ from stateguard.kernel import namespace
 from stateguard.manager.evidence import output_requirements, unsupported_claims
 from stateguard.question import threshold_spans
 from stateguard.types import VarKey
-from stateguard.verify.arithmetic import flag_medians, hardcoded_ids, meaningless
+from stateguard.verify.arithmetic import (
+    alphabetical_extremes,
+    flag_medians,
+    hardcoded_ids,
+    meaningless,
+)
 from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
@@ -554,15 +559,19 @@ def one_per_entity(inp: RuleInput) -> list[Finding]:
 def meaningless_arithmetic(inp: RuleInput) -> list[Finding]:
     """A sum, mean or product of a text column, or arithmetic on an identifier column
     (`stateguard.verify.arithmetic`, kinds read by a fork probe) → 0 in a result step,
-    else 0.5; a median of a 0/1 column → 0.5 (it may be meant: the majority)."""
+    else 0.5; a median of a 0/1 column, or the row of the largest or smallest value of a
+    column of words (``idxmax``: alphabetical), → 0.5 (either may be meant)."""
     step, ex = inp.step, inp.step.execution
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     found = meaningless(inp.env.probe, step.code, inp.task.question, inp.probe_timeout)
     medians = flag_medians(inp.env.probe, step.code, inp.probe_timeout)
-    return _in_result(step, "meaningless_arithmetic", found, "code", "data") + [
-        _doubt("flag_median", m, "code", "data") for m in medians
-    ]
+    extremes = alphabetical_extremes(inp.env.probe, step.code, inp.probe_timeout)
+    return (
+        _in_result(step, "meaningless_arithmetic", found, "code", "data")
+        + [_doubt("flag_median", m, "code", "data") for m in medians]
+        + [_doubt("alphabetical_extreme", m, "code", "data") for m in extremes]
+    )
 
 
 @CHECKS.check(basis=("code", "question"))
