@@ -349,6 +349,47 @@ def test_a_column_the_context_names_and_no_cell_read_is_held_back_once(
     assert events[-1].answer == "12"
 
 
+@pytest.mark.kernel
+def test_an_answer_from_another_table_than_the_file_the_turn_names_is_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "courses = pd.DataFrame({'code': ['a', 'b', 'c']})\n"
+        "enrolments = pd.DataFrame({'student': [1, 1, 2, 3, 3], 'code': list('abcab')})",
+        frames={"courses": "data/courses.csv", "enrolments": "data/enrolments.csv"},
+        columns={"courses": ("code",), "enrolments": ("student", "code")},
+    )
+    context = "data/enrolments.csv holds one row per student and course."
+    question = "How many students are there?"
+    wrong = f"{fence}python\nprint(len(courses))\n{fence}"
+    right = f"{fence}python\nprint(enrolments['student'].nunique())\n{fence}"
+    model = ScriptedModel([wrong, "<answer>3</answer>", right, "<answer>3</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question, context=context))
+    held = [e for e in events if isinstance(e, StepRecord) and e.problem == "unread_file"]
+    assert len(held) == 1, [e.problem for e in events if isinstance(e, StepRecord)]
+    assert "data/enrolments.csv (loaded as `enrolments`)" in held[0].observation
+    assert events[-1].answer == "3" and len(model.requests) == 4
+    # near misses: the named table read (directly, or through a table made from it), a
+    # turn that names no file, and the same answer again after the doubt
+    for reply, ctx in ((right, context), (wrong, "")):
+        model = ScriptedModel([reply, "<answer>3</answer>"])
+        events = list(
+            worker.__class__(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(
+                2, question, context=ctx
+            )
+        )
+        assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
+    model = ScriptedModel([wrong, "<answer>3</answer>", "<answer>3</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question, context=context))
+    assert events[-1].answer == "3" and len(model.requests) == 3
+
+
 @pytest.mark.parametrize(
     ("question", "answer", "unformed"),
     [

@@ -42,6 +42,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Generator, Iterator
+from pathlib import PurePosixPath
 
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
@@ -313,6 +314,8 @@ class Worker:
         self._question = ""
         self._context = ""
         self._data_columns: dict[str, tuple[str, ...]] = {}
+        self._data_files: dict[str, str] = {}
+        """Preloaded frame -> the ``data/...`` file it was read from."""
         """Every column of each loaded frame, as the setup loaded it."""
         self._turn_cells: list[CellRecord] = []
         """The lineage records of the current turn's cells that ran without error."""
@@ -667,6 +670,35 @@ class Worker:
                     out.append(f"`{frame}{part}`")
         return out
 
+    def _unread_files(self) -> list[tuple[str, str]]:
+        """``(file, frame)`` for each preloaded data file this turn's context or question
+        names (``data/enrolments.csv``, or its file name as a word) whose frame no cell of
+        this turn that ran read, directly or through what it read (lineage ancestry), and
+        whose file name no cell of the turn names: the answer was computed from another
+        table than the one the turn speaks of."""
+        if not self._data_files or not self._turn_cells:
+            return []
+        graph = self.guard.graph
+        read: set[str] = set()
+        for cell in self._turn_cells:
+            for r in cell.reads:
+                read.add(r.name.split("[", 1)[0])
+                try:
+                    read.update(
+                        VarKey.name_of(k).split("[", 1)[0] for k in graph.ancestors(r.version)
+                    )
+                except KeyError:
+                    continue
+        text = f"{self._context}\n{self._question}"
+        sources = "\n".join(cell.source for cell in self._turn_cells)
+        out = []
+        for frame, path in self._data_files.items():
+            file = PurePosixPath(path).name
+            named = re.search(r"(?<![\w.])" + re.escape(file) + r"(?![\w])", text)
+            if named and frame not in read and file not in sources:
+                out.append((path, frame))
+        return out
+
     def _crowded(self, answer: str) -> bool:
         """The question asks for one number (no form of several fields) and ``answer``
         gives two or more labelled values: ``orders: 1200, net_revenue: 209637.41, margin:
@@ -868,7 +900,7 @@ class Worker:
         self._outputs, self._formatted = [], set()
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
-        self._unformed_asked = False
+        self._unformed_asked = self._unread_file_asked = False
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -883,6 +915,7 @@ class Worker:
         if self.setup is not None:
             setup, self.setup = self.setup, None
             self._data_columns = dict(setup.columns)
+            self._data_files = dict(setup.frames)
             yield from self._setup_step(turn_index, setup)
 
         answer: str | None = None
@@ -1094,6 +1127,15 @@ class Worker:
                 names = ", ".join(repr(n) for n in unknown[:3])
                 note = render(self._corrective["unknown_name"], names=names)
                 yield from self._invalid_step(turn, step, parsed, "unknown_name", note)
+                refused = True
+            elif not self._unread_file_asked and (files := self._unread_files()):
+                # a doubt, asked once: the turn's text names a data file whose table no
+                # cell of this turn read (the answer came from another table)
+                self._unread_file_asked = self._unread_asked = True  # one doubt of the two
+                exchange.outcome = "invalid: unread_file"
+                named = ", ".join(f"{path} (loaded as `{frame}`)" for path, frame in files[:3])
+                note = render(self._corrective["unread_file"], files=named)
+                yield from self._invalid_step(turn, step, parsed, "unread_file", note)
                 refused = True
             elif not self._unread_asked and (unread := self._unread_columns()):
                 # a doubt, asked once: the turn's text names a column of the data that
