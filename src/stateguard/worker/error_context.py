@@ -14,6 +14,7 @@ import json
 import re
 
 from stateguard.kernel import ExecutionResult, Executor, namespace
+from stateguard.worker.prompts import observation_notes, render
 
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _ROOT = re.compile(r"[A-Za-z_]\w*")
@@ -135,7 +136,7 @@ def created_context(kernel: Executor, created: tuple[str, ...] | list[str]) -> s
     }
     if not described:
         return ""
-    return "The cell created: " + "; ".join(f"{k} is {v}" for k, v in described.items())
+    return _note("created", described=_named(described))
 
 
 _MANY_FOR_ONE = re.compile(
@@ -156,17 +157,13 @@ def many_for_one(execution: ExecutionResult, described: dict[str, str]) -> str:
     if error is None or not _MANY_FOR_ONE.search(f"{error.ename}: {error.evalue}"):
         return ""
     many = [
-        f"`{name}` holds {m.group(2)} values (a {m.group(1)})"
+        _note("holds_many", name=name, count=m.group(2), kind=m.group(1))
         for name, text in described.items()
         if (m := _MANY.match(text)) and int(m.group(2)) > 1
     ]
     if not many:
         return ""
-    return (
-        "; ".join(many)
-        + ", where this line needs one value. Aggregate first (for example `.sum()` or"
-        " `.mean()` of the column you mean), or select one element."
-    )
+    return _note("many_for_one", many="; ".join(many))
 
 
 def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> str:
@@ -175,13 +172,13 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
     if where is None:
         return ""
     lineno, line = where
-    note = f"The error is raised at line {lineno}: {line.strip()}"
+    note = _note("error_line", line=lineno, source=line.strip())
     names = line_names(line)
     if not names:
         return note
     described = describe_names(kernel, names)
     if described:
-        note += "\nOn that line: " + "; ".join(f"{k} is {v}" for k, v in described.items())
+        note += "\n" + _note("on_line", described=_named(described))
     advice = many_for_one(execution, described)
     if advice:
         note += "\n" + advice
@@ -223,10 +220,7 @@ def looked_up_in(kernel: Executor, line: str, evalue: str) -> str:
         return ""
     if not isinstance(described, str):
         return ""
-    return (
-        f"\n{key!r} is looked up in `{holder}`, a value this line computes, not in a table of"
-        f" the session: it is {described}."
-    )
+    return "\n" + _note("looked_up_in", key=repr(key), holder=holder, described=described)
 
 
 def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
@@ -244,8 +238,10 @@ def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
     parts = []
     for name, cols in frames.items():
         close = difflib.get_close_matches(key, cols, n=2, cutoff=0.5)
-        hint = f" (closest to {key!r}: {', '.join(repr(c) for c in close)})" if close else ""
-        parts.append(f"`{name}` has the columns {', '.join(cols)}{hint}")
+        part = _note("frame_columns", name=name, columns=", ".join(cols))
+        if close:
+            part += " " + _note("closest", key=repr(key), close=", ".join(repr(c) for c in close))
+        parts.append(part)
     note = "\n" + "; ".join(parts)
     if not any(key in cols for cols in frames.values()):
         note += held_elsewhere(kernel, key, list(frames))
@@ -265,11 +261,20 @@ def held_elsewhere(kernel: Executor, key: str, names: list[str]) -> str:
     for name, shared in pairs:
         if shared:
             common = ", ".join(repr(c) for c in shared)
-            parts.append(f"`{name}` holds {key!r}; it shares {common} with {_listed(names)}")
+            frames = ", ".join(f"`{n}`" for n in names)
+            parts.append(
+                _note("held_elsewhere", name=name, key=repr(key), shared=common, frames=frames)
+            )
         else:
-            parts.append(f"`{name}` holds {key!r}")
+            parts.append(_note("held_elsewhere_alone", name=name, key=repr(key)))
     return "\n" + "; ".join(parts) + "." if parts else ""
 
 
-def _listed(names: list[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names)
+def _note(section: str, /, **values: object) -> str:
+    """The observation note ``section`` of ``observation.md``, filled."""
+    return render(observation_notes()[section], **values)
+
+
+def _named(described: dict[str, str]) -> str:
+    """``name is value; …`` for each described name."""
+    return "; ".join(_note("named", name=k, value=v) for k, v in described.items())

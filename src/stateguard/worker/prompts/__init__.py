@@ -1,7 +1,9 @@
 """Prompt files of the worker (package data, read with importlib.resources).
 
 ``system.md`` is the agent's system prompt; ``corrective.md`` holds one message
-per ``## key`` section, shown when a reply is not a valid step. Both use
+per ``## key`` section, shown when a reply is not a valid step; ``observation.md`` the
+notes added to an observation (an error's failing line, what a silent cell created). All
+use
 `string.Template` placeholders (``$data_files``, ``$max_steps``, ``$remaining``).
 """
 
@@ -23,13 +25,23 @@ def system_template() -> str:
     return _read("system.md")
 
 
-@cache
-def corrective_messages() -> dict[str, str]:
-    """Corrective messages by key (section headings of ``corrective.md``)."""
-    text = _read("corrective.md")
+def _sections(name: str) -> dict[str, str]:
+    text = _read(name)
     sections = re.split(r"^## +(\S+) *$", text, flags=re.M)
     # sections = [preamble, key1, body1, key2, body2, ...]
     return {key: body.strip() for key, body in zip(sections[1::2], sections[2::2], strict=True)}
+
+
+@cache
+def corrective_messages() -> dict[str, str]:
+    """Corrective messages by key (section headings of ``corrective.md``)."""
+    return _sections("corrective.md")
+
+
+@cache
+def observation_notes() -> dict[str, str]:
+    """Observation notes by key (section headings of ``observation.md``)."""
+    return _sections("observation.md")
 
 
 def render(template: str, **values: object) -> str:
