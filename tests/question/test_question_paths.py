@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from stateguard.question import backticked, bare_paths
+from stateguard.question import backticked, bare_paths, names_file
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,18 @@ def test_a_bare_path_is_read_under_the_folder_given() -> None:
     question = "Join data/a.csv with inputs/b.csv."
     assert bare_paths(question, "data") == ["a.csv"]
     assert bare_paths(question, "inputs") == ["b.csv"]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("data/enrolments.csv holds one row per enrolment.", True),
+        ("Read enrolments.csv first.", True),
+        ("See `data/enrolments.csv`.", True),
+        ("data/old_enrolments.csv holds the archive.", False),
+        ("data/enrolments.csv.gz is compressed.", False),
+        ("The enrolments of 2025.", False),
+    ],
+)
+def test_a_file_name_is_named_only_as_a_name_of_its_own(text: str, named: bool) -> None:
+    assert names_file(text, "enrolments.csv") is named

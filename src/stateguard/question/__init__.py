@@ -43,7 +43,7 @@ from stateguard.question.conditions import row_condition
 from stateguard.question.content import content_words
 from stateguard.question.fields import field_tokens, named_fields
 from stateguard.question.joins import RowsAsked, rows_asked
-from stateguard.question.paths import backticked, bare_paths
+from stateguard.question.paths import backticked, bare_paths, names_file
 from stateguard.question.revisions import RevisionStatement, revision_statements
 from stateguard.question.sentences import first_sentence
 from stateguard.question.spec import (
@@ -90,6 +90,7 @@ __all__ = [
     "kept_years",
     "named_columns",
     "named_fields",
+    "names_file",
     "names_number",
     "noun_named_columns",
     "number",

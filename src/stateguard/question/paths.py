@@ -29,3 +29,10 @@ def bare_paths(question: str, folder: str) -> list[str]:
     prose = _BACKTICKED.sub(" ", question)
     mention = r"\b" + re.escape(folder) + r"/([\w.\-]+)(?![\w.\-]*\{)"
     return [m.rstrip(".") for m in re.findall(mention, prose)]
+
+
+def names_file(text: str, name: str) -> bool:
+    """Whether ``text`` writes the file name ``name`` (``enrolments.csv``) as a name of its
+    own: alone or at the end of a path (``data/enrolments.csv``), not inside a longer name
+    (``old_enrolments.csv``, ``enrolments.csv.gz``)."""
+    return re.search(r"(?<![\w.\-])" + re.escape(name) + r"(?![\w\-]|\.\w)", text) is not None

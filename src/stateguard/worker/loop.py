@@ -55,7 +55,7 @@ from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
 from stateguard.manager.evidence import names_key
 from stateguard.numbers import is_valueless, scan
-from stateguard.question import named_columns
+from stateguard.question import named_columns, names_file
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog
@@ -694,8 +694,7 @@ class Worker:
         out = []
         for frame, path in self._data_files.items():
             file = PurePosixPath(path).name
-            named = re.search(r"(?<![\w.])" + re.escape(file) + r"(?![\w])", text)
-            if named and frame not in read and file not in sources:
+            if names_file(text, file) and frame not in read and file not in sources:
                 out.append((path, frame))
         return out
 
