@@ -390,6 +390,38 @@ def test_an_answer_from_another_table_than_the_file_the_turn_names_is_held_back_
     assert events[-1].answer == "3" and len(model.requests) == 3
 
 
+@pytest.mark.kernel
+def test_a_loaded_table_bound_to_a_number_is_told_with_its_file(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "courses = pd.DataFrame({'code': ['a', 'b', 'c']})\n"
+        "enrolments = pd.DataFrame({'student': [1, 1, 2, 3, 3], 'code': list('abcab')})",
+        frames={"courses": "data/courses.csv", "enrolments": "data/enrolments.csv"},
+        columns={"courses": ("code",), "enrolments": ("student", "code")},
+    )
+    clobber = f"{fence}python\nenrolments = enrolments.shape[0]\nprint(enrolments)\n{fence}"
+    keep = f"{fence}python\nn = enrolments.shape[0]\ncourses = courses.copy()\nprint(n)\n{fence}"
+    model = ScriptedModel([clobber, keep, "<answer>5</answer>"])
+    worker = Worker(
+        model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup, retry_samples=0
+    )
+    steps = [
+        e
+        for e in worker.run_turn(1, "How many enrolments?")
+        if isinstance(e, StepRecord) and e.code and "shape" in e.code
+    ]
+    assert "replaced the table `enrolments`, loaded from data/enrolments.csv, with int 5" in (
+        steps[0].observation
+    )
+    # near miss: a table rebound to a table, and a new name for the number
+    assert "replaced the table" not in steps[1].observation
+
+
 @pytest.mark.parametrize(
     ("question", "answer", "unformed"),
     [

@@ -11,7 +11,9 @@ check for the attempt log:
   (`stateguard.worker.scope`);
 - a column just written that holds only missing values;
 - a column written by a ``map``/``apply`` that is missing where its source holds a value;
-- a ``rename(columns={...})`` key the renamed table does not hold (pandas skips it).
+- a ``rename(columns={...})`` key the renamed table does not hold (pandas skips it);
+- a table the worker loaded from a data file, bound by the cell to something else
+  (``enrolments = enrolments.shape[0]``): every later step that reads it breaks.
 
 All but the subset are the data checks the verifier runs too (`stateguard.checks.data`),
 which find the facts and word the note; here they are doubts.
@@ -19,13 +21,16 @@ which find the facts and word the note; here they are doubts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
-from stateguard.kernel import ExecutionResult
+from stateguard.kernel import ExecutionResult, namespace
 from stateguard.worker.answer_format import AnswerSpec
+from stateguard.worker.error_context import assigned_names
+from stateguard.worker.prompts import observation_notes, render
 from stateguard.worker.scope import ScopeLog
 
 
@@ -43,6 +48,8 @@ class CellContext:
     turn: int
     question: str
     """The turn's opener (question with its context)."""
+    tables: Mapping[str, str] = field(default_factory=dict)
+    """The tables the worker loaded before the first question: name -> ``data/...`` file."""
 
 
 CHECKS: CheckRegistry[CellContext] = CheckRegistry("worker")
@@ -54,6 +61,7 @@ FAILURES: dict[str, str] = {
     "blank_column": "a column written with only missing values",
     "lost_mapping": "a map or apply that left values missing",
     "unmatched_rename": "a rename of a column the table does not hold",
+    "rebound_table": "a loaded table replaced by another value",
 }
 """Each check's name in the attempt log."""
 
@@ -107,6 +115,25 @@ def unmatched_rename(ctx: CellContext) -> list[Finding]:
     return _doubt("unmatched_rename", found.note, "code", "data") if found.facts else []
 
 
+@CHECKS.check(basis=("code", "data"))
+def rebound_table(ctx: CellContext) -> list[Finding]:
+    names = [n for n in assigned_names(ctx.code) if n in ctx.tables]
+    if not names:
+        return []
+    try:
+        probe = ctx.probe(namespace.call("describe", names), timeout=10)
+        described = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
+        lost = {str(n): str(v) for n, v in described.items() if not str(v).startswith("DataFrame")}
+    except Exception:  # a probe is a courtesy; a forged output says nothing
+        return []
+    notes = [
+        render(observation_notes()["rebound_table"], name=n, value=v[:80], path=ctx.tables[n])
+        for n, v in lost.items()
+        if n in ctx.tables
+    ]
+    return _doubt("rebound_table", "\n".join(notes), "code", "data") if notes else []
+
+
 def silent_errors(
     code: str,
     execution: ExecutionResult,
@@ -117,10 +144,14 @@ def silent_errors(
     scopes: ScopeLog,
     turn: int,
     question: str,
+    tables: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """The doubts about a cell that ran (none for a cell that failed); ``created``: the
-    versions it wrote, ``question``: the turn's opener (question with its context)."""
+    versions it wrote, ``question``: the turn's opener (question with its context),
+    ``tables``: the tables loaded before the first question (name -> data file)."""
     if not execution.ok:
         return []
-    ctx = CellContext(code, execution, created, probe, spec, scopes, turn, question)
+    ctx = CellContext(
+        code, execution, created, probe, spec, scopes, turn, question, dict(tables or {})
+    )
     return CHECKS.run(ctx)

@@ -539,6 +539,7 @@ class Worker:
             scopes=self._scopes,
             turn=turn,
             question=self.conversation.current.opener,
+            tables=self._data_files,
         )
         doubts = [FAILURES[d.check] for d in found]
         for d in found:
