@@ -15,8 +15,10 @@ check for the attempt log:
 - a table the worker loaded from a data file, bound by the cell to something else
   (``enrolments = enrolments.shape[0]``): every later step that reads it breaks.
 
-All but the subset are the data checks the verifier runs too (`stateguard.checks.data`),
-which find the facts and word the note; here they are doubts.
+All but the subset and the rebound table (which need the worker's own records: the turns'
+selections, the tables it loaded) are the data checks the verifier runs too
+(`stateguard.checks.data`), which find the facts and word the note; here they are
+doubts.
 """
 
 from __future__ import annotations
