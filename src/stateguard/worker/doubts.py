@@ -23,15 +23,14 @@ doubts.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
-from stateguard.kernel import ExecutionResult, namespace
+from stateguard.kernel import ExecutionResult
 from stateguard.worker.answer_format import AnswerSpec
-from stateguard.worker.error_context import assigned_names
+from stateguard.worker.error_context import assigned_names, describe_names
 from stateguard.worker.prompts import observation_notes, render
 from stateguard.worker.scope import ScopeLog
 
@@ -122,16 +121,10 @@ def rebound_table(ctx: CellContext) -> list[Finding]:
     names = [n for n in assigned_names(ctx.code) if n in ctx.tables]
     if not names:
         return []
-    try:
-        probe = ctx.probe(namespace.call("describe", names), timeout=10)
-        described = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
-        lost = {str(n): str(v) for n, v in described.items() if not str(v).startswith("DataFrame")}
-    except Exception:  # a probe is a courtesy; a forged output says nothing
-        return []
     notes = [
         render(observation_notes()["rebound_table"], name=n, value=v[:80], path=ctx.tables[n])
-        for n, v in lost.items()
-        if n in ctx.tables
+        for n, v in describe_names(ctx.probe, names).items()
+        if n in ctx.tables and not v.startswith("DataFrame")
     ]
     return _doubt("rebound_table", "\n".join(notes), "code", "data") if notes else []
 

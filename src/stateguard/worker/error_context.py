@@ -13,6 +13,7 @@ import difflib
 import json
 import re
 
+from stateguard.audit.filterchecks import Probe, probe_json
 from stateguard.kernel import ExecutionResult, Executor, namespace
 from stateguard.worker.prompts import observation_notes, render
 
@@ -43,15 +44,15 @@ def line_names(line: str) -> list[str]:
     return list(dict.fromkeys(names))[:_MAX_NAMES]
 
 
-def describe_names(kernel: Executor, names: list[str]) -> dict[str, str]:
-    """Type and shape (or a short repr) of each existing name; {} if the probe fails."""
+def describe_names(probe: Probe, names: list[str]) -> dict[str, str]:
+    """Type and shape (or a short repr) of each existing name, read by ``probe`` (a fork
+    of the session); {} if the probe fails or prints something else."""
     if not names:
         return {}
-    try:
-        probe = kernel.run_probe(namespace.call("describe", names), timeout=10)
-        return json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else {}
-    except Exception:  # a probe is a courtesy; never fail the step because of it
+    described = probe_json(probe, namespace.call("describe", names), 10)
+    if not isinstance(described, dict):
         return {}
+    return {str(k): str(v) for k, v in described.items()}
 
 
 def assigned_names(code: str) -> list[str]:
@@ -132,7 +133,9 @@ def created_context(kernel: Executor, created: tuple[str, ...] | list[str]) -> s
     roots = [m.group(0) for v in created if (m := _ROOT.match(v))]
     names = list(dict.fromkeys(roots))[:_MAX_NAMES]
     described = {
-        k: v for k, v in describe_names(kernel, names).items() if not v.startswith("module ")
+        k: v
+        for k, v in describe_names(kernel.run_probe, names).items()
+        if not v.startswith("module ")
     }
     if not described:
         return ""
@@ -176,7 +179,7 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
     names = line_names(line)
     if not names:
         return note
-    described = describe_names(kernel, names)
+    described = describe_names(kernel.run_probe, names)
     if described:
         note += "\n" + _note("on_line", described=_named(described))
     advice = many_for_one(execution, described)
@@ -251,11 +254,10 @@ def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
 def held_elsewhere(kernel: Executor, key: str, names: list[str]) -> str:
     """For a column no DataFrame on the failing line holds: the session's other DataFrames
     that hold it, and the columns each shares with those on the line ("" when none does)."""
+    holders = probe_json(kernel.run_probe, namespace.call("column_holders", key, names), 10)
     try:
-        probe = kernel.run_probe(namespace.call("column_holders", key, names), timeout=10)
-        holders = json.loads(probe.stdout.strip().splitlines()[-1]) if probe.ok else []
-        pairs = [(str(name), [str(c) for c in shared]) for name, shared in holders]
-    except Exception:  # a probe is a courtesy; a forged output says nothing
+        pairs = [(str(name), [str(c) for c in shared]) for name, shared in holders or []]
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
         return ""
     parts = []
     for name, shared in pairs:

@@ -648,17 +648,7 @@ class Worker:
         in this turn's code (a frame lineage does not name: ``pd.read_csv(…).b``)."""
         if not self._data_columns or not self._turn_cells:
             return []
-        graph = self.guard.graph
-        read: set[str] = set()
-        whole: set[str] = set()
-        for cell in self._turn_cells:
-            for r in cell.reads:
-                read.add(r.name)
-                whole.add(r.name)
-                try:
-                    read.update(VarKey.name_of(k) for k in graph.ancestors(r.version))
-                except KeyError:
-                    continue
+        read, whole = self._turn_reads()
         text = f"{self._context}\n{self._question}"
         sources = "\n".join(cell.source for cell in self._turn_cells)
         out = []
@@ -671,6 +661,22 @@ class Worker:
                     out.append(f"`{frame}{part}`")
         return out
 
+    def _turn_reads(self) -> tuple[set[str], set[str]]:
+        """The names the turn's cells that ran read: with what those were computed from
+        (lineage ancestry), and directly."""
+        graph = self.guard.graph
+        read: set[str] = set()
+        direct: set[str] = set()
+        for cell in self._turn_cells:
+            for r in cell.reads:
+                read.add(r.name)
+                direct.add(r.name)
+                try:
+                    read.update(VarKey.name_of(k) for k in graph.ancestors(r.version))
+                except KeyError:
+                    continue
+        return read, direct
+
     def _unread_files(self) -> list[tuple[str, str]]:
         """``(file, frame)`` for each preloaded data file this turn's context or question
         names (``data/enrolments.csv``, or its file name as a word) whose frame no cell of
@@ -679,17 +685,7 @@ class Worker:
         table than the one the turn speaks of."""
         if not self._data_files or not self._turn_cells:
             return []
-        graph = self.guard.graph
-        read: set[str] = set()
-        for cell in self._turn_cells:
-            for r in cell.reads:
-                read.add(r.name.split("[", 1)[0])
-                try:
-                    read.update(
-                        VarKey.name_of(k).split("[", 1)[0] for k in graph.ancestors(r.version)
-                    )
-                except KeyError:
-                    continue
+        read = {name.split("[", 1)[0] for name in self._turn_reads()[0]}
         text = f"{self._context}\n{self._question}"
         sources = "\n".join(cell.source for cell in self._turn_cells)
         out = []
