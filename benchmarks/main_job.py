@@ -36,7 +36,7 @@ from stateguard.worker.tasks import load_task
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tuple(
     ROOT / "examples" / name
-    for name in ("unit_economics", "freight_margin", "energy_bills", "course_fees")
+    for name in ("unit_economics", "freight_margin", "energy_bills", "course_fees", "ticket_sales")
 )
 MANAGERS = ("none", "hybrid")
 

@@ -12,7 +12,7 @@ import pytest
 from stateguard.worker.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[2] / "examples"
-EXAMPLES = ("unit_economics", "freight_margin", "energy_bills", "course_fees")
+EXAMPLES = ("unit_economics", "freight_margin", "energy_bills", "course_fees", "ticket_sales")
 
 
 def _module(example: str, name: str) -> ModuleType:
@@ -71,3 +71,19 @@ def test_the_fee_revision_and_join_change_later_course_answers() -> None:
     inner[2] = inner[2].replace('how="left"', 'how="inner"')
     reference.TURN_CODE = tuple(inner)
     assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted courses lost
+
+
+def test_the_service_fee_revision_and_join_change_later_ticket_answers() -> None:
+    reference = _module("ticket_sales", "reference")
+    task = load_task(ROOT / "ticket_sales")
+    assert "8 %" in task.turns[1].context and "10 %" in task.turns[4].context
+    stale = list(reference.TURN_CODE)
+    stale[4] = "FEE_RATE = 0.10\nNone\n"  # the fee changes, fee and net are not rebuilt
+    reference.TURN_CODE = tuple(stale)
+    answers = reference.compute_answers()
+    assert [answers[i] != task.turns[i].answer for i in (5, 7, 8)] == [True] * 3
+    assert [answers[i] == task.turns[i].answer for i in (3, 6)] == [True] * 2  # fee-free
+    inner = list(_module("ticket_sales", "reference").TURN_CODE)
+    inner[2] = inner[2].replace('how="left"', 'how="inner"')
+    reference.TURN_CODE = tuple(inner)
+    assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted events lost

@@ -64,3 +64,22 @@ def test_without_two_numeric_columns_the_prompt_has_no_column_example(tmp_path) 
     assert setup is not None and setup.column_example == ""
     prompt = system_prompt("Files:\n- data/notes.csv (1.0 KB)", 10, column_example="")
     assert _columns_in_examples(prompt) == set() and "$column_example" not in prompt
+
+
+def test_the_examples_look_at_the_largest_table_not_the_first_listed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from stateguard.worker.preload import plan_preload
+
+    # a small lookup table listed first (by name), the facts in a larger file
+    (tmp_path / "courses.csv").write_text("code,dept,hours,cap\nA,Bio,3,40\nB,Chem,4,30\n")
+    rows = "".join(f"E{i},S{i % 7},A,{3 + i % 2},{100 + i}\n" for i in range(50))
+    (tmp_path / "enrolments.csv").write_text("eid,sid,code,credits,fee\n" + rows)
+    setup = plan_preload(tmp_path)
+    assert setup is not None
+    assert list(setup.frames) == ["courses", "enrolments"]  # the listing keeps its order
+    assert setup.example == "  enrolments.head()"
+    assert setup.column_example.startswith(', for example `enrolments["credits_x_fee"]')
+    # near miss: equal sizes keep the listing's order
+    (tmp_path / "courses.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "enrolments.csv").write_text("a,b\n1,2\n")
+    same = plan_preload(tmp_path)
+    assert same is not None and same.example == "  courses.head()"

@@ -411,6 +411,64 @@ def test_a_missing_column_another_frame_holds_is_named_with_the_shared_columns(
     assert "holds" not in steps[2].observation, steps[2].observation
 
 
+@pytest.mark.kernel
+def test_a_missing_column_held_by_a_lookup_table_comes_with_the_left_join_that_adds_it(
+    tracked: TrackedSession,
+) -> None:
+    setup = (
+        "import pandas as pd\n"
+        "r = pd.DataFrame({'hid': [1, 2, 2, 9], 'kwh': [3.0, 4.0, 1.0, 2.0]})\n"
+        "h = pd.DataFrame({'hid': [1, 2], 'region': ['N', 'S'], 'size': [3, 4]})\n"
+        "dup = pd.DataFrame({'hid': [1, 1], 'tariff': ['a', 'b']})\n"
+        "print(r.groupby('region')['kwh'].sum())"
+    )
+    replies = [code(setup), code("print(r.groupby('tariff')['kwh'].sum())"), "<answer>1</answer>"]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "kWh per region?") if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    example = "`r = r.merge(h[['hid', 'region', 'size']], on='hid', how=\"left\")`"
+    assert example in note, note
+    # the join it shows keeps every row and adds the column
+    ns: dict[str, object] = {}
+    exec(setup.rsplit("\n", 1)[0] + "\n" + example.strip("`"), ns)
+    joined = ns["r"]
+    assert len(joined) == 4 and list(joined["region"].fillna("-")) == ["N", "S", "S", "-"]
+    # near miss: the frame holding 'tariff' repeats 'hid', so no join is offered
+    assert "`dup` holds 'tariff'" in steps[1].observation
+    assert "merge" not in steps[1].observation, steps[1].observation
+
+
+@pytest.mark.kernel
+def test_a_column_filled_with_one_made_up_value_that_another_table_holds_is_a_doubt(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "e = pd.DataFrame({'code': ['A', 'B', 'B'], 'credits': [3, 4, 5]})\n"
+            "c = pd.DataFrame({'code': ['A', 'B'], 'dept': ['Bio', 'Chem']})\n"
+            "if 'dept' not in e.columns:\n"
+            "    e['dept'] = 'Unknown'\n"
+            "print(e.groupby('dept')['credits'].sum())"
+        ),
+        code("e['source'] = 'file'\ne['dept2'] = 'x'\nprint(len(e))"),
+        "<answer>1</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "Credits per dept?") if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    assert "set every row of `e['dept']` to 'Unknown'" in note, note
+    assert (
+        "`e = e.drop(columns=['dept']).merge(c[['code', 'dept']], on='code', how=\"left\")`" in note
+    )
+    # near misses: constant columns no other table holds
+    assert "set every row" not in steps[1].observation, steps[1].observation
+
+
 def test_a_subset_made_for_an_earlier_question_is_found_when_reused() -> None:
     from stateguard.worker.scope import ScopeLog
 

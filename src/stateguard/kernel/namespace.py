@@ -47,8 +47,10 @@ the kernel imports this module on first use.
 * `word_columns` — which (frame, column) pairs hold words (text that does not start with
   a digit); run it in a probe.
 * `column_holders` — the DataFrames outside some names that hold a column, with the
-  columns they share with those names' DataFrames (for a KeyError's note); run it in a
-  probe.
+  columns they share with those names' DataFrames and which of those are unique in them
+  (for a KeyError's note); run it in a probe.
+* `constant_columns` — which (frame, column) pairs hold one value in every row; run it in
+  a probe.
 """
 
 from __future__ import annotations
@@ -487,9 +489,12 @@ def unmatched_keys(items: Sequence[tuple[str, Sequence[str]]]) -> None:
 
 
 def column_holders(key: str, names: Sequence[str]) -> None:
-    """Print ``[[frame, [shared column, ...]], ...]``: the namespace's DataFrames outside
-    ``names`` that hold ``key`` as a column, each with the columns it shares with the
-    DataFrames among ``names`` (for a KeyError's note); run it in a probe."""
+    """Print ``[[frame, [shared column, ...], [unique shared column, ...], [column, ...]],
+    ...]``: the namespace's DataFrames outside ``names`` that hold ``key`` as a column,
+    each with the columns it shares with the DataFrames among ``names``, those of them
+    whose values are unique in it (a lookup key: a left join on it keeps every row), and
+    its columns (for a KeyError's note, and a column a cell filled with one made-up
+    value); run it in a probe."""
     ns = _user_ns()
     frames = _frames(ns)
     on_line = [f for n, f in frames.items() if n in names]
@@ -499,8 +504,33 @@ def column_holders(key: str, names: Sequence[str]) -> None:
         if name in names or key not in held:
             continue
         shared = [c for c in held if c != key and any(c in map(str, f.columns) for f in on_line)]
-        out.append([name, shared[:5]])
+        unique = []
+        for c in shared[:5]:
+            try:
+                column = frame[c]
+                if getattr(column, "ndim", 1) == 1 and column.notna().all() and column.is_unique:
+                    unique.append(c)
+            except Exception:
+                continue
+        out.append([name, shared[:5], unique, held[:_MAX_COLUMNS]])
     print(json.dumps(out[:3]))
+
+
+def constant_columns(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[frame, column, repr of its value], ...]`` for each pair whose column holds
+    one value in every row of a table of two rows or more (none missing); run it in a
+    probe."""
+    out = []
+    for table, (frame, column) in _tables(pairs):
+        try:
+            series = table[column]
+            if getattr(series, "ndim", 1) != 1 or len(series) < 2 or series.isna().any():
+                continue
+            if series.nunique() == 1:
+                out.append([frame, str(column), repr(series.iloc[0])[:40]])
+        except Exception:
+            continue
+    print(json.dumps(out))
 
 
 def flag_columns(pairs: Sequence[tuple[str, str]]) -> None:

@@ -13,24 +13,29 @@ check for the attempt log:
 - a column written by a ``map``/``apply`` that is missing where its source holds a value;
 - a ``rename(columns={...})`` key the renamed table does not hold (pandas skips it);
 - a table the worker loaded from a data file, bound by the cell to something else
-  (``enrolments = enrolments.shape[0]``): every later step that reads it breaks.
+  (``enrolments = enrolments.shape[0]``): every later step that reads it breaks;
+- a column set to one literal value in every row (``enrolments['department'] =
+  'Unknown'``) while another table of the session holds that column: a placeholder for
+  data the session has, so grouping or filtering on it means nothing.
 
-All but the subset and the rebound table (which need the worker's own records: the turns'
-selections, the tables it loaded) are the data checks the verifier runs too
-(`stateguard.checks.data`), which find the facts and word the note; here they are
-doubts.
+All but the subset and the rebound table (which need the worker's own records: the
+turns' selections, the tables it loaded) and the placeholder column (a worker-only note)
+are the data checks the verifier runs too (`stateguard.checks.data`), which find the facts
+and word the note; here they are doubts.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from stateguard.audit.filterchecks import probe_json
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
-from stateguard.kernel import ExecutionResult
+from stateguard.kernel import ExecutionResult, namespace
 from stateguard.worker.answer_format import AnswerSpec
-from stateguard.worker.error_context import assigned_names, describe_names
+from stateguard.worker.error_context import assigned_names, describe_names, holders_of
 from stateguard.worker.prompts import observation_notes, render
 from stateguard.worker.scope import ScopeLog
 
@@ -63,6 +68,7 @@ FAILURES: dict[str, str] = {
     "lost_mapping": "a map or apply that left values missing",
     "unmatched_rename": "a rename of a column the table does not hold",
     "rebound_table": "a loaded table replaced by another value",
+    "placeholder_column": "a column filled with one made-up value that another table holds",
 }
 """Each check's name in the attempt log."""
 
@@ -127,6 +133,57 @@ def rebound_table(ctx: CellContext) -> list[Finding]:
         if n in ctx.tables and not v.startswith("DataFrame")
     ]
     return _doubt("rebound_table", "\n".join(notes), "code", "data") if notes else []
+
+
+@CHECKS.check(basis=("code", "data"))
+def placeholder_column(ctx: CellContext) -> list[Finding]:
+    pairs = literal_columns(ctx.code)
+    if not pairs:
+        return []
+    constant = probe_json(ctx.probe, namespace.call("constant_columns", pairs), 10)
+    notes = []
+    try:
+        found = [(str(f), str(c), str(v)) for f, c, v in constant or []]
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
+        return []
+    for frame, column, value in found[:2]:
+        for holder, _shared, unique, _columns in holders_of(ctx.probe, column, [frame])[:1]:
+            section = "placeholder_column_join" if len(unique) == 1 else "placeholder_column"
+            notes.append(
+                render(
+                    observation_notes()[section],
+                    frame=frame,
+                    key=repr(column),
+                    value=value,
+                    holder=holder,
+                    on=repr(unique[0]) if unique else "",
+                )
+            )
+    return _doubt("placeholder_column", "\n".join(notes), "code", "data") if notes else []
+
+
+def literal_columns(code: str) -> list[tuple[str, str]]:
+    """``(frame, column)`` for each ``frame['column'] = <literal>`` of ``code`` (a string,
+    number, bool or None), at any depth ([] when the code does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    found: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Constant):
+            continue
+        for target in node.targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+                and isinstance(target.slice, ast.Constant)
+                and isinstance(target.slice.value, str)
+            ):
+                pair = (target.value.id, target.slice.value)
+                if pair not in found:
+                    found.append(pair)
+    return found
 
 
 def silent_errors(

@@ -247,29 +247,67 @@ def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
         parts.append(part)
     note = "\n" + "; ".join(parts)
     if not any(key in cols for cols in frames.values()):
-        note += held_elsewhere(kernel, key, list(frames))
+        note += held_elsewhere(kernel, key, frames)
     return note
 
 
-def held_elsewhere(kernel: Executor, key: str, names: list[str]) -> str:
-    """For a column no DataFrame on the failing line holds: the session's other DataFrames
-    that hold it, and the columns each shares with those on the line ("" when none does)."""
-    holders = probe_json(kernel.run_probe, namespace.call("column_holders", key, names), 10)
-    try:
-        pairs = [(str(name), [str(c) for c in shared]) for name, shared in holders or []]
-    except (TypeError, ValueError):  # a namespace that forged the probe's output
-        return ""
+def held_elsewhere(kernel: Executor, key: str, frames: dict[str, list[str]]) -> str:
+    """For a column no DataFrame on the failing line holds (``frames``: their columns): the
+    session's other DataFrames that hold it, the columns each shares with those on the
+    line, and, for one frame on the line and a holder with one shared lookup key, the left
+    join that adds it (`join_example`); "" when no other frame holds it."""
+    names = list(frames)
     parts = []
-    for name, shared in pairs:
+    example = ""
+    for name, shared, unique, columns in holders_of(kernel.run_probe, key, names):
         if shared:
             common = ", ".join(repr(c) for c in shared)
-            frames = ", ".join(f"`{n}`" for n in names)
+            listed = ", ".join(f"`{n}`" for n in names)
             parts.append(
-                _note("held_elsewhere", name=name, key=repr(key), shared=common, frames=frames)
+                _note("held_elsewhere", name=name, key=repr(key), shared=common, frames=listed)
             )
         else:
             parts.append(_note("held_elsewhere_alone", name=name, key=repr(key)))
-    return "\n" + "; ".join(parts) + "." if parts else ""
+        if not example and len(frames) == 1 and len(unique) == 1:
+            example = join_example(names[0], frames[names[0]], name, columns, unique[0], key)
+    if not parts:
+        return ""
+    return "\n" + "; ".join(parts) + "." + (f"\n{example}" if example else "")
+
+
+def holders_of(
+    probe: Probe, key: str, names: list[str]
+) -> list[tuple[str, list[str], list[str], list[str]]]:
+    """`stateguard.kernel.namespace.column_holders`, parsed: (frame, shared columns, unique
+    shared columns, columns) for each DataFrame outside ``names`` holding ``key`` ([] when
+    none does, or the probe says nothing)."""
+    found = probe_json(probe, namespace.call("column_holders", key, names), 10)
+    try:
+        return [
+            (str(n), [str(c) for c in s], [str(c) for c in u], [str(c) for c in cols])
+            for n, s, u, cols in found or []
+        ]
+    except (TypeError, ValueError):  # a namespace that forged the probe's output
+        return []
+
+
+def join_example(
+    frame: str, held: list[str], holder: str, columns: list[str], on: str, key: str
+) -> str:
+    """The note showing the left join that adds ``key`` (and the other columns of
+    ``holder`` that ``frame``, holding ``held``, lacks) to ``frame`` on the lookup key
+    ``on`` ("" when a name is not an identifier)."""
+    if not (frame.isidentifier() and holder.isidentifier()):
+        return ""
+    added = [c for c in columns if c not in held and c != on]
+    if len(added) > _JOINED_MAX or key not in added:
+        added = [key]
+    picked = ", ".join(repr(c) for c in [on, *added])
+    return _note("join_example", frame=frame, holder=holder, columns=picked, on=repr(on))
+
+
+_JOINED_MAX = 6
+"""At most this many columns in a join example (else only the missing one)."""
 
 
 def _note(section: str, /, **values: object) -> str:

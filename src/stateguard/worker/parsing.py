@@ -13,6 +13,7 @@ Rules, in order:
   step on form); an unterminated block after closed ones is dropped;
 * one block without its closing fence -> ``unterminated_code``;
 * one block with no code in it -> ``empty_code``;
+* code that is only comments (every statement commented out) -> ``commented_code``;
 * one block -> a code step (an answer in the same reply is returned too; the
   loop sets it aside, since it was written before the output was seen);
 * no block, an answer, but no code run yet in this turn -> ``answer_without_code``;
@@ -41,6 +42,7 @@ Problem = Literal[
     "no_action",
     "unterminated_code",
     "empty_code",
+    "commented_code",
     "empty_answer",
     "valueless_answer",
     "answer_without_code",
@@ -159,8 +161,11 @@ def _parse(text: str, *, code_ran: bool) -> ParsedReply:
     closed = [b for b in python if b.closed]
     if len(closed) > 1:
         code = "\n\n".join(_dedent_body(b.body) for b in closed if b.body.strip())
-        return ParsedReply(thought=thought, code=code, answer=answer or None)
-    if python:
+        if not _only_comments(code):
+            return ParsedReply(thought=thought, code=code, answer=answer or None)
+        if answer is None:
+            return ParsedReply(thought=thought, problem="commented_code")
+    elif python:
         block = closed[0] if closed else python[0]
         if not block.closed:
             return ParsedReply(thought=thought, problem="unterminated_code")
@@ -171,6 +176,9 @@ def _parse(text: str, *, code_ran: bool) -> ParsedReply:
         if fenced is not None and answer is None:
             # an answer wrapped in a code fence is an answer, not Python to run
             answer = fenced.group(1).strip()
+        elif _only_comments(code):
+            if answer is None:
+                return ParsedReply(thought=thought, problem="commented_code")
         else:
             return ParsedReply(thought=thought, code=code, answer=answer or None)
     if answer is None:
@@ -180,6 +188,12 @@ def _parse(text: str, *, code_ran: bool) -> ParsedReply:
     if not code_ran:
         return ParsedReply(thought=thought, answer=answer, problem="answer_without_code")
     return ParsedReply(thought=thought, answer=answer)
+
+
+def _only_comments(code: str) -> bool:
+    """Whether every non-blank line of ``code`` is a comment (nothing would run)."""
+    lines = [line.strip() for line in code.splitlines() if line.strip()]
+    return bool(lines) and all(line.startswith("#") for line in lines)
 
 
 def close_open_block(text: str) -> str:

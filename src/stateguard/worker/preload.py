@@ -35,6 +35,15 @@ class Preload(BaseModel):
     """Numeric columns of each frame (as pandas reads the file's first rows)."""
     columns: dict[str, tuple[str, ...]] = {}
     """Every column of each frame, as loaded (the file's header)."""
+    sizes: dict[str, int] = {}
+    """The size in bytes of each frame's file."""
+
+    @property
+    def by_size(self) -> list[str]:
+        """The frames, largest file first (the listing's order among equals): the table
+        of the facts the questions are about before the lookup tables."""
+        order = list(self.frames)
+        return sorted(order, key=lambda name: (-self.sizes.get(name, 0), order.index(name)))
 
     def listing_note(self, path: str) -> str:
         """The line the data listing adds under ``path`` ("" if it is not preloaded)."""
@@ -45,14 +54,16 @@ class Preload(BaseModel):
 
     @property
     def example(self) -> str:
-        """The prompt's example step: a look at the first loaded frame."""
-        return f"  {next(iter(self.frames))}.head()"
+        """The prompt's example step: a look at the largest loaded frame (a small model
+        copies the example, and takes the frame it names for the data)."""
+        return f"  {self.by_size[0]}.head()"
 
     @property
     def column_example(self) -> str:
-        """The prompt's example of a per-row column, built from the first frame with two
+        """The prompt's example of a per-row column, built from the largest frame with two
         numeric columns (ids left out); "" when no frame has them."""
-        for name, columns in self.numeric.items():
+        for name in self.by_size:
+            columns = self.numeric.get(name, ())
             usable = [c for c in columns if c.isidentifier() and not _ID.search(c.lower())]
             if len(usable) >= 2:
                 a, b = usable[:2]
@@ -118,15 +129,19 @@ def plan_preload(data_dir: Path | None) -> Preload | None:
     frames: dict[str, str] = {}
     numeric: dict[str, tuple[str, ...]] = {}
     columns: dict[str, tuple[str, ...]] = {}
+    sizes: dict[str, int] = {}
     lines = ["import pandas as pd", ""]
     for p in tables:
         rel = "data/" + p.relative_to(data_dir).as_posix()
         name = variable_name(rel, set(frames))
         frames[name] = rel
         columns[name], numeric[name] = _columns(p)
+        sizes[name] = p.stat().st_size
         sep = ', sep="\\t"' if p.suffix.lower() == ".tsv" else ""
         lines.append(f"{name} = pd.read_csv({rel!r}{sep})")
     lines.append("")
     for name in frames:
         lines.append(f'print("{name}:", {name}.shape[0], "rows x", {name}.shape[1], "columns")')
-    return Preload(code="\n".join(lines), frames=frames, numeric=numeric, columns=columns)
+    return Preload(
+        code="\n".join(lines), frames=frames, numeric=numeric, columns=columns, sizes=sizes
+    )
