@@ -36,7 +36,14 @@ from stateguard.worker.tasks import load_task
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tuple(
     ROOT / "examples" / name
-    for name in ("unit_economics", "freight_margin", "energy_bills", "course_fees", "ticket_sales")
+    for name in (
+        "unit_economics",
+        "freight_margin",
+        "energy_bills",
+        "course_fees",
+        "ticket_sales",
+        "rental_fleet",
+    )
 )
 MANAGERS = ("none", "hybrid")
 

@@ -12,7 +12,14 @@ import pytest
 from stateguard.worker.tasks import load_task
 
 ROOT = Path(__file__).resolve().parents[2] / "examples"
-EXAMPLES = ("unit_economics", "freight_margin", "energy_bills", "course_fees", "ticket_sales")
+EXAMPLES = (
+    "unit_economics",
+    "freight_margin",
+    "energy_bills",
+    "course_fees",
+    "ticket_sales",
+    "rental_fleet",
+)
 
 
 def _module(example: str, name: str) -> ModuleType:
@@ -87,3 +94,19 @@ def test_the_service_fee_revision_and_join_change_later_ticket_answers() -> None
     inner[2] = inner[2].replace('how="left"', 'how="inner"')
     reference.TURN_CODE = tuple(inner)
     assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted events lost
+
+
+def test_the_levy_revision_and_join_change_later_rental_answers() -> None:
+    reference = _module("rental_fleet", "reference")
+    task = load_task(ROOT / "rental_fleet")
+    assert "6 %" in task.turns[1].context and "8 %" in task.turns[4].context
+    stale = list(reference.TURN_CODE)
+    stale[4] = "LEVY_RATE = 0.08\nNone\n"  # the levy changes, levy and net are not rebuilt
+    reference.TURN_CODE = tuple(stale)
+    answers = reference.compute_answers()
+    assert [answers[i] != task.turns[i].answer for i in (5, 7, 8)] == [True] * 3
+    assert [answers[i] == task.turns[i].answer for i in (3, 6)] == [True] * 2  # levy-free
+    inner = list(_module("rental_fleet", "reference").TURN_CODE)
+    inner[2] = inner[2].replace('how="left"', 'how="inner"')
+    reference.TURN_CODE = tuple(inner)
+    assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted branches lost

@@ -480,3 +480,74 @@ def test_an_answer_without_the_asked_number_is_held_back_once(tracked: TrackedSe
     assert [s.problem for s in steps] == [None, "unformed_answer", None]
     assert "rounded to 2 decimals" in steps[1].observation
     assert events[-1].answer == "There are no such rows."
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("context", "revised", "held"),
+    [
+        ("The fee was revised from 8 % to 10 % of the price.", "t['fee'] = t['p'] * 0.10", False),
+        ("The fee was revised from 8 % to 10 % of the price.", "t['net'] = t['p'] * 0.9", False),
+        (
+            "The fee was revised from 8 % to 10 % of the price.",
+            "t['fee'] = t['p'] * 10 / 100",
+            False,
+        ),
+        ("The fee was revised from 180 to 195 per credit.", "t['fee'] = t['p'] * 195", False),
+        ("The fee was revised from 8 % to 10 % of the price.", "t['fee'] = t['p'] * 0.08", True),
+        ("The fee was revised from 180 to 195 per credit.", "t['fee'] = t['p'] * 180", True),
+        ("No revision is stated here.", "t['fee'] = t['p'] * 0.08", False),  # near miss
+    ],
+)
+def test_an_answer_of_a_revision_turn_without_the_new_value_is_held_back_once(
+    tracked: TrackedSession, context: str, revised: str, held: bool
+) -> None:
+    fence = "```"
+    cell = f"import pandas as pd\nt = pd.DataFrame({{'p': [12.5, 25.5]}})\n{revised}\nprint(7)"
+    model = ScriptedModel(
+        [f"{fence}python\n{cell}\n{fence}", "<answer>7</answer>", "<answer>7</answer>"]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(5, "What is the total fee now?", context=context))
+    doubts = [e for e in events if isinstance(e, StepRecord) and e.problem == "unapplied_revision"]
+    assert len(doubts) == int(held)
+    if held:
+        assert "from " in doubts[0].observation and "no code of this turn" in doubts[0].observation
+    assert events[-1].answer == "7"  # asked once: the same answer again is submitted
+
+
+@pytest.mark.kernel
+def test_an_earlier_answer_recomputed_by_the_same_code_for_another_question_is_held_back(
+    tracked: TrackedSession,
+) -> None:
+    fence = "```"
+    share = f"{fence}python\nshare = round(100 * 3 / 7, 2)\nprint(share)\n{fence}"
+    fee = f"{fence}python\nfee = round(0.1 * 5000, 2)\nprint(fee)\n{fence}"
+    model = ScriptedModel(
+        [
+            share,
+            "<answer>42.86</answer>",
+            share,  # turn 5 runs turn 4's code again
+            "<answer>42.86</answer>",
+            fee,
+            "<answer>500.0</answer>",
+        ]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    assert list(worker.run_turn(4, "What share, in %?"))[-1].answer == "42.86"
+    events = list(worker.run_turn(5, "What is the total fee now?"))
+    held = [e for e in events if isinstance(e, StepRecord) and e.problem == "recomputed_answer"]
+    assert len(held) == 1 and "turn 4" in held[0].observation
+    assert events[-1].answer == "500.0"
+    # near miss: new code that gives the same value is an answer
+    model = ScriptedModel(
+        [
+            f"{fence}python\nagain = round(300 / 7, 2)\nprint(again)\n{fence}",
+            "<answer>42.86</answer>",
+        ]
+    )
+    worker2 = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    worker2._answered = list(worker._answered)  # the earlier turns of the session
+    events = list(worker2.run_turn(6, "What share of the other, in %?"))
+    assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
+    assert events[-1].answer == "42.86"

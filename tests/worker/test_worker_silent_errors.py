@@ -237,20 +237,21 @@ def test_an_earlier_turns_answer_copied_into_another_question_is_refused(
 
 @pytest.mark.kernel
 @pytest.mark.parametrize(
-    ("cell", "value", "first", "second"),
+    ("cell", "again", "value", "first", "second"),
     [
-        # a revision that leaves a count unchanged gives the same answer again
-        ("n = 31\nprint(n)", "31", "How many orders lose money?",
+        # a revision that leaves a count unchanged gives the same answer again (computed
+        # again: the same code run again is `recomputed_answer`)
+        ("n = 31\nprint(n)", "m = 31\nprint(m)", "31", "How many orders lose money?",
          "How many orders lose money under the new rate?"),
         # one short value may well answer two different questions
-        ("print(0)", "0", "How many rows have no price?",
+        ("print(0)", "print(1 - 1)", "0", "How many rows have no price?",
          "What is the lowest discount, rounded to 2 decimals?"),
     ],
 )  # fmt: skip
 def test_a_repeated_answer_that_is_no_copy_is_not_refused(
-    tracked: TrackedSession, cell: str, value: str, first: str, second: str
+    tracked: TrackedSession, cell: str, again: str, value: str, first: str, second: str
 ) -> None:
-    replies = [code(cell), f"<answer>{value}</answer>"] * 2
+    replies = [code(cell), f"<answer>{value}</answer>", code(again), f"<answer>{value}</answer>"]
     worker = Worker(
         ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
     )

@@ -37,6 +37,7 @@ counter); one worker (and one kernel) serves all turns of a task.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import re
@@ -55,10 +56,10 @@ from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
 from stateguard.manager.evidence import names_key
 from stateguard.numbers import is_valueless, scan
-from stateguard.question import named_columns, names_file
+from stateguard.question import QuestionSpec, Revision, named_columns, names_file
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
-from stateguard.worker.attempts import AttemptLog
+from stateguard.worker.attempts import AttemptLog, cell_key
 from stateguard.worker.doubts import FAILURES, silent_errors
 from stateguard.worker.error_context import (
     assigned_names,
@@ -191,6 +192,28 @@ def _takes_grammar(model: ChatModel) -> bool:
 _FIELD_LABEL = re.compile(r"\w\s*[:=]")
 
 
+def _revision_words(revision: Revision) -> str:
+    """``from 8 % to 10 %`` / ``from 180 to 195``."""
+    unit = " %" if revision.percent else ""
+    return f"from {revision.old:g}{unit} to {revision.new:g}{unit}"
+
+
+def code_numbers(code: str) -> set[float]:
+    """The numbers written in ``code`` (int and float literals; none when it does not
+    parse)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    return {
+        float(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    }
+
+
 def _answer_key(answer: str) -> str:
     return " ".join(answer.lower().split())
 
@@ -305,7 +328,8 @@ class Worker:
         self._formatted: set[str] = set()
         """Answers of the current turn written by the formatting step (each tried once)."""
         self._spec: AnswerSpec | None = None
-        self._answered: list[tuple[int, str, AnswerSpec | None]] = []
+        self._answered: list[tuple[int, str, AnswerSpec | None, frozenset[str]]] = []
+        """Each answered turn: its answer's key, its answer form, its cells that ran."""
         """Earlier turns' accepted answers (turn, normalised text, what the question asked)."""
         self._scopes = ScopeLog()
         """Variables made by selecting rows on values (`stateguard.worker.scope`)."""
@@ -326,6 +350,10 @@ class Worker:
         """Whether this turn's answer was already held back for a value it never used."""
         self._unknown_asked = False
         """Whether this turn's answer was already held back for a name the data lacks."""
+        self._revision_asked = False
+        """Whether this turn's answer was already held back for a revision it did not use."""
+        self._recomputed_asked = False
+        """Whether this turn's answer was already held back as an earlier turn's, re-run."""
         self.setup = setup
         example = setup.example if setup is not None else None
         prompt = (
@@ -595,6 +623,23 @@ class Worker:
         yield from self._deliver(turn, step, list(outcome.notes))
         return bool(doubts)
 
+    def _turn_cell_keys(self) -> frozenset[str]:
+        """The cells of this turn that ran, up to comments and layout."""
+        return frozenset(cell_key(cell.source) for cell in self._turn_cells)
+
+    def _recomputed_from(self, answer: str) -> int | None:
+        """The earlier turn that gave this answer, word for word, when every cell this
+        turn ran (at least one) is a cell of that turn: the same code gave the same value
+        to another question (a small model re-runs its last computation); else None."""
+        mine = self._turn_cell_keys()
+        if not mine:
+            return None
+        key = _answer_key(answer)
+        for turn, earlier, _spec, cells in reversed(self._answered):
+            if earlier == key and mine <= cells:
+                return turn
+        return None
+
     def _copied_from(self, answer: str) -> int | None:
         """The earlier turn whose accepted answer this is, word for word, when that turn's
         question asked for something else (another format or kind of value); else None.
@@ -604,7 +649,7 @@ class Worker:
         if len(_FIELD_LABEL.findall(answer)) < 2 and len(scan(answer)) < 2:
             return None
         key = _answer_key(answer)
-        for turn, earlier, spec in reversed(self._answered):
+        for turn, earlier, spec, _cells in reversed(self._answered):
             if earlier == key and spec != self._spec:
                 return turn
         return None
@@ -659,6 +704,28 @@ class Worker:
                 part = f"[{column!r}]"  # of this frame, or of one read again from the file
                 if not any(name.endswith(part) for name in read) and not names_key(sources, part):
                     out.append(f"`{frame}{part}`")
+        return out
+
+    def _unapplied_revisions(self) -> list[Revision]:
+        """The revisions this turn's context or question states ("from 8 % to 10 %") whose
+        new value no cell of this turn that ran holds as a number (10, or 0.1, 0.9 or 1.1
+        for a percent): an answer under the revised value computed with the old one."""
+        if not self._turn_cells:
+            return []
+        spec = QuestionSpec.parse(self._question, self._context)
+        if not spec.revisions:
+            return []
+        numbers = set()
+        for cell in self._turn_cells:
+            numbers |= code_numbers(cell.source)
+        out = []
+        for revision in spec.revisions:
+            forms = {revision.new}
+            if revision.percent:
+                rate = revision.new / 100
+                forms |= {rate, 1 - rate, 1 + rate}
+            if not any(abs(n - f) < 1e-9 for n in numbers for f in forms):
+                out.append(revision)
         return out
 
     def _turn_reads(self) -> tuple[set[str], set[str]]:
@@ -897,6 +964,7 @@ class Worker:
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
+        self._revision_asked = self._recomputed_asked = False
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -925,7 +993,9 @@ class Worker:
             steps = sum(1 for e in self.conversation.current.exchanges)
         self.conversation.finish_turn(answer, ended)
         if answer is not None:
-            self._answered.append((turn_index, _answer_key(answer), self._spec))
+            self._answered.append(
+                (turn_index, _answer_key(answer), self._spec, self._turn_cell_keys())
+            )
         self.guard.end_turn(answer)
         yield from self._drain(turn_index)
         yield AnswerRecorded(
@@ -1140,6 +1210,27 @@ class Worker:
                 exchange.outcome = "invalid: unread_column"
                 note = render(self._corrective["unread_column"], columns=", ".join(unread[:3]))
                 yield from self._invalid_step(turn, step, parsed, "unread_column", note)
+                refused = True
+            elif not self._revision_asked and (revisions := self._unapplied_revisions()):
+                # a doubt, asked once: the turn states a revised value that no code of the
+                # turn uses
+                self._revision_asked = True
+                exchange.outcome = "invalid: unapplied_revision"
+                note = render(
+                    self._corrective["unapplied_revision"],
+                    revisions="; ".join(_revision_words(r) for r in revisions[:2]),
+                )
+                yield from self._invalid_step(turn, step, parsed, "unapplied_revision", note)
+                refused = True
+            elif not self._recomputed_asked and (
+                again := self._recomputed_from(parsed.answer or "")
+            ):
+                # a doubt, asked once: this turn only re-ran an earlier turn's code and got
+                # its answer again
+                self._recomputed_asked = True
+                exchange.outcome = "invalid: recomputed_answer"
+                note = render(self._corrective["recomputed_answer"], turn=again)
+                yield from self._invalid_step(turn, step, parsed, "recomputed_answer", note)
                 refused = True
             elif not self._unused_asked and (unused := self._unused_values(parsed.answer or "")):
                 # a doubt, asked once: the second answer goes to review whatever it uses
