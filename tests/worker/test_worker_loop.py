@@ -302,6 +302,22 @@ def test_an_answer_refused_on_review_gives_way_to_the_printed_value_once(
     assert reviews == ["47.5", "47.00", "47.00"] and events[-1].answer == "47.00"
 
 
+def test_the_refused_value_in_another_form_is_not_sent_to_review_again(
+    tracked: TrackedSession,
+) -> None:
+    # the review refused `cost: 47.0` (stale, say): `47.00` from the printed output holds
+    # the same number, so the model is asked instead
+    supervisor = FakeSupervisor(reject=1)
+    model = ScriptedModel(
+        [code("cost = 47.0\ncost"), "<answer>cost: 47.0</answer>", "<answer>cost: 47.00</answer>"]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=supervisor), check_answer_numbers=False)
+    events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
+    reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
+    assert reviews == ["cost: 47.0", "cost: 47.00"] and len(model.requests) == 3
+    assert events[-1].answer == "cost: 47.00"
+
+
 def test_several_numbers_for_the_one_value_asked_give_way_to_the_printed_value(
     tracked: TrackedSession,
 ) -> None:

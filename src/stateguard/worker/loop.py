@@ -214,6 +214,14 @@ def code_numbers(code: str) -> set[float]:
     }
 
 
+def _same_numbers(a: str, b: str) -> bool:
+    """Whether two answers hold the same numbers, in order (at least one): the same value
+    in another form (``421`` and ``buyers: 421``), which a review that refused one must
+    refuse again."""
+    first, second = scan(a), scan(b)
+    return bool(first) and [n.value for n in first] == [n.value for n in second]
+
+
 def _answer_key(answer: str) -> str:
     return " ".join(answer.lower().split())
 
@@ -1246,12 +1254,14 @@ class Worker:
                     return parsed.answer, "answer", steps
                 refused = True
                 # refused on review: another answer the printed values hold goes to review
-                # once (a number typed beside the printed one, say); a stale value is
-                # refused again, and the model goes on from the manager's note
+                # once (a number typed beside the printed one, say); the same numbers in
+                # another form (`421` for `buyers: 421`) are not sent again, since the review
+                # refused them, and the model goes on from the manager's note
                 formatted = self._format_answer()
                 if (
                     formatted is not None
                     and formatted != parsed.answer
+                    and not _same_numbers(formatted, parsed.answer or "")
                     and (yield from self._printed_answer(turn, exchange, attempts, formatted))
                 ):
                     return formatted, "answer", steps
