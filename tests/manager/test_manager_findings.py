@@ -169,6 +169,11 @@ def test_an_answer_refused_in_this_turn_stays_refused_when_given_again() -> None
     assert again.basis == ("code", "lineage", "question") and again.variables == ("cm@v1",)
     assert "computed with 0.42" in again.message
     assert refused_again("3.14", refused) == []
+    # the same number in another form is the same answer; other numbers are not
+    (form,) = refused_again("pi: 3.14159", refused)
+    assert form.check == "refused_again"
+    assert refused_again("pi: 3.14159, n: 2", refused) == []
+    assert refused_again("no number", {refusal_key("nothing"): (_revised(),)}) == []
     (alarm,) = unsupported_claims([], "the total is 42", "What is the total?")
     (hard,) = refused_again(
         "The total is 42", {refusal_key("the total is 42"): (_revised(), alarm)}

@@ -329,10 +329,27 @@ without touching the answer. The others see the answer again by themselves (deci
 places), or accept a choice the agent keeps once told (the join guard)."""
 
 
+def same_answer(answer: str, key: str) -> bool:
+    """Whether ``answer`` is the refused answer ``key`` (a `refusal_key`): the same text
+    (case and spacing aside), or the same numbers in the same order in another form
+    (``421`` for ``buyers: 421``; at least one number)."""
+    if refusal_key(answer) == key:
+        return True
+    mine = [n.value for n in scan(answer)]
+    return bool(mine) and mine == [n.value for n in scan(key)]
+
+
 def refused_again(answer: str, refused: dict[str, tuple[Finding, ...]]) -> list[Finding]:
-    """The answer is one the manager refused earlier in this turn: what refused it (of
-    the `CARRIED` checks) still stands, with the severity and basis it had."""
-    earlier = tuple(f for f in refused.get(refusal_key(answer), ()) if f.check in CARRIED)
+    """The answer is one the manager refused earlier in this turn (`same_answer`): what
+    refused it (of the `CARRIED` checks) still stands, with the severity and basis it
+    had."""
+    earlier = tuple(
+        f
+        for key, found in refused.items()
+        if same_answer(answer, key)
+        for f in found
+        if f.check in CARRIED
+    )
     if not earlier:
         return []
     alarms = [f for f in earlier if f.severity == "alarm"]
