@@ -470,6 +470,37 @@ def test_a_column_filled_with_one_made_up_value_that_another_table_holds_is_a_do
     assert "set every row" not in steps[1].observation, steps[1].observation
 
 
+def test_a_missing_column_named_like_the_prompts_product_example_is_shown_how_to_make() -> None:
+    from stateguard.worker.error_context import product_column
+
+    frames = {"rentals": ["rental_days", "daily_rate", "outcome"]}
+    note = product_column("rental_days_x_daily_rate", frames)
+    assert "`rentals['rental_days_x_daily_rate'] = rentals['rental_days'] * " in note
+    assert "rentals['daily_rate']`" in note
+    # near misses: a part that is no column, another name
+    assert product_column("rental_days_x_fee", frames) == ""
+    assert product_column("net", frames) == ""
+
+
+@pytest.mark.kernel
+def test_the_product_note_replaces_the_holder_note_on_a_kernel_error(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "r = pd.DataFrame({'d': [1, 2], 'rate': [3.0, 4.0]})\n"
+            "print(r['d_x_rate'].sum())"
+        ),
+        "<answer>1</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "Total?") if isinstance(e, StepRecord)]
+    assert "`r['d_x_rate'] = r['d'] * r['rate']`" in steps[0].observation, steps[0].observation
+
+
 def test_a_subset_made_for_an_earlier_question_is_found_when_reused() -> None:
     from stateguard.worker.scope import ScopeLog
 

@@ -247,8 +247,23 @@ def missing_key(kernel: Executor, evalue: str, names: list[str]) -> str:
         parts.append(part)
     note = "\n" + "; ".join(parts)
     if not any(key in cols for cols in frames.values()):
-        note += held_elsewhere(kernel, key, frames)
+        note += product_column(key, frames) or held_elsewhere(kernel, key, frames)
     return note
+
+
+def product_column(key: str, frames: dict[str, list[str]]) -> str:
+    """For a missing column named like the prompt's example of a per-row column
+    (``a_x_b``, `stateguard.worker.preload.Preload.column_example`) whose two parts are
+    columns of a frame on the line: the note that it is made, not loaded, and how ("" for
+    any other key)."""
+    for name, cols in frames.items():
+        for a in cols:
+            b = key[len(a) + 3 :] if key.startswith(f"{a}_x_") else ""
+            if b in cols and name.isidentifier():
+                return "\n" + _note(
+                    "product_column", frame=name, key=repr(key), a=repr(a), b=repr(b)
+                )
+    return ""
 
 
 def held_elsewhere(kernel: Executor, key: str, frames: dict[str, list[str]]) -> str:
