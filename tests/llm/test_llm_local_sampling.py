@@ -24,23 +24,33 @@ class _FakeLlama:
         return {"choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}]}
 
 
-def test_samples_of_one_prompt_get_different_seeds(
+def test_samples_of_one_prompt_get_different_seeds_that_depend_on_the_prompt_alone(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """With one fixed seed every sample of a prompt would be the same text."""
+    """With one fixed seed every sample of a prompt would be the same text; with a
+    process-wide counter a sample would depend on what the process sampled before."""
     monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=_FakeLlama))
     _FakeLlama.calls = []
     weights = tmp_path / "m.gguf"
     weights.write_bytes(b"GGUF")
     model = LlamaCppModel(weights, seed=5)
-    prompt = [ChatMessage.user("hi")]
+    prompt, other = [ChatMessage.user("hi")], [ChatMessage.user("ho")]
     model.complete(prompt, temperature=0.0)
     model.complete(prompt, temperature=0.7)
     model.complete(prompt, temperature=0.7)
     model.complete(prompt, temperature=0.0)
-    assert [c["seed"] for c in _FakeLlama.calls] == [5, 5, 6, 7]
-    again = LlamaCppModel(weights, seed=5)  # reproducible: the same sequence
+    seeds = [c["seed"] for c in _FakeLlama.calls]
+    assert seeds[0] == seeds[3] == 5  # greedy: the seed does not matter
+    assert seeds[2] == seeds[1] + 1 and seeds[1] != 5  # two samples differ
+    # a fresh process, or one that sampled another prompt first: the same seeds
+    again = LlamaCppModel(weights, seed=5)
     _FakeLlama.calls = []
+    again.complete(other, temperature=0.7)
     again.complete(prompt, temperature=0.7)
     again.complete(prompt, temperature=0.7)
-    assert [c["seed"] for c in _FakeLlama.calls] == [5, 6]
+    later = [c["seed"] for c in _FakeLlama.calls]
+    assert later[1:] == seeds[1:3] and later[0] not in seeds
+    # another temperature is another prompt
+    _FakeLlama.calls = []
+    again.complete(prompt, temperature=0.9)
+    assert _FakeLlama.calls[0]["seed"] not in seeds

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import os
 import threading
 import time
@@ -99,9 +101,12 @@ class LlamaCppModel:
     the default model is assembled/verified in the cache on load. Calls are
     serialised: one llama.cpp context is not safe to use from two threads.
     ``json_schema`` becomes a grammar that constrains sampling to JSON of
-    that schema. Sampling (temperature > 0) uses seed ``seed + n`` for the n-th
-    sampled call: a run is reproducible, yet two samples of one prompt differ (with
-    one fixed seed they would be the same text, which defeats resampling).
+    that schema. Sampling (temperature > 0) seeds each call from its prompt: ``seed`` plus
+    a digest of the messages and temperature, plus ``k`` for the k-th sample of that
+    prompt in a row (from 0). A sample then depends only on its prompt and its place among
+    the samples of that prompt, not on what the process sampled before (another run in the
+    same process, another manager); and two samples of one prompt differ (with one fixed
+    seed they would be the same text, which defeats resampling).
     ``grammar`` (GBNF text, e.g. `STEP_GRAMMAR`) constrains one call's reply; it is
     compiled once per text with ``llama_cpp.LlamaGrammar``.
     With ``reproducible=True`` (the default) a prompt reuses the KV cache only in whole,
@@ -141,7 +146,10 @@ class LlamaCppModel:
         )
         self._llm: Any = None
         self._lock = threading.Lock()
-        self._samples = 0
+        self._last_sampled = ""
+        """The digest of the last sampled prompt (`_sample_seed`)."""
+        self._repeats = 0
+        """How many samples of that prompt came before the current one, in a row."""
         self._grammars: dict[str, Any] = {}
         self._cache: AlignedCache | None = None
 
@@ -189,6 +197,18 @@ class LlamaCppModel:
                 raise ModelError(f"llama.cpp could not parse the grammar: {exc}") from exc
         return self._grammars[grammar]
 
+    def _sample_seed(self, messages: list[dict[str, str]], temperature: float) -> int:
+        """The seed of one call: ``seed`` for greedy decoding; for sampling, ``seed`` plus
+        the prompt's digest plus the number of samples of this prompt just before it."""
+        if temperature <= 0:
+            return self.seed
+        digest = hashlib.sha256(
+            json.dumps([messages, temperature], sort_keys=True).encode("utf-8")
+        ).hexdigest()
+        self._repeats = self._repeats + 1 if digest == self._last_sampled else 0
+        self._last_sampled = digest
+        return (self.seed + int(digest[:8], 16) + self._repeats) % 2**31
+
     def complete(
         self,
         messages: Sequence[ChatMessage],
@@ -221,9 +241,7 @@ class LlamaCppModel:
         with self._lock:
             if grammar is not None and json_schema is None:
                 kwargs["grammar"] = self._compiled(grammar)
-            kwargs["seed"] = self.seed + self._samples
-            if temperature > 0:
-                self._samples += 1
+            kwargs["seed"] = self._sample_seed(kwargs["messages"], temperature)
             self._load_locked()
             before = self._evaluated()
             if self._cache is not None:
