@@ -337,8 +337,8 @@ class Worker:
         """Answers of the current turn written by the formatting step (each tried once)."""
         self._spec: AnswerSpec | None = None
         self._answered: list[tuple[int, str, AnswerSpec | None, frozenset[str]]] = []
-        """Each answered turn: its answer's key, its answer form, its cells that ran."""
-        """Earlier turns' accepted answers (turn, normalised text, what the question asked)."""
+        """Earlier turns' accepted answers: (turn, normalised text, what the question asked,
+        the turn's cells that ran, up to comments and layout)."""
         self._scopes = ScopeLog()
         """Variables made by selecting rows on values (`stateguard.worker.scope`)."""
         self._code_run: list[str] = []
