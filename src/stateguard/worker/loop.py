@@ -54,7 +54,7 @@ from stateguard.llm.limits import ReplyCut, cut_reply
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
-from stateguard.manager.evidence import names_key
+from stateguard.manager.evidence import names_key, refusal_key, same_answer
 from stateguard.numbers import is_valueless, scan
 from stateguard.question import QuestionSpec, Revision, named_columns, names_file
 from stateguard.types import VarKey
@@ -212,14 +212,6 @@ def code_numbers(code: str) -> set[float]:
         and isinstance(node.value, int | float)
         and not isinstance(node.value, bool)
     }
-
-
-def _same_numbers(a: str, b: str) -> bool:
-    """Whether two answers hold the same numbers, in order (at least one): the same value
-    in another form (``421`` and ``buyers: 421``), which a review that refused one must
-    refuse again."""
-    first, second = scan(a), scan(b)
-    return bool(first) and [n.value for n in first] == [n.value for n in second]
 
 
 def _answer_key(answer: str) -> str:
@@ -1261,7 +1253,7 @@ class Worker:
                 if (
                     formatted is not None
                     and formatted != parsed.answer
-                    and not _same_numbers(formatted, parsed.answer or "")
+                    and not same_answer(formatted, refusal_key(parsed.answer or ""))
                     and (yield from self._printed_answer(turn, exchange, attempts, formatted))
                 ):
                     return formatted, "answer", steps
