@@ -163,9 +163,23 @@ def compare(a: Path, b: Path) -> int:
     return differ
 
 
+def _example(text: str) -> Path:
+    """A path as given, or the repo's example of that name when no such path exists."""
+    path = Path(text)
+    if not path.exists() and (ROOT / "examples" / text).is_dir():
+        return ROOT / "examples" / text
+    return path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", nargs="*", type=Path, default=list(EXAMPLES))
+    parser.add_argument(
+        "--examples",
+        nargs="*",
+        type=_example,
+        default=list(EXAMPLES),
+        help="example folders, or the names of the repo's examples (unit_economics, …)",
+    )
     parser.add_argument("--managers", nargs="*", default=list(MANAGERS))
     parser.add_argument("--out", type=Path, default=Path("/tmp/stateguard-main-job"))
     parser.add_argument("--busy", type=int, default=0, help="busy-loop processes beside")

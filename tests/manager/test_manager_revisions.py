@@ -9,7 +9,7 @@ import pytest
 from stateguard.guard import GuardedSession
 from stateguard.kernel import KernelSession
 from stateguard.manager.notes import RepairNotice
-from stateguard.manager.revisions import old_literals, revisions_in
+from stateguard.manager.revisions import old_literals, revisions_in, value_literals
 
 REVISION = "Finance revised the COGS rate from 42% to 47% of net revenue, for the whole year."
 
@@ -41,6 +41,31 @@ def test_revision_statements_are_read_from_the_text(text: str, found: list) -> N
 def test_old_values_are_found_as_literals(code: str, literals: list[str]) -> None:
     (revision,) = revisions_in(REVISION, 5, 0)
     assert old_literals(code, revision) == literals
+
+
+@pytest.mark.parametrize(
+    ("code", "options", "literals"),
+    [
+        ("net = price * 0.9", {}, []),  # 1 − rate only with complements
+        ("net = price * 0.9", {"complements": True}, ["0.9"]),
+        ("gross = price * 1.1", {"complements": True}, ["1.1"]),
+        ("fee = price * 10 / 100", {}, ["price * 10 / 100"]),
+        ("fee_pct = 10", {}, []),  # 10 alone is not 10 %
+        ("fee_pct = 10", {"as_written": True}, ["10"]),
+        ("fee = price * 0.1", {"complements": True, "as_written": True}, ["0.1"]),
+        ("fee = price * 0.11", {"complements": True, "as_written": True}, []),
+        ("fee = price * (", {"as_written": True}, []),  # does not parse
+    ],
+)
+def test_a_percent_is_found_in_the_forms_asked_for(
+    code: str, options: dict[str, bool], literals: list[str]
+) -> None:
+    assert value_literals(code, 10, percent=True, **options) == literals
+
+
+def test_a_plain_value_is_found_as_itself_and_zero_never() -> None:
+    assert value_literals("limit = 195\nx = 1.95", 195, percent=False) == ["195"]
+    assert value_literals("limit = 0", 0, percent=False) == []
 
 
 SETUP = (

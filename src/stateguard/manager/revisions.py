@@ -87,28 +87,51 @@ def _factors(node: ast.expr) -> list[ast.expr]:
     return [node]
 
 
-def old_literals(code: str, revision: Revision) -> list[str]:
-    """The literals of ``code`` that write the revision's old value (as the source shows)."""
+def value_literals(
+    code: str,
+    value: float,
+    *,
+    percent: bool,
+    complements: bool = False,
+    as_written: bool = False,
+) -> list[str]:
+    """The literals of ``code`` that write ``value``, as the source shows them.
+
+    A plain value is found as a number equal to it (never 0, which code writes for other
+    reasons). A percent is found as its rate (``0.42`` for 42 %) or as a product over 100
+    (``42 / 100``, ``rate * 42 / 100``). ``complements`` also finds ``1 − rate`` and
+    ``1 + rate`` (``0.58``, ``1.42``: a price net of, or plus, a fee); ``as_written`` also
+    finds the percent as written (``42``). None when the code does not parse."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    wanted = revision.old / 100 if revision.percent else revision.old
+    wanted = {value / 100} if percent else {value}
+    if percent and complements:
+        wanted |= {1 - value / 100, 1 + value / 100}
+    if percent and as_written:
+        wanted.add(value)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-            if _close(float(node.value), wanted) and (revision.percent or wanted != 0):
+            number = float(node.value)
+            if any(_close(number, w) for w in wanted) and (percent or number != 0):
                 found.append(ast.unparse(node))
         elif (
-            revision.percent
+            percent
             and isinstance(node, ast.BinOp)
             and isinstance(node.op, ast.Div)
             and isinstance(node.right, ast.Constant)
             and node.right.value == 100
-            and any(_is_number(x, revision.old) for x in _factors(node.left))
+            and any(_is_number(x, value) for x in _factors(node.left))
         ):
             found.append(ast.unparse(node))
     return list(dict.fromkeys(found))
+
+
+def old_literals(code: str, revision: Revision) -> list[str]:
+    """The literals of ``code`` that write the revision's old value (as the source shows)."""
+    return value_literals(code, revision.old, percent=revision.percent)
 
 
 def _cells(graph: LineageGraph) -> dict[int, CellRecord]:

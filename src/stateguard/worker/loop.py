@@ -37,7 +37,6 @@ counter); one worker (and one kernel) serves all turns of a task.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import json
 import re
@@ -55,6 +54,7 @@ from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
 from stateguard.manager.evidence import names_key, refusal_key, same_answer
+from stateguard.manager.revisions import value_literals
 from stateguard.numbers import is_valueless, scan
 from stateguard.question import QuestionSpec, Revision, named_columns, names_file
 from stateguard.types import VarKey
@@ -196,22 +196,6 @@ def _revision_words(revision: Revision) -> str:
     """``from 8 % to 10 %`` / ``from 180 to 195``."""
     unit = " %" if revision.percent else ""
     return f"from {revision.old:g}{unit} to {revision.new:g}{unit}"
-
-
-def code_numbers(code: str) -> set[float]:
-    """The numbers written in ``code`` (int and float literals; none when it does not
-    parse)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    return {
-        float(node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, int | float)
-        and not isinstance(node.value, bool)
-    }
 
 
 def _answer_key(answer: str) -> str:
@@ -715,18 +699,21 @@ class Worker:
         spec = QuestionSpec.parse(self._question, self._context)
         if not spec.revisions:
             return []
-        numbers = set()
-        for cell in self._turn_cells:
-            numbers |= code_numbers(cell.source)
-        out = []
-        for revision in spec.revisions:
-            forms = {revision.new}
-            if revision.percent:
-                rate = revision.new / 100
-                forms |= {rate, 1 - rate, 1 + rate}
-            if not any(abs(n - f) < 1e-9 for n in numbers for f in forms):
-                out.append(revision)
-        return out
+        return [
+            revision
+            for revision in spec.revisions
+            if (revision.percent or revision.new != 0)  # a literal 0 says nothing
+            and not any(
+                value_literals(
+                    cell.source,
+                    revision.new,
+                    percent=revision.percent,
+                    complements=True,
+                    as_written=True,
+                )
+                for cell in self._turn_cells
+            )
+        ]
 
     def _turn_reads(self) -> tuple[set[str], set[str]]:
         """The names the turn's cells that ran read: with what those were computed from
