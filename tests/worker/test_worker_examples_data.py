@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from types import ModuleType
+from typing import NamedTuple
 
 import pytest
 
@@ -50,63 +51,50 @@ def test_gold_answers_match_the_reference_computation(example: str) -> None:
     assert len(load_task(ROOT / example).turns) >= 8
 
 
-def test_the_energy_revision_and_join_change_later_answers() -> None:
-    reference = _module("energy_bills", "reference")
-    task = load_task(ROOT / "energy_bills")
-    assert "0.27" in task.turns[1].context and "0.31" in task.turns[4].context
+class Revision(NamedTuple):
+    """How an example's revision shows: the old and new value in its turns' context, the
+    reference's turn-5 code that states the new value without rebuilding what it feeds,
+    the later turns that change then, and those that do not depend on it."""
+
+    example: str
+    old: str
+    new: str
+    stale_turn_code: str
+    changed: tuple[int, ...]
+    unchanged: tuple[int, ...] = ()
+
+
+REVISIONS = (
+    Revision("energy_bills", "0.27", "0.31", "UNIT_RATE = 0.31\nNone\n", (5, 7)),
+    Revision("course_fees", "180", "195", "FEE_PER_CREDIT = 195\nNone\n", (5, 7, 8)),
+    Revision("ticket_sales", "8 %", "10 %", "FEE_RATE = 0.10\nNone\n", (5, 7, 8), (3, 6)),
+    Revision("rental_fleet", "6 %", "8 %", "LEVY_RATE = 0.08\nNone\n", (5, 7, 8), (3, 6)),
+)
+
+
+@pytest.mark.parametrize("revision", REVISIONS, ids=lambda r: r.example)
+def test_the_revision_changes_later_answers_and_the_rest_stay(revision: Revision) -> None:
+    reference = _module(revision.example, "reference")
+    task = load_task(ROOT / revision.example)
+    assert revision.old in task.turns[1].context and revision.new in task.turns[4].context
     stale = list(reference.TURN_CODE)
-    stale[4] = "UNIT_RATE = 0.31\nNone\n"  # the rate changes, the cost column is not rebuilt
+    stale[4] = revision.stale_turn_code  # the value changes, what it feeds is not rebuilt
     reference.TURN_CODE = tuple(stale)
     answers = reference.compute_answers()
-    assert answers[5] != task.turns[5].answer and answers[7] != task.turns[7].answer
-    inner = list(_module("energy_bills", "reference").TURN_CODE)
+    assert [answers[i] != task.turns[i].answer for i in revision.changed] == [True] * len(
+        revision.changed
+    )
+    assert [answers[i] == task.turns[i].answer for i in revision.unchanged] == [True] * len(
+        revision.unchanged
+    )
+
+
+@pytest.mark.parametrize("example", [r.example for r in REVISIONS])
+def test_an_inner_join_loses_the_unlisted_rows_and_changes_turn_four(example: str) -> None:
+    reference = _module(example, "reference")
+    task = load_task(ROOT / example)
+    assert 'how="left"' in reference.TURN_CODE[2]
+    inner = list(reference.TURN_CODE)
     inner[2] = inner[2].replace('how="left"', 'how="inner"')
     reference.TURN_CODE = tuple(inner)
-    assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted households lost
-
-
-def test_the_fee_revision_and_join_change_later_course_answers() -> None:
-    reference = _module("course_fees", "reference")
-    task = load_task(ROOT / "course_fees")
-    assert "180" in task.turns[1].context and "195" in task.turns[4].context
-    stale = list(reference.TURN_CODE)
-    stale[4] = "FEE_PER_CREDIT = 195\nNone\n"  # the fee changes, tuition is not rebuilt
-    reference.TURN_CODE = tuple(stale)
-    answers = reference.compute_answers()
-    assert [answers[i] != task.turns[i].answer for i in (5, 7, 8)] == [True] * 3
-    inner = list(_module("course_fees", "reference").TURN_CODE)
-    inner[2] = inner[2].replace('how="left"', 'how="inner"')
-    reference.TURN_CODE = tuple(inner)
-    assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted courses lost
-
-
-def test_the_service_fee_revision_and_join_change_later_ticket_answers() -> None:
-    reference = _module("ticket_sales", "reference")
-    task = load_task(ROOT / "ticket_sales")
-    assert "8 %" in task.turns[1].context and "10 %" in task.turns[4].context
-    stale = list(reference.TURN_CODE)
-    stale[4] = "FEE_RATE = 0.10\nNone\n"  # the fee changes, fee and net are not rebuilt
-    reference.TURN_CODE = tuple(stale)
-    answers = reference.compute_answers()
-    assert [answers[i] != task.turns[i].answer for i in (5, 7, 8)] == [True] * 3
-    assert [answers[i] == task.turns[i].answer for i in (3, 6)] == [True] * 2  # fee-free
-    inner = list(_module("ticket_sales", "reference").TURN_CODE)
-    inner[2] = inner[2].replace('how="left"', 'how="inner"')
-    reference.TURN_CODE = tuple(inner)
-    assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted events lost
-
-
-def test_the_levy_revision_and_join_change_later_rental_answers() -> None:
-    reference = _module("rental_fleet", "reference")
-    task = load_task(ROOT / "rental_fleet")
-    assert "6 %" in task.turns[1].context and "8 %" in task.turns[4].context
-    stale = list(reference.TURN_CODE)
-    stale[4] = "LEVY_RATE = 0.08\nNone\n"  # the levy changes, levy and net are not rebuilt
-    reference.TURN_CODE = tuple(stale)
-    answers = reference.compute_answers()
-    assert [answers[i] != task.turns[i].answer for i in (5, 7, 8)] == [True] * 3
-    assert [answers[i] == task.turns[i].answer for i in (3, 6)] == [True] * 2  # levy-free
-    inner = list(_module("rental_fleet", "reference").TURN_CODE)
-    inner[2] = inner[2].replace('how="left"', 'how="inner"')
-    reference.TURN_CODE = tuple(inner)
-    assert reference.compute_answers()[3] != task.turns[3].answer  # unlisted branches lost
+    assert reference.compute_answers()[3] != task.turns[3].answer
