@@ -43,6 +43,7 @@ EXAMPLES = tuple(
         "course_fees",
         "ticket_sales",
         "rental_fleet",
+        "food_delivery",
     )
 )
 MANAGERS = ("none", "hybrid")

@@ -20,6 +20,7 @@ EXAMPLES = (
     "course_fees",
     "ticket_sales",
     "rental_fleet",
+    "food_delivery",
 )
 
 
@@ -69,6 +70,7 @@ REVISIONS = (
     Revision("course_fees", "180", "195", "FEE_PER_CREDIT = 195\nNone\n", (5, 7, 8)),
     Revision("ticket_sales", "8 %", "10 %", "FEE_RATE = 0.10\nNone\n", (5, 7, 8), (3, 6)),
     Revision("rental_fleet", "6 %", "8 %", "LEVY_RATE = 0.08\nNone\n", (5, 7, 8), (3, 6)),
+    Revision("food_delivery", "15 %", "18 %", "COMMISSION_RATE = 0.18\nNone\n", (5, 7, 8), (3, 6)),
 )
 
 
