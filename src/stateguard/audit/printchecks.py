@@ -23,7 +23,11 @@ from pydantic import BaseModel, ConfigDict
 
 _ARRAY_START = re.compile(r"^(?P<label>.*?\S)\s*[:=]\s*\[\s*(?P<first>[-+]?\d[\d.e+-]*)\s+[-+]?\d")
 """A numpy array printed after a label: ``share: [ 2.0e-02  8.9e-04 ...``."""
-_FOOTER = re.compile(r"^(?:Length: (?P<length>\d+), )?(?:Name: .*, )?dtype: \w+$")
+_FOOTER = re.compile(r"^(?:Name: .*?, )?(?:Length: (?P<length>\d+), )?dtype: \w+$")
+"""A Series repr's last line: ``Name: x, Length: 1297, dtype: float64`` (pandas writes the
+name first), ``Length: 1297, dtype: float64`` or ``dtype: int64``."""
+_ROW = re.compile(r"^(?P<index>\S(?:.*?\S)?)\s{2,}(?P<value>\S+)$")
+"""One row of a Series repr: its index label, two or more spaces, its value."""
 _LABELLED_ROW = re.compile(r"^(?P<label>.*?\S)\s*[:=]\s*(?P<index>[^\s:=]+)\s{2,}\S+$")
 
 
@@ -82,6 +86,46 @@ def labelled_series(stdout: str) -> list[LabelledSeries]:
             )
         )
     return found
+
+
+class ShownSeries(BaseModel):
+    """A pandas Series shown on its own, as its repr reads."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rows: tuple[tuple[str, str], ...]
+    """The rows shown, as (index label, value) text; a long Series shows its first and last
+    rows only."""
+    length: int
+    """The Series' length (from the ``Length:`` footer, else the rows shown)."""
+
+
+def shown_series(text: str) -> ShownSeries | None:
+    """``text`` read as the repr of one pandas Series (a cell's result, or all it printed):
+    an optional line naming the index (a first line shorter than the rows, whose values
+    pandas right-aligns), rows of an index and a value, ``...`` where rows are left out,
+    then the ``dtype`` footer. None for anything else (a scalar, a DataFrame, a Series
+    after other text)."""
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    if len(lines) < 3:
+        return None
+    footer = _FOOTER.match(lines[-1].strip())
+    if footer is None:
+        return None
+    body = lines[:-1]
+    widths = [len(line) for line in body[1:] if line.strip() != "..."]
+    if widths and len(body[0]) < min(widths):
+        body = body[1:]  # the index's names: pandas right-aligns the values past them
+    rows = []
+    for line in body:
+        if line.strip() == "...":
+            continue
+        row = _ROW.match(line.strip())
+        if row is None:
+            return None
+        rows.append((row.group("index"), row.group("value")))
+    length = int(footer.group("length")) if footer.group("length") else len(rows)
+    return ShownSeries(rows=tuple(rows), length=length) if rows else None
 
 
 def describe(found: list[LabelledSeries]) -> str:

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import PurePosixPath
 
+from stateguard.audit.printchecks import shown_series
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
 from stateguard.kernel import namespace
@@ -56,7 +57,13 @@ from stateguard.manager import Hint
 from stateguard.manager.evidence import names_key, refusal_key, same_answer
 from stateguard.manager.revisions import value_literals
 from stateguard.numbers import is_valueless, scan
-from stateguard.question import QuestionSpec, Revision, named_columns, names_file
+from stateguard.question import (
+    QuestionSpec,
+    Revision,
+    named_columns,
+    names_file,
+    value_mentions,
+)
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog, cell_key
@@ -191,6 +198,16 @@ def _takes_grammar(model: ChatModel) -> bool:
 
 _FIELD_LABEL = re.compile(r"\w\s*[:=]")
 
+_REDUCTIONS: dict[str, frozenset[str]] = {
+    "sum": frozenset({"sum", "total"}),
+    "mean": frozenset({"mean", "average", "avg"}),
+    "median": frozenset({"median", "50%"}),
+    "share": frozenset(),
+    "count": frozenset({"count", "size"}),
+}
+"""The statistics that reduce rows to one number, with the index labels that name each
+(a row of ``describe()`` or ``agg([...])`` that is the statistic asked)."""
+
 
 def _revision_words(revision: Revision) -> str:
     """``from 8 % to 10 %`` / ``from 180 to 195``."""
@@ -322,9 +339,9 @@ class Worker:
         self._question = ""
         self._context = ""
         self._data_columns: dict[str, tuple[str, ...]] = {}
+        """Every column of each loaded frame, as the setup loaded it."""
         self._data_files: dict[str, str] = {}
         """Preloaded frame -> the ``data/...`` file it was read from."""
-        """Every column of each loaded frame, as the setup loaded it."""
         self._turn_cells: list[CellRecord] = []
         """The lineage records of the current turn's cells that ran without error."""
         self._unread_asked = False
@@ -338,6 +355,10 @@ class Worker:
         """Whether this turn's answer was already held back for a revision it did not use."""
         self._recomputed_asked = False
         """Whether this turn's answer was already held back as an earlier turn's, re-run."""
+        self._element_asked = False
+        """Whether this turn's answer was already held back as one row of a Series."""
+        self._last_shown: list[str] = []
+        """What the current turn's latest cell that ran showed (printed, result, displays)."""
         self.setup = setup
         example = setup.example if setup is not None else None
         prompt = (
@@ -591,6 +612,7 @@ class Worker:
         shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
         self._shown += shown
         if execution.ok:
+            self._last_shown = shown
             self._code_run.append(code)
             if outcome.cell is not None:
                 self._turn_cells.append(outcome.cell)
@@ -762,6 +784,46 @@ class Worker:
             and len(_FIELD_LABEL.findall(answer)) >= 2
             and len(scan(answer)) >= 2
         )
+
+    def _element_of(self, answer: str) -> tuple[str, int] | None:
+        """(row label, length) when ``answer`` is one row's value of a Series the turn's
+        latest cell showed on its own, of two rows or more, while the question asks for one
+        number over rows (a sum, mean, median, share or count, `QuestionSpec.statistic`):
+        ``476413.0``, the first row of ``df[m]['days'] * df['rate'].sum()``, for "the total
+        billed amount". A row the question names (``Lakes`` in "the net of the Lakes
+        area"), or one that is the statistic itself (``describe()``'s ``mean``), is what it
+        asks for; so is a Series the question's extreme or order reads (not a reduction).
+        Else None."""
+        spec = self._spec
+        if (
+            spec is None
+            or spec.template is not None
+            or len(spec.fields) != 1
+            or spec.fields[0].kind not in ("number", "count")
+        ):
+            return None
+        numbers = scan(answer)
+        if len(numbers) != 1:
+            return None
+        statistic = QuestionSpec.parse(self._question, self._context).statistic
+        if statistic not in _REDUCTIONS:
+            return None
+        number = numbers[0]
+        half = 0.5 * 10**-number.decimals + 1e-9
+        for text in self._last_shown:
+            series = shown_series(text)
+            if series is None or series.length < 2:
+                continue
+            for label, value in series.rows:
+                shown = scan(value)
+                if (
+                    len(shown) == 1
+                    and abs(shown[0].value - number.value) <= half
+                    and label.lower() not in _REDUCTIONS[statistic]
+                    and not value_mentions(f"{self._context}\n{self._question}", label)
+                ):
+                    return label, series.length
+        return None
 
     def _unknown_names(self, answer: str) -> list[str]:
         """The names the answer gives for the form's text fields (``region: North Partner``)
@@ -951,7 +1013,8 @@ class Worker:
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
-        self._revision_asked = self._recomputed_asked = False
+        self._revision_asked = self._recomputed_asked = self._element_asked = False
+        self._last_shown = []
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -1171,6 +1234,19 @@ class Worker:
                     )
                 ):
                     return formatted, "answer", steps
+                refused = True
+            elif not self._element_asked and (element := self._element_of(parsed.answer or "")):
+                # a doubt, asked once: the answer is one row of a Series shown where the
+                # question asks for one number over the rows
+                self._element_asked = True
+                exchange.outcome = "invalid: element_answer"
+                note = render(
+                    self._corrective["element_answer"],
+                    answer=parsed.answer or "",
+                    label=element[0],
+                    length=element[1],
+                )
+                yield from self._invalid_step(turn, step, parsed, "element_answer", note)
                 refused = True
             elif not self._unknown_asked and (unknown := self._unknown_names(parsed.answer or "")):
                 # a doubt, asked once: a name no column holds may still be right (a derived

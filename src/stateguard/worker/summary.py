@@ -35,12 +35,15 @@ REFUSED = frozenset(
         "unused_value",
         "unknown_name",
         "unread_column",
+        "unread_file",
+        "unapplied_revision",
+        "recomputed_answer",
+        "element_answer",
     }
 )
-"""Problems of well-formed answers the worker refused before review (numbers no output
-showed, another turn's answer copied, a field of the requested form left out, no value at
-all): rejected
-answers, not malformed replies."""
+"""Problems of well-formed answers the worker refused or held back before review (numbers
+no output showed, another turn's answer copied, a field of the requested form left out,
+no value at all, a doubt asked once): rejected answers, not malformed replies."""
 
 
 class TurnOutcome(BaseModel):

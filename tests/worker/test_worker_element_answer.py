@@ -1,0 +1,134 @@
+"""An answer read off one row of a Series where the question asks for one number."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from stateguard.audit.printchecks import labelled_series, shown_series
+from stateguard.guard import GuardedSession
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
+from stateguard.worker import loop
+from stateguard.worker.events import StepRecord
+from stateguard.worker.loop import Worker
+from stateguard.worker.summary import REFUSED, TurnTally
+
+F = "```"
+
+
+def test_a_named_long_series_is_read_with_its_length() -> None:
+    s = pd.Series(range(1297), name="rental_days", dtype="float64") * 1.5
+    shown = shown_series(repr(s))
+    assert shown is not None and shown.length == 1297
+    assert shown.rows[:2] == (("0", "0.0"), ("1", "1.5"))
+    # pandas writes the name before the length: the labelled form reads the length too
+    assert [f.length for f in labelled_series(f"total: {s}\n")] == [1297]
+
+
+def test_a_grouped_series_is_read_without_its_index_name() -> None:
+    frame = pd.DataFrame({"area": ["Coastal", "Lakes", "Metro"], "net": [1.5, 2.25, 3.0]})
+    shown = shown_series(repr(frame.groupby("area")["net"].sum()))
+    assert shown is not None
+    assert shown.rows == (("Coastal", "1.50"), ("Lakes", "2.25"), ("Metro", "3.00"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "476413.0",  # a scalar
+        repr(pd.DataFrame({"a": [1, 2], "b": [3, 4]})),  # a table
+        "The rows, one by one:\n\n" + repr(pd.Series([1.0, 2.0])),  # text before the Series
+        "dtype: float64",
+    ],
+)
+def test_what_is_not_one_series_is_not_read_as_one(text: str) -> None:
+    assert shown_series(text) is None
+
+
+SETUP = (
+    "import pandas as pd\n"
+    "r = pd.DataFrame({'area': ['Coastal', 'Lakes', 'Metro', 'Lakes'],\n"
+    "                  'days': [5, 3, 2, 4], 'rate': [30.5, 42.25, 50.0, 20.0]})\n"
+)
+
+
+def _play(tracked: TrackedSession, cell: str, answer: str, question: str) -> list[StepRecord]:
+    reply = f"<answer>{answer}</answer>"
+    model = ScriptedModel([f"{F}python\n{SETUP}{cell}\n{F}", reply, reply])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(2, question))
+    assert events[-1].answer == answer  # asked once: the same answer again is submitted
+    return [e for e in events if isinstance(e, StepRecord)]
+
+
+@pytest.mark.kernel
+def test_one_row_of_a_per_row_series_given_for_a_total_is_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    # `.sum()` binds to the last factor: the result is a Series, its first row the answer
+    steps = _play(
+        tracked,
+        "r['days'] * r['rate'].sum()",
+        "713.75",
+        "What is the total billed amount, rounded to 2 decimals?",
+    )
+    held = [s for s in steps if s.problem == "element_answer"]
+    assert len(held) == 1
+    assert "one row (`0`) of a Series of 4 values" in held[0].observation
+    tally = TurnTally.of(steps)
+    assert tally.invalid == 0 and tally.proposed == 2  # a held-back answer, not a malformed reply
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("cell", "answer", "question"),
+    [
+        # the row the question names
+        (
+            "r.groupby('area')['rate'].sum()",
+            "62.25",
+            "What is the total rate of the Lakes area, rounded to 2 decimals?",
+        ),
+        # an extreme is read off a Series, not reduced from it
+        (
+            "r.groupby('area')['rate'].sum().sort_values()",
+            "62.25",
+            "Which area has the highest total rate? Give that total.",
+        ),
+        # the statistic's own row of describe()
+        ("r['rate'].describe()", "35.69", "What is the average rate, rounded to 2 decimals?"),
+        # the reduction itself
+        ("(r['days'] * r['rate']).sum()", "459.25", "What is the total billed amount?"),
+        # an answer that is no row of the Series shown (the total printed beside it)
+        (
+            "print((r['days'] * r['rate']).sum())\nr['days'] * r['rate']",
+            "459.25",
+            "What is the total billed amount?",
+        ),
+    ],
+)
+def test_near_misses_are_not_held_back(
+    tracked: TrackedSession, cell: str, answer: str, question: str
+) -> None:
+    steps = _play(tracked, cell, answer, question)
+    assert [s.problem for s in steps if s.problem] == []
+
+
+def test_every_answer_the_loop_holds_back_is_counted_as_refused_not_malformed() -> None:
+    tree = ast.parse(Path(loop.__file__).read_text())
+    held = {
+        arg.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("_invalid_step", "_printed_or_refused")
+        for arg in node.args
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+    }
+    assert {"element_answer", "unapplied_revision", "unused_value"} <= held
+    assert held - REFUSED == set()
