@@ -327,6 +327,16 @@ def test_several_numbers_for_the_one_value_asked_give_way_to_the_printed_value(
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
     assert events[-1].answer == "47.00" and len(model.requests) == 2
+    # an earlier question's form, one number in it
+    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>city: Bristol, net: 47.00</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
+    assert events[-1].answer == "47.00" and len(model.requests) == 2
+    # one labelled value is the value asked, labelled
+    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>cost: 47.00</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
+    assert events[-1].answer == "cost: 47.00" and len(model.requests) == 2
     # a form of several fields keeps its numbers
     model = ScriptedModel(
         [code("cost = 47.0\nrows = 3\ncost, rows"), "<answer>cost: 47.00, rows: 3</answer>"]

@@ -773,8 +773,10 @@ class Worker:
 
     def _crowded(self, answer: str) -> bool:
         """The question asks for one number (no form of several fields) and ``answer``
-        gives two or more labelled values: ``orders: 1200, net_revenue: 209637.41, margin:
-        109691.06`` for "What is the total margin?" (earlier answers' fields copied)."""
+        gives two or more labelled values, a number among them: ``orders: 1200,
+        net_revenue: 209637.41, margin: 109691.06`` for "What is the total margin?", or
+        ``city: Bristol, net: 148004.72`` for "What share …?" (an earlier question's form
+        filled in)."""
         spec = self._spec
         return (
             spec is not None
@@ -782,7 +784,7 @@ class Worker:
             and len(spec.fields) == 1
             and spec.fields[0].kind in ("number", "count")
             and len(_FIELD_LABEL.findall(answer)) >= 2
-            and len(scan(answer)) >= 2
+            and len(scan(answer)) >= 1
         )
 
     def _element_of(self, answer: str) -> tuple[str, int] | None:
