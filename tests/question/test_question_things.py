@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from stateguard.question import asked_entity, asked_groups, counted_things, words
+from stateguard.question import (
+    asked_entity,
+    asked_groups,
+    counted_by_total,
+    counted_things,
+    words,
+)
 
 
 @pytest.mark.parametrize(
@@ -80,3 +86,24 @@ def test_the_things_a_threshold_counts(
 ) -> None:
     got = counted_things(question, [words(t) for t in things])
     assert [(t.value, thing) for t, thing in got] == counted
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many buyers have tickets whose total 2025 net is above 320?", ("buyer", 320.0)),
+        ("How many households have a total 2025 cost above 900 now?", ("household", 900.0)),
+        ("How many patients had a total stay of less than 3 days?", ("patient", 3.0)),
+        ("How many categories have total sales over 1,000?", ("category", 1000.0)),
+        # not stated: no total, a count, the total after the threshold, two thresholds
+        ("How many cars have a price above 20000?", None),
+        ("How many stores have a total number of sales above 10?", None),
+        ("How many customers spent more than 100 in total?", None),
+        ("How many regions have a total above 5 and below 10?", None),
+        ("What is the total revenue above 100?", None),
+    ],
+)
+def test_things_counted_by_a_total_of_each(question: str, expected: tuple | None) -> None:
+    found = counted_by_total(question)
+    got = None if found is None else (found.thing, found.threshold.value)
+    assert got == expected

@@ -132,3 +132,62 @@ def test_every_answer_the_loop_holds_back_is_counted_as_refused_not_malformed() 
     }
     assert {"element_answer", "unapplied_revision", "unused_value"} <= held
     assert held - REFUSED == set()
+
+
+TICKETS = (
+    "import pandas as pd\n"
+    "tickets = pd.DataFrame({'buyer_id': ['B1', 'B1', 'B2', 'B3', 'B3'],\n"
+    "                        'net': [200.0, 150.0, 330.0, 100.0, 90.0]})"
+)
+COUNT = "How many buyers have tickets whose total net is above 320?"
+
+
+def _tickets(tracked: TrackedSession, cell: str, answer: str, question: str) -> list[StepRecord]:
+    from stateguard.worker.preload import Preload
+
+    setup = Preload(
+        code=TICKETS,
+        frames={"tickets": "data/tickets.csv"},
+        columns={"tickets": ("buyer_id", "net")},
+    )
+    reply = f"<answer>{answer}</answer>"
+    model = ScriptedModel([f"{F}python\n{cell}\n{F}", reply, reply])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    assert events[-1].answer == answer  # asked once: the same answer again is submitted
+    return [e for e in events if isinstance(e, StepRecord)]
+
+
+@pytest.mark.kernel
+def test_rows_compared_where_the_question_counts_totals_are_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    steps = _tickets(tracked, "print(tickets[tickets['net'] > 320].shape[0])", "1", COUNT)
+    held = [s for s in steps if s.problem == "rows_for_totals"]
+    assert len(held) == 1
+    note = held[0].observation
+    assert "each buyer's total with 320" in note and "`tickets['net'] > 320`" in note
+    assert "tickets.groupby('buyer_id')['net'].sum()" in note and "(totals > 320)" in note
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("cell", "answer", "question"),
+    [
+        # the totals are made: grouping
+        (
+            "totals = tickets.groupby('buyer_id')['net'].sum()\nprint(int((totals > 320).sum()))",
+            "2",
+            COUNT,
+        ),
+        # the question has no total of each
+        ("print(tickets[tickets['net'] > 320].shape[0])", "1", "How many tickets are above 320?"),
+        # a comparison with another number
+        ("print(tickets[tickets['net'] > 100].shape[0])", "3", COUNT),
+    ],
+)
+def test_near_misses_of_rows_for_totals_are_not_held_back(
+    tracked: TrackedSession, cell: str, answer: str, question: str
+) -> None:
+    steps = _tickets(tracked, cell, answer, question)
+    assert [s.problem for s in steps if s.problem] == []

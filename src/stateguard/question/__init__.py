@@ -9,7 +9,7 @@ than the spec:
 - `columns`: the columns of the data a question names, and the column a threshold is
   about;
 - `things`: the one thing a value is asked per, the groups a share or count is of, the
-  things a threshold counts;
+  things a threshold counts, the things counted by a total of theirs;
 - `values`: where a question writes a given value, and whether it excludes it there;
 - `aggregates`: the wordings of a statistic, an extreme, an order or a square;
 - `conditions`: where a question asks for the rows that meet a condition;
@@ -58,7 +58,13 @@ from stateguard.question.spec import (
     threshold_spans,
 )
 from stateguard.question.stems import stem, word_spans, words
-from stateguard.question.things import asked_entity, asked_groups, counted_things
+from stateguard.question.things import (
+    TotalThreshold,
+    asked_entity,
+    asked_groups,
+    counted_by_total,
+    counted_things,
+)
 from stateguard.question.values import Mention, names_number, value_mentions
 
 __all__ = [
@@ -75,6 +81,7 @@ __all__ = [
     "RowsAsked",
     "Subject",
     "Threshold",
+    "TotalThreshold",
     "aggregate_words",
     "answer_form",
     "asked_entity",
@@ -82,6 +89,7 @@ __all__ = [
     "backticked",
     "bare_paths",
     "content_words",
+    "counted_by_total",
     "counted_things",
     "decimals",
     "field_tokens",

@@ -9,12 +9,16 @@ or count is of, and the things a threshold counts.
   percentage", "women" in "the share of women", "smokers" in "how many smokers").
 - `counted_things`: a threshold whose number is followed by a thing ("more than one Canned
   Soda" counts sodas).
+- `counted_by_total`: the things a question counts by a total of theirs against a
+  threshold ("How many buyers have tickets whose total net is above 320?").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
 
 from stateguard.question.spec import THRESHOLD, Threshold, threshold_spans
 from stateguard.question.stems import stem, word_spans
@@ -29,6 +33,11 @@ _NOT_A_THING = frozenset(
     {"one", "other", "single", "cent", "capita", "time", "the", "a", "an", "its", "their"}
 )
 """Words after each/per/every that name no thing ("per cent", "each one", "every time")."""
+
+_COUNTED_BY_TOTAL = re.compile(
+    r"\bhow\s+many\s+(?P<thing>[A-Za-z]+)\b[^?.;]*?\btotal\b(?P<rest>[^?.;]*)", re.I
+)
+"""How many THINGs …, then *total* in the same clause: the threshold must follow."""
 
 _SHARE = r"(?:percentage|percent|proportion|share|ratio|rate|fraction)"
 _SUBJECT = (
@@ -85,3 +94,32 @@ def counted_things(question: str, things: Sequence[list[str]]) -> list[tuple[Thr
                 out.append((t, question[head[0][0] : head[-1][1]]))
                 break
     return out
+
+
+class TotalThreshold(BaseModel):
+    """Things counted by a total of theirs against a threshold."""
+
+    model_config = ConfigDict(frozen=True)
+
+    thing: str
+    """The stemmed word of the things counted (``buyer`` for "How many buyers …")."""
+    threshold: Threshold
+
+
+def counted_by_total(question: str) -> TotalThreshold | None:
+    """The things ``question`` counts by a total of each, compared with a threshold: "How
+    many buyers have tickets whose total 2025 net is above 320?" counts buyers whose
+    tickets' net adds up to more than 320 (not tickets above 320). Read only when *how
+    many THING* is followed, in one clause, by *total* and then by exactly one threshold;
+    else None (not stated): "How many cars have a price above 20000?" has no total, and
+    "the total number of …" is a count, not a total of each."""
+    m = _COUNTED_BY_TOTAL.search(question)
+    if m is None or re.match(r"\s+number\b", m.group("rest")):
+        return None
+    after = [t for t in threshold_spans(question) if m.start("rest") <= t.start < m.end("rest")]
+    if len(after) != 1:
+        return None
+    thing = stem(m.group("thing"))
+    if thing in _NOT_A_GROUP:
+        return None
+    return TotalThreshold(thing=thing, threshold=after[0])

@@ -37,6 +37,7 @@ counter); one worker (and one kernel) serves all turns of a task.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import re
@@ -60,9 +61,11 @@ from stateguard.numbers import is_valueless, scan
 from stateguard.question import (
     QuestionSpec,
     Revision,
+    counted_by_total,
     named_columns,
     names_file,
     value_mentions,
+    words,
 )
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
@@ -197,6 +200,10 @@ def _takes_grammar(model: ChatModel) -> bool:
 
 
 _FIELD_LABEL = re.compile(r"\w\s*[:=]")
+
+_GROUPING = frozenset({"groupby", "pivot_table", "resample", "crosstab"})
+"""Calls that gather rows into groups, as a total per thing needs."""
+_ORDER = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<="}
 
 _REDUCTIONS: dict[str, frozenset[str]] = {
     "sum": frozenset({"sum", "total"}),
@@ -357,6 +364,8 @@ class Worker:
         """Whether this turn's answer was already held back as an earlier turn's, re-run."""
         self._element_asked = False
         """Whether this turn's answer was already held back as one row of a Series."""
+        self._total_asked = False
+        """Whether this turn's answer was already held back for comparing rows, not totals."""
         self._last_shown: list[str] = []
         """What the current turn's latest cell that ran showed (printed, result, displays)."""
         self.setup = setup
@@ -827,6 +836,60 @@ class Worker:
                     return label, series.length
         return None
 
+    def _rows_for_totals(self) -> dict[str, str] | None:
+        """The per-row comparison this turn's code made where the question counts things
+        by a total of each (`stateguard.question.counted_by_total`): "How many buyers have
+        tickets whose total net is above 320?" answered with ``tickets[tickets['net'] >
+        320]``, which keeps tickets, not buyers. Code evidence: a cell of this turn that ran
+        compares a column of a loaded table with the threshold's number, and none of them
+        groups rows (``groupby``, ``pivot_table``, ``resample``, ``crosstab``); the table
+        has one column named for the thing (``buyer_id``), to group by. The parts of the
+        note (table, thing column, compared column, operator, threshold), else None."""
+        asked = counted_by_total(self._question)
+        if asked is None or not self._turn_cells:
+            return None
+        trees = []
+        for cell in self._turn_cells:
+            try:
+                trees.append(ast.parse(cell.source))
+            except SyntaxError:
+                return None
+        nodes = [node for tree in trees for node in ast.walk(tree)]
+        if any(isinstance(n, ast.Attribute) and n.attr in _GROUPING for n in nodes):
+            return None
+        for node in nodes:
+            if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+                continue
+            op, right = node.ops[0], node.comparators[0]
+            if type(op) not in _ORDER or not (
+                isinstance(right, ast.Constant)
+                and type(right.value) in (int, float)
+                and float(right.value) == asked.threshold.value
+            ):
+                continue
+            left = node.left
+            if not (
+                isinstance(left, ast.Subscript)
+                and isinstance(left.value, ast.Name)
+                and isinstance(left.slice, ast.Constant)
+                and isinstance(left.slice.value, str)
+            ):
+                continue
+            frame, column = left.value.id, left.slice.value
+            things = [c for c in self._data_columns.get(frame, ()) if words(c)[:1] == [asked.thing]]
+            if len(things) != 1 or things[0] == column:
+                continue
+            return {
+                "thing": things[0].split("_")[0],
+                "compared": ast.unparse(node),
+                "frame": frame,
+                "entity": things[0],
+                "column": column,
+                "op": _ORDER[type(op)],
+                "value": f"{asked.threshold.value:g}",
+            }
+        return None
+
     def _unknown_names(self, answer: str) -> list[str]:
         """The names the answer gives for the form's text fields (``region: North Partner``)
         that no text column of the data holds, case aside: a label made up rather than
@@ -1016,6 +1079,7 @@ class Worker:
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
+        self._total_asked = False
         self._last_shown = []
         self._spec = AnswerSpec.from_question(question)
         self._shown.append(self.conversation.current.opener)
@@ -1173,6 +1237,12 @@ class Worker:
                     if (yield from self._formatted_step(turn, formatted)):
                         return formatted, "answer", steps
                     refused = True
+            elif (earlier := self._copied_from(parsed.answer or "")) is not None:
+                exchange.outcome = "invalid: copied_answer"
+                attempts.no_progress()
+                note = render(self._corrective["copied_answer"], turn=earlier)
+                yield from self._invalid_step(turn, step, parsed, "copied_answer", note)
+                refused = True
             elif self._crowded(parsed.answer or "") and (
                 (formatted := self._format_answer()) is not None
             ):
@@ -1180,12 +1250,6 @@ class Worker:
                 # beside it): the answer is the value this turn printed
                 if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
                     return formatted, "answer", steps
-                refused = True
-            elif (earlier := self._copied_from(parsed.answer or "")) is not None:
-                exchange.outcome = "invalid: copied_answer"
-                attempts.no_progress()
-                note = render(self._corrective["copied_answer"], turn=earlier)
-                yield from self._invalid_step(turn, step, parsed, "copied_answer", note)
                 refused = True
             elif self.check_answer_numbers and (
                 unseen := unseen_numbers(parsed.answer or "", self._shown)
@@ -1249,6 +1313,14 @@ class Worker:
                     length=element[1],
                 )
                 yield from self._invalid_step(turn, step, parsed, "element_answer", note)
+                refused = True
+            elif not self._total_asked and (rows := self._rows_for_totals()) is not None:
+                # a doubt, asked once: the question counts things by a total of each, and
+                # the turn's code compared single rows with the threshold, grouping nothing
+                self._total_asked = True
+                exchange.outcome = "invalid: rows_for_totals"
+                note = render(self._corrective["rows_for_totals"], **rows)
+                yield from self._invalid_step(turn, step, parsed, "rows_for_totals", note)
                 refused = True
             elif not self._unknown_asked and (unknown := self._unknown_names(parsed.answer or "")):
                 # a doubt, asked once: a name no column holds may still be right (a derived

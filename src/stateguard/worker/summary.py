@@ -39,6 +39,7 @@ REFUSED = frozenset(
         "unapplied_revision",
         "recomputed_answer",
         "element_answer",
+        "rows_for_totals",
     }
 )
 """Problems of well-formed answers the worker refused or held back before review (numbers
