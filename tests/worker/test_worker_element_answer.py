@@ -102,6 +102,12 @@ def test_one_row_of_a_per_row_series_given_for_a_total_is_held_back_once(
         ),
         # the statistic's own row of describe()
         ("r['rate'].describe()", "35.69", "What is the average rate, rounded to 2 decimals?"),
+        # one number broadcast to every row: that number is the answer
+        (
+            "r['days'] * 0 + r['rate'].sum()",
+            "142.75",
+            "What is the total rate, rounded to 2 decimals?",
+        ),
         # the reduction itself
         ("(r['days'] * r['rate']).sum()", "459.25", "What is the total billed amount?"),
         # an answer that is no row of the Series shown (the total printed beside it)

@@ -803,7 +803,8 @@ class Worker:
         ``476413.0``, the first row of ``df[m]['days'] * df['rate'].sum()``, for "the total
         billed amount". A row the question names (``Lakes`` in "the net of the Lakes
         area"), or one that is the statistic itself (``describe()``'s ``mean``), is what it
-        asks for; so is a Series the question's extreme or order reads (not a reduction).
+        asks for; so is a Series the question's extreme or order reads (not a reduction),
+        and one that shows the same value in every row (a total broadcast to a column).
         Else None."""
         spec = self._spec
         if (
@@ -823,8 +824,8 @@ class Worker:
         half = 0.5 * 10**-number.decimals + 1e-9
         for text in self._last_shown:
             series = shown_series(text)
-            if series is None or series.length < 2:
-                continue
+            if series is None or series.length < 2 or len({v for _, v in series.rows}) < 2:
+                continue  # not a Series, or one number in every row (a scalar broadcast)
             for label, value in series.rows:
                 shown = scan(value)
                 if (
