@@ -345,6 +345,8 @@ class Worker:
         """The code of every cell of the session that ran without error (setup included)."""
         self._question = ""
         self._context = ""
+        self._question_spec = QuestionSpec.parse("", "")
+        """What the current turn's question and context state (`stateguard.question`)."""
         self._data_columns: dict[str, tuple[str, ...]] = {}
         """Every column of each loaded frame, as the setup loaded it."""
         self._data_files: dict[str, str] = {}
@@ -727,7 +729,7 @@ class Worker:
         for a percent): an answer under the revised value computed with the old one."""
         if not self._turn_cells:
             return []
-        spec = QuestionSpec.parse(self._question, self._context)
+        spec = self._question_spec
         if not spec.revisions:
             return []
         return [
@@ -817,7 +819,7 @@ class Worker:
         numbers = scan(answer)
         if len(numbers) != 1:
             return None
-        statistic = QuestionSpec.parse(self._question, self._context).statistic
+        statistic = self._question_spec.statistic
         if statistic not in _REDUCTIONS:
             return None
         number = numbers[0]
@@ -1083,6 +1085,7 @@ class Worker:
         self._total_asked = False
         self._last_shown = []
         self._spec = AnswerSpec.from_question(question)
+        self._question_spec = QuestionSpec.parse(question, context)
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
             turn=turn_index,
