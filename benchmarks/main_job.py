@@ -44,6 +44,7 @@ EXAMPLES = tuple(
         "ticket_sales",
         "rental_fleet",
         "food_delivery",
+        "parcel_shipping",
     )
 )
 MANAGERS = ("none", "hybrid")

@@ -105,6 +105,19 @@ def test_a_name_of_generic_words_only_is_never_named(column: str, generic: bool)
         ("exercise chipotle: How many items were ordered?", CHIPO, set()),
         ("What is the total count of rows by id?", ["id", "count", "total"], set()),
         ("", USERS, set()),
+        # a name used only inside a longer named one is not named; used apart, it is
+        (
+            "Which car has the highest power-to-weight ratio?",
+            ["weight", "power_to_weight", "mpg"],
+            {"power_to_weight"},
+        ),
+        (
+            "Compare the weight of each car with its power-to-weight ratio",
+            ["weight", "power_to_weight", "mpg"],
+            {"weight", "power_to_weight"},
+        ),
+        ("What is the mean unit price?", ["Unit price", "price"], {"Unit price"}),
+        ("What is the unit price and the price?", ["Unit price", "price"], {"Unit price", "price"}),
     ],
 )
 def test_the_columns_a_question_names(question: str, columns: list[str], named: set[str]) -> None:

@@ -476,3 +476,35 @@ def test_a_statistic_or_column_against_the_question_is_corroborated_by_the_resul
         assert v.score == 0.0 and "shop['region'].nunique()" in f.corroboration, v.rationale
     finally:
         root.close()
+
+
+def test_one_unnamed_column_read_in_place_of_a_named_one_is_corroborated(
+    branches: KernelBranches,
+) -> None:
+    root = branches.root()
+    try:
+        root.run(
+            Proposal(
+                code=(
+                    "bank = pd.DataFrame({'region': list('aabbc'), 'balance': [1., 9., 4., 4., 2.],"
+                    " 'complaints': [0, 1, 1, 0, 1], 'age': [30, 41, 52, 28, 60]})"
+                )
+            )
+        )
+        task = VerifyTask(question="Which region has the highest average balance?")
+        v = _result(root, task, "bank.groupby('region')['complaints'].mean()")
+        (f,) = [e for e in v.evidence if e.check == "question_column"]
+        assert v.score == 0.0 and f.severity == "alarm", v.rationale
+        assert "bank.groupby('region')['balance'].mean()" in f.corroboration
+        # near misses: the named column; two unnamed columns read beside a named one
+        assert _result(root, task, "bank.groupby('region')['balance'].mean()").score == 1.0
+        two = _result(root, task, "bank.groupby('region')[['complaints', 'age']].mean()")
+        (f,) = [e for e in two.evidence if e.check == "question_column"]
+        assert two.score == 0.5 and f.severity == "doubt", two.rationale
+        # a column named only inside a longer one is not missed
+        root.run(Proposal(code="bank['balance_per_age'] = bank['balance'] / bank['age']"))
+        ratio = VerifyTask(question="Which region has the highest balance-per-age ratio?")
+        right = _result(root, ratio, "bank.groupby('region')['balance_per_age'].mean().idxmax()")
+        assert right.score == 1.0, right.rationale
+    finally:
+        root.close()

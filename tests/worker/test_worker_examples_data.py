@@ -21,6 +21,7 @@ EXAMPLES = (
     "ticket_sales",
     "rental_fleet",
     "food_delivery",
+    "parcel_shipping",
 )
 
 
@@ -71,6 +72,7 @@ REVISIONS = (
     Revision("ticket_sales", "8 %", "10 %", "FEE_RATE = 0.10\nNone\n", (5, 7, 8), (3, 6)),
     Revision("rental_fleet", "6 %", "8 %", "LEVY_RATE = 0.08\nNone\n", (5, 7, 8), (3, 6)),
     Revision("food_delivery", "15 %", "18 %", "COMMISSION_RATE = 0.18\nNone\n", (5, 7, 8), (3, 6)),
+    Revision("parcel_shipping", "2 %", "3 %", "SURCHARGE_RATE = 0.03\nNone\n", (5, 6, 7, 8), (3,)),
 )
 
 

@@ -77,12 +77,40 @@ def is_generic(column: str) -> bool:
 
 
 def named_columns(question: str, columns: Iterable[str]) -> set[str]:
-    """The columns every word of whose name is a word of ``question`` (see the module)."""
+    """The columns every word of whose name is a word of ``question`` (see the module),
+    less those named only inside a longer named column (`_inside_longer`)."""
     asked = set(words(question))
     out = set()
     for c in columns:
         ws = words(c)
         if not is_generic(c) and all(w in asked for w in ws):
+            out.add(c)
+    return out - _inside_longer(question, out)
+
+
+def _runs(spans: Sequence[str], ws: Sequence[str]) -> list[range]:
+    """The word positions of every place ``ws`` stands in ``spans``, in order and together."""
+    n = len(ws)
+    return [
+        range(i, i + n) for i in range(len(spans) - n + 1) if list(spans[i : i + n]) == list(ws)
+    ]
+
+
+def _inside_longer(question: str, named: set[str]) -> set[str]:
+    """The named columns whose every word the question uses only inside the words of a
+    longer named column standing together: "the power-to-weight ratio" names
+    ``power_to_weight``, not ``weight``; "the weight and the power-to-weight ratio" names
+    both."""
+    spans = [s[2] for s in word_spans(question)]
+    runs = {c: _runs(spans, words(c)) for c in named}
+    out = set()
+    for c in named:
+        ws = set(words(c))
+        covered: set[int] = set()
+        for d in named:
+            if d != c and ws < set(words(d)):
+                covered.update(i for r in runs[d] for i in r)
+        if covered and all(i in covered for i, w in enumerate(spans) if w in ws):
             out.add(c)
     return out
 

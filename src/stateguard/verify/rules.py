@@ -525,7 +525,11 @@ def question_column(inp: RuleInput) -> list[Finding]:
     table leaves out a column the question asks for; a column named by its own words
     alone ("how many orders" → ``order_id``) missed, or a named column the cell builds and
     then does not show → 0.5: which column the question names is a reading of its
-    English. See `stateguard.verify.columns`."""
+    English. See `stateguard.verify.columns`.
+
+    It is an alarm (0) when one named column is missed, the step reads either no named
+    column or exactly one other, unnamed column beside named ones, and a fork probe shows
+    that reading the named column there changes the result."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
         return []
@@ -535,7 +539,12 @@ def question_column(inp: RuleInput) -> list[Finding]:
     )
     if found is None:
         return []
-    if not (found.partial or found.weak or found.built) and len(found.missed) == 1:
+    one_for_one = len(found.instead) == 1
+    if (
+        not (found.weak or found.built)
+        and len(found.missed) == 1
+        and (not found.partial or one_for_one)
+    ):
         pair = swap(step.code, strings={c: found.missed[0] for c in found.instead})
         if pair is not None:
             return _results_weighed(inp, "question_column", [Reading(found.describe(), *pair)])
