@@ -21,7 +21,9 @@ than the spec:
 - `content`: the content words of a question, for what else speaks of the same;
 - `revisions`: the revision statements of a turn's text, with what they say as written
   (a reading of its own, not `QuestionSpec.revisions`');
-- `sentences`: the first sentence of a question.
+- `sentences`: the sentences of a text, and the first sentence of a question;
+- `definitions`: the quantities a task's text defines ("the payout of an order is …"),
+  which of them a question asks for, and the sentences that speak of each.
 
 The rest of the package asks these instead of matching the wording itself. A field the
 English does not state unambiguously is "not stated".
@@ -41,11 +43,17 @@ from stateguard.question.columns import (
 )
 from stateguard.question.conditions import row_condition
 from stateguard.question.content import content_words
+from stateguard.question.definitions import (
+    Definition,
+    asked_terms,
+    defined_terms,
+    sentences_about,
+)
 from stateguard.question.fields import field_tokens, named_fields
 from stateguard.question.joins import RowsAsked, rows_asked
 from stateguard.question.paths import backticked, bare_paths, names_file
 from stateguard.question.revisions import RevisionStatement, revision_statements
-from stateguard.question.sentences import first_sentence
+from stateguard.question.sentences import first_sentence, sentences
 from stateguard.question.spec import (
     THRESHOLD,
     QuestionSpec,
@@ -73,6 +81,7 @@ __all__ = [
     "AggregateWords",
     "AnswerForm",
     "AnswerKind",
+    "Definition",
     "FormField",
     "Mention",
     "QuestionSpec",
@@ -86,12 +95,14 @@ __all__ = [
     "answer_form",
     "asked_entity",
     "asked_groups",
+    "asked_terms",
     "backticked",
     "bare_paths",
     "content_words",
     "counted_by_total",
     "counted_things",
     "decimals",
+    "defined_terms",
     "field_tokens",
     "first_sentence",
     "is_generic",
@@ -106,6 +117,8 @@ __all__ = [
     "revision_statements",
     "row_condition",
     "rows_asked",
+    "sentences",
+    "sentences_about",
     "speaks_of_columns",
     "speaks_of_ids",
     "stem",

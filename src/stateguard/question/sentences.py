@@ -1,4 +1,4 @@
-"""The first sentence of a question.
+"""The sentences of a text, and the first sentence of a question.
 
 A sentence ends at a ``.``, ``?`` or ``!`` followed by white space and then a capital
 letter, a ``(`` or a backtick: "Group the orders by region. Then sum it." ends after
@@ -16,3 +16,8 @@ def first_sentence(text: str) -> str:
     """``text`` up to its first sentence end (see the module), the end's punctuation kept
     and the white space after it dropped; the whole of ``text`` when it has none."""
     return _SENTENCE_END.split(text, maxsplit=1)[0]
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` split into sentences (see the module), white space in each collapsed."""
+    return [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s.strip()]

@@ -61,9 +61,12 @@ from stateguard.numbers import is_valueless, scan
 from stateguard.question import (
     QuestionSpec,
     Revision,
+    asked_terms,
     counted_by_total,
+    defined_terms,
     named_columns,
     names_file,
+    sentences_about,
     value_mentions,
     words,
 )
@@ -95,6 +98,7 @@ from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
 from stateguard.worker.prompts import corrective_messages, render, system_template
 from stateguard.worker.scope import ScopeLog
+from stateguard.worker.terms import is_column, names_term, reduced_columns
 
 NO_DATA_TEXT = "There are no input files for this session."
 
@@ -345,6 +349,8 @@ class Worker:
         """The code of every cell of the session that ran without error (setup included)."""
         self._question = ""
         self._context = ""
+        self._contexts: list[str] = []
+        """Every turn's context so far, the current one included."""
         self._question_spec = QuestionSpec.parse("", "")
         """What the current turn's question and context state (`stateguard.question`)."""
         self._data_columns: dict[str, tuple[str, ...]] = {}
@@ -368,6 +374,8 @@ class Worker:
         """Whether this turn's answer was already held back as one row of a Series."""
         self._total_asked = False
         """Whether this turn's answer was already held back for comparing rows, not totals."""
+        self._term_asked = False
+        """Whether this turn's answer was already held back for a defined quantity unbuilt."""
         self._last_shown: list[str] = []
         """What the current turn's latest cell that ran showed (printed, result, displays)."""
         self.setup = setup
@@ -893,6 +901,44 @@ class Worker:
             }
         return None
 
+    def _unbuilt_term(self) -> dict[str, str] | None:
+        """A quantity the task's contexts define that the question asks for, where the
+        turn's latest cell reduces a column named for something else and nothing the
+        turn read (lineage ancestry included) is named for it: "the total payout" after
+        "the payout of an order is its basket_value minus the commission", answered by
+        ``orders.groupby('cuisine')['basket_value'].sum()`` (`stateguard.worker.terms`).
+        A term that is a column of the data is the data's, and a cell that computes the
+        quantity inline reduces no selected column: neither is doubted. The parts of the
+        note (term, column, what the task says of it, a frame and a column name), else
+        None."""
+        if not self._turn_cells or not self._contexts:
+            return None
+        text = "\n".join(self._contexts)
+        columns = [c for cs in self._data_columns.values() for c in cs]
+        asked = asked_terms(
+            self._question, [d for d in defined_terms(text) if not is_column(d, columns)]
+        )
+        reduced = reduced_columns(self._turn_cells[-1].source, columns) if asked else []
+        if not reduced:
+            return None
+        read, _ = self._turn_reads()
+        for d in asked:
+            if any(names_term(c, d) for c in reduced) or any(names_term(n, d) for n in read):
+                continue
+            frame = next(
+                (f for f, cs in self._data_columns.items() if reduced[0] in cs),
+                next(iter(self._data_columns), "df"),
+            )
+            said = " ".join(f"\u201c{s}\u201d" for s in sentences_about(d, text)[:3])
+            return {
+                "term": d.term,
+                "column": reduced[0],
+                "said": said,
+                "frame": frame,
+                "name": "_".join(d.term.split()),
+            }
+        return None
+
     def _unknown_names(self, answer: str) -> list[str]:
         """The names the answer gives for the form's text fields (``region: North Partner``)
         that no text column of the data holds, case aside: a label made up rather than
@@ -1082,7 +1128,9 @@ class Worker:
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
-        self._total_asked = False
+        self._total_asked = self._term_asked = False
+        if context.strip():
+            self._contexts.append(context)
         self._last_shown = []
         self._spec = AnswerSpec.from_question(question)
         self._question_spec = QuestionSpec.parse(question, context)
@@ -1351,6 +1399,14 @@ class Worker:
                 exchange.outcome = "invalid: unread_column"
                 note = render(self._corrective["unread_column"], columns=", ".join(unread[:3]))
                 yield from self._invalid_step(turn, step, parsed, "unread_column", note)
+                refused = True
+            elif not self._term_asked and (term := self._unbuilt_term()) is not None:
+                # a doubt, asked once: the question asks for a quantity the task defines,
+                # and the latest cell reduces a column named for something else
+                self._term_asked = True
+                exchange.outcome = "invalid: unbuilt_term"
+                note = render(self._corrective["unbuilt_term"], **term)
+                yield from self._invalid_step(turn, step, parsed, "unbuilt_term", note)
                 refused = True
             elif not self._revision_asked and (revisions := self._unapplied_revisions()):
                 # a doubt, asked once: the turn states a revised value that no code of the

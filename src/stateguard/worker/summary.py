@@ -35,6 +35,7 @@ REFUSED = frozenset(
         "unused_value",
         "unknown_name",
         "unread_column",
+        "unbuilt_term",
         "unread_file",
         "unapplied_revision",
         "recomputed_answer",

@@ -1,0 +1,131 @@
+"""The quantities a task's text defines, and the sentences that say what each is.
+
+A clause defines a quantity in one of two forms (a clause is a sentence, or a part of one
+after a ``:`` or ``;`` or before ", and"):
+
+- *X is …*, where X may follow an article, a possessive or "its", may carry an
+  abbreviation in brackets and an "of a/an/each/every THING": "The net revenue of an order
+  is units × unit_price × (1 − discount)", "its gross profit is the billed amount −
+  carrier_cost", "The restaurant's payout of a delivered order is …", "cost of goods sold
+  (COGS) is 42% of net revenue";
+- *a X of NUMBER*: "a commission of 15 % of the basket_value", "a fee of 180 per
+  credit", "a delivery fee of 1.50 + 0.60 × distance_km".
+
+X is one to four lower-case words. A verb ("a reading costs its kwh × …") defines
+nothing here, and no clause is guessed at: text in neither form defines nothing. A term
+that is also a column of the data is the data's, which the caller decides.
+
+A question asks for a defined quantity when the term's words stand together in it, up to
+a plural ("the total payout by cuisine" asks for the payout).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from stateguard.question.sentences import sentences
+from stateguard.question.stems import word_spans, words
+
+_CLAUSE_END = re.compile(r"\s*[:;]\s*|,\s+and\s+")
+_TERM = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?"
+_IS_FORM = re.compile(
+    rf"^(?:(?i:the|a|an|its|their|each|every)\s+)?(?:[A-Za-z-]+'s\s+)?(?P<term>{_TERM})"
+    r"(?:\s*\((?P<abbr>[A-Z][A-Za-z]{1,7})\))?"
+    r"(?:\s+of\s+(?:a|an|each|every|one)\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)?"
+    r"\s+is\s+\S"
+)
+_OF_NUMBER = re.compile(
+    rf"\b(?i:a|an|the)\s+(?P<term>{_TERM})\s+of\s+(?!(?:19|20)\d\d\b)\d[\d.]*(?!\s*(?:st|nd|rd|th)\b)"
+)
+"""*a X of NUMBER*; a year (``of 2025``) or an ordinal is no amount."""
+_UNDER = re.compile(r"\bunder\s+(?:the|a|an|its|their)\s+[^,.;?]*", re.I)
+"""A phrase naming what a figure is computed under, up to the next punctuation."""
+_NOT_A_TERM = frozenset(
+    {"it", "this", "that", "there", "what", "which", "who", "one", "each", "every", "all",
+     "number", "total", "share", "sum", "value", "rest", "result", "answer", "question"}
+)  # fmt: skip
+"""First words that make a phrase a reference, not a quantity's name."""
+_GENERIC_HEADS = frozenset({"amount", "value", "total", "figure", "number", "sum"})
+"""Last words too general to name a value on their own ("billed amount" is named by
+"billed")."""
+
+
+class Definition(BaseModel):
+    """A quantity a text defines: its term (lower case, as written), the term's stemmed
+    words, its abbreviation if the text gives one, and the clause that defines it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    term: str
+    words: tuple[str, ...]
+    abbreviation: str | None = None
+    clause: str
+
+    @property
+    def key_words(self) -> tuple[str, ...]:
+        """The words a name for the value must hold: the term's head (its last word before
+        any "of"), or, when that head is a general word, the words before it."""
+        head = self.term.split(" of ")[0].split()
+        ws = [words(w)[0] if words(w) else w for w in head]
+        if ws and ws[-1] in _GENERIC_HEADS and len(ws) > 1:
+            return tuple(ws[:-1])
+        return tuple(ws[-1:])
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE_END.split(sentence) if c and c.strip()]
+
+
+def defined_terms(text: str) -> list[Definition]:
+    """Every quantity ``text`` defines, in order, each term once (see the module)."""
+    out: dict[str, Definition] = {}
+    for sentence in sentences(text):
+        for clause in _clauses(sentence):
+            found = [m for m in [_IS_FORM.match(clause)] if m] + list(_OF_NUMBER.finditer(clause))
+            for m in found:
+                term = " ".join(m.group("term").lower().split())
+                first = term.split()[0]
+                if first in _NOT_A_TERM or term in out:
+                    continue
+                abbr = m.groupdict().get("abbr")
+                out[term] = Definition(
+                    term=term, words=tuple(words(term)), abbreviation=abbr, clause=sentence
+                )
+    return list(out.values())
+
+
+def _stands_in(text: str, ws: Sequence[str]) -> bool:
+    spans = [s[2] for s in word_spans(text)]
+    n = len(ws)
+    return n > 0 and any(spans[i : i + n] == list(ws) for i in range(len(spans) - n + 1))
+
+
+def asked_terms(question: str, definitions: Iterable[Definition]) -> list[Definition]:
+    """The defined quantities whose term stands in ``question`` (its words together, up
+    to a plural), or whose abbreviation does, outside a phrase "under the …" (which names
+    the terms a figure is computed under, not the figure: "the total tuition under the
+    revised fee" asks for the tuition); a term inside a longer asked one is left out
+    ("net" when "net revenue" is asked)."""
+    question = _UNDER.sub(" ", question)
+    asked = [
+        d
+        for d in definitions
+        if _stands_in(question, d.words)
+        or (d.abbreviation is not None and re.search(rf"\b{d.abbreviation}\b", question))
+    ]
+    return [
+        d
+        for d in asked
+        if not any(
+            o is not d and len(o.words) > len(d.words) and _stands_in(o.term, d.words)
+            for o in asked
+        )
+    ]
+
+
+def sentences_about(definition: Definition, text: str) -> list[str]:
+    """The sentences of ``text`` whose words hold the term's words together, in order."""
+    return [s for s in sentences(text) if _stands_in(s, definition.words)]

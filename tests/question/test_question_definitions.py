@@ -1,0 +1,79 @@
+"""The quantities a task's text defines, and which of them a question asks for."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.question import asked_terms, defined_terms, sentences_about
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        # X is …: after an article, a possessive or "its", with "of a THING" or an
+        # abbreviation, in a clause after ":" or ";" or ", and"
+        ("The net revenue of an order is units × unit_price × (1 − discount).", ["net revenue"]),
+        (
+            "Pricing model: the fuel surcharge is 9% of the base charge. A shipment's billed "
+            "amount is base charge + fuel surcharge, and its gross profit is the billed amount "
+            "− carrier_cost.",
+            ["fuel surcharge", "billed amount", "gross profit"],
+        ),
+        ("cost of goods sold (COGS) is 42% of net revenue", ["cost of goods sold"]),
+        (
+            "The guest's net of a stay is its room charge minus the agency commission.",
+            ["net"],
+        ),
+        # a X of NUMBER
+        (
+            "the platform keeps a service fee of 8 % of the price; a booking pays a city tax "
+            "of 2.50 per night.",
+            ["service fee", "city tax"],
+        ),
+        # not stated: a verb, a year, an ordinal, a reference, a question
+        ("An enrolment costs its credits × 180, plus 25 per enrolment.", []),
+        ("data/orders.csv holds the orders of 2025, one row per order.", []),
+        ("It is the share of the 3rd quarter.", []),
+        ("What is the total payout?", []),
+        ("", []),
+    ],
+)
+def test_the_quantities_a_text_defines(text: str, terms: list[str]) -> None:
+    assert [d.term for d in defined_terms(text)] == terms
+
+
+CONTEXT = (
+    "Money model: a delivered order pays a commission of 15 % of the basket_value. The "
+    "restaurant's payout of a delivered order is its basket_value minus the commission. A "
+    "refunded order pays out nothing (its payout is 0). The net revenue of an order is its "
+    "basket_value."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What is the total payout by cuisine?", ["payout"]),
+        ("How many restaurants have payouts above 1500?", ["payout"]),  # a plural
+        # a figure computed "under" a term does not ask for the term
+        ("What is the total payout under the revised commission?", ["payout"]),
+        ("What is the total basket value under the current commission?", []),
+        # the longer term, not the term inside it
+        ("What is the net revenue of Pizza orders?", ["net revenue"]),
+        ("Which district has the most orders?", []),
+    ],
+)
+def test_the_defined_quantities_a_question_asks_for(question: str, asked: list[str]) -> None:
+    found = asked_terms(question, defined_terms(CONTEXT))
+    assert [d.term for d in found] == asked
+
+
+def test_the_sentences_that_speak_of_a_term_and_its_key_words() -> None:
+    (payout,) = [d for d in defined_terms(CONTEXT) if d.term == "payout"]
+    said = sentences_about(payout, CONTEXT)
+    assert len(said) == 2 and said[1].startswith("A refunded order pays out nothing")
+    assert payout.key_words == ("payout",)
+    billed = defined_terms("A rental's billed amount is its days × rate.")[0]
+    assert billed.key_words == ("billed",)  # "amount" names nothing on its own
+    cogs = defined_terms("cost of goods sold (COGS) is 42% of net revenue")[0]
+    assert cogs.abbreviation == "COGS" and cogs.key_words == ("cost",)

@@ -1,0 +1,118 @@
+"""A quantity the task defines, asked for and answered with a column named for another."""
+
+from __future__ import annotations
+
+import pytest
+
+from stateguard.guard import GuardedSession
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
+from stateguard.worker.events import StepRecord
+from stateguard.worker.loop import Worker
+from stateguard.worker.preload import Preload
+from stateguard.worker.terms import reduced_columns
+
+F = "```"
+ORDERS = (
+    "import pandas as pd\n"
+    "orders = pd.DataFrame({'cuisine': ['Pizza', 'Curry', 'Pizza'],\n"
+    "                       'basket_value': [20.0, 30.0, 10.0],\n"
+    "                       'status': ['delivered', 'delivered', 'refunded']})\n"
+)
+CONTEXT = (
+    "Money model: on a delivered order the platform earns a commission of 15 % of the "
+    "basket_value. The restaurant's payout of a delivered order is its basket_value minus "
+    "the commission. A refunded order pays out nothing (its payout is 0)."
+)
+QUESTION = "What is the total payout of Pizza orders, rounded to 2 decimals?"
+
+
+@pytest.mark.parametrize(
+    ("code", "columns"),
+    [
+        ("orders.groupby('cuisine')['basket_value'].sum().round(2)", ["basket_value"]),
+        ("orders[orders['cuisine'] == 'Pizza']['basket_value'].mean()", ["basket_value"]),
+        ("x = 1\norders[['a', 'b']].agg('sum')", ["a", "b"]),
+        (
+            "print(round(orders.groupby('cuisine')['basket_value'].sum().idxmax(), 2))",
+            ["basket_value"],
+        ),
+        (
+            "t = orders['basket_value'].sum(), orders['cuisine'].nunique()",
+            ["basket_value", "cuisine"],
+        ),
+        ("orders['basket_value'].sum() * 0.15", []),  # computed from a reduction
+        ("orders.basket_value.sum()", ["basket_value"]),  # an attribute that is a column
+        ("orders['cuisine'].str.len().sum()", []),  # an attribute that is no column
+        ("(orders['basket_value'] * 0.85).sum()", []),  # computed inline: nothing selected
+        ("orders['basket_value'].sum()\nprint('done')", []),  # the last statement reduces none
+        ("orders[", []),
+    ],
+)
+def test_the_columns_a_cell_selects_and_then_reduces(code: str, columns: list[str]) -> None:
+    assert reduced_columns(code, ["cuisine", "basket_value"]) == columns
+
+
+def _play(
+    tracked: TrackedSession, cell: str, answer: str, question: str = QUESTION
+) -> list[StepRecord]:
+    setup = Preload(
+        code=ORDERS,
+        frames={"orders": "data/orders.csv"},
+        columns={"orders": ("cuisine", "basket_value", "status")},
+    )
+    reply = f"<answer>{answer}</answer>"
+    model = ScriptedModel([f"{F}python\n{cell}\n{F}", reply, reply])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question, CONTEXT))
+    assert events[-1].answer == answer  # asked once: the same answer again is submitted
+    return [e for e in events if isinstance(e, StepRecord)]
+
+
+@pytest.mark.kernel
+def test_a_defined_quantity_answered_with_another_column_is_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    cell = "print(orders[orders['cuisine'] == 'Pizza']['basket_value'].sum())"
+    steps = _play(tracked, cell, "30.0")
+    held = [s for s in steps if s.problem == "unbuilt_term"]
+    assert len(held) == 1
+    note = held[0].observation
+    assert "asks for the payout" in note and "reduces `basket_value`" in note
+    assert "\u201cThe restaurant's payout of a delivered order is its basket_value" in note
+    assert "pays out nothing (its payout is 0)" in note and "`orders['payout']`" in note
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("cell", "answer", "question"),
+    [
+        # the quantity is built under its name, then reduced
+        (
+            "orders['payout'] = (orders['basket_value'] * 0.85).where("
+            "orders['status'] == 'delivered', 0)\n"
+            "print(orders[orders['cuisine'] == 'Pizza']['payout'].sum())",
+            "17.0",
+            QUESTION,
+        ),
+        # computed inline: no column is selected and reduced
+        (
+            "d = orders[(orders['cuisine'] == 'Pizza') & (orders['status'] == 'delivered')]\n"
+            "print(round((d['basket_value'] * 0.85).sum(), 2))",
+            "17.0",
+            QUESTION,
+        ),
+        # the question asks for no defined quantity (the commission is only "under")
+        (
+            "print(orders[orders['cuisine'] == 'Pizza']['basket_value'].sum())",
+            "30.0",
+            "What is the total basket_value of Pizza orders under the current commission?",
+        ),
+    ],
+)
+def test_near_misses_of_an_unbuilt_term_are_not_held_back(
+    tracked: TrackedSession, cell: str, answer: str, question: str
+) -> None:
+    steps = _play(tracked, cell, answer, question)
+    assert [s.problem for s in steps if s.problem] == []
