@@ -77,3 +77,5 @@ def test_the_sentences_that_speak_of_a_term_and_its_key_words() -> None:
     assert billed.key_words == ("billed",)  # "amount" names nothing on its own
     cogs = defined_terms("cost of goods sold (COGS) is 42% of net revenue")[0]
     assert cogs.abbreviation == "COGS" and cogs.key_words == ("cost",)
+    margin = defined_terms("the contribution margin of an order is its net revenue − COGS")[0]
+    assert margin.key_words == ("contribution", "margin")

@@ -342,11 +342,13 @@ def test_a_column_the_context_names_and_no_cell_read_is_held_back_once(
     events = list(worker.run_turn(2, "What is the largest net, given the fee?"))
     assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
     assert events[-1].answer == "-8"
-    # asked once: the same answer again goes on
-    model = ScriptedModel([left_out, "<answer>12</answer>", "<answer>12</answer>"])
+    # asked once: the same answer again goes on, after the net the context defines and
+    # the gross the cell sums are told apart once too (`test_worker_unbuilt_term`)
+    model = ScriptedModel([left_out, *["<answer>12</answer>"] * 3])
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
     events = list(worker.run_turn(1, question, context=context))
-    assert events[-1].answer == "12"
+    problems = [e.problem for e in events if isinstance(e, StepRecord) and e.problem]
+    assert problems == ["unread_column", "unbuilt_term"] and events[-1].answer == "12"
 
 
 @pytest.mark.kernel

@@ -49,7 +49,7 @@ _NOT_A_TERM = frozenset(
 )  # fmt: skip
 """First words that make a phrase a reference, not a quantity's name."""
 _GENERIC_HEADS = frozenset({"amount", "value", "total", "figure", "number", "sum"})
-"""Last words too general to name a value on their own ("billed amount" is named by
+"""Words too general to name a value on their own ("billed amount" is named by
 "billed")."""
 
 
@@ -66,13 +66,12 @@ class Definition(BaseModel):
 
     @property
     def key_words(self) -> tuple[str, ...]:
-        """The words a name for the value must hold: the term's head (its last word before
-        any "of"), or, when that head is a general word, the words before it."""
-        head = self.term.split(" of ")[0].split()
-        ws = [words(w)[0] if words(w) else w for w in head]
-        if ws and ws[-1] in _GENERIC_HEADS and len(ws) > 1:
-            return tuple(ws[:-1])
-        return tuple(ws[-1:])
+        """The words of the term's head (the words before any "of"), general ones aside
+        ("billed amount" → billed): a name for the value holds one of them
+        ("contribution" for "contribution margin")."""
+        head = [w for part in self.term.split(" of ")[0].split() for w in words(part)]
+        own = tuple(w for w in head if w not in _GENERIC_HEADS)
+        return own or tuple(head)
 
 
 def _clauses(sentence: str) -> list[str]:

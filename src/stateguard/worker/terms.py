@@ -105,11 +105,11 @@ def reduced_columns(code: str, columns: Iterable[str] = ()) -> list[str]:
 
 def names_term(name: str, definition: Definition) -> bool:
     """Whether ``name`` (a variable, a column, or a lineage name such as
-    ``orders['payout']``) holds the term's key words, or its abbreviation."""
+    ``orders['payout']``) holds one of the term's key words, or its abbreviation."""
     held = set(words(name))
     if definition.abbreviation and definition.abbreviation.lower() in {w.lower() for w in held}:
         return True
-    return set(definition.key_words) <= held
+    return bool(set(definition.key_words) & held)
 
 
 def is_column(definition: Definition, columns: Iterable[str]) -> bool:
