@@ -581,3 +581,37 @@ def test_a_key_looked_up_in_a_computed_value_says_what_that_value_is(
     ), note
     assert "Series shape=(2,)" in note and "indexed by region: N, S" in note
     assert "looked up in" not in steps[2].observation
+
+
+@pytest.mark.kernel
+def test_a_loaded_table_read_again_without_the_columns_added_to_it_is_a_doubt(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.doubts import read_into
+    from stateguard.worker.preload import Preload
+
+    assert read_into("t = pd.read_csv('data/t.csv')\nu = t\nv = pd.read_json(p)") == ["t", "v"]
+    setup = Preload(
+        code="import pandas as pd\nt = pd.read_csv('data/t.csv')",
+        frames={"t": "data/t.csv"},
+        columns={"t": ("a", "b")},
+    )
+    replies = [
+        code("t['c'] = t['a'] * 2\nprint(t['c'].sum())"),
+        code("t = pd.read_csv('data/t.csv')\nprint(len(t))"),
+        # near misses: read again with nothing added since; read under another name
+        code("t = pd.read_csv('data/t.csv')\nprint(t['a'].sum())"),
+        code("fresh = pd.read_csv('data/t.csv')\nprint(fresh['b'].sum())"),
+        "<answer>60</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies),
+        GuardedSession(tracked, manager=NullSupervisor()),
+        retry_samples=0,
+        setup=setup,
+    )
+    steps = [e for e in worker.run_turn(1, "Total of b?") if isinstance(e, StepRecord)]
+    steps = [s for s in steps if not s.setup]
+    note = steps[1].observation
+    assert "read `t` again from data/t.csv" in note and "columns 'c'" in note, note
+    assert [("read `t` again" in s.observation) for s in steps[:4]] == [False, True, False, False]

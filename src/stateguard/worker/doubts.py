@@ -14,14 +14,16 @@ check for the attempt log:
 - a ``rename(columns={...})`` key the renamed table does not hold (pandas skips it);
 - a table the worker loaded from a data file, bound by the cell to something else
   (``enrolments = enrolments.shape[0]``): every later step that reads it breaks;
+- such a table read again from its file, without columns earlier cells added to it (a
+  merged ``cuisine``): every later step that uses them breaks;
 - a column set to one literal value in every row (``enrolments['department'] =
   'Unknown'``) while another table of the session holds that column: a placeholder for
   data the session has, so grouping or filtering on it means nothing.
 
-All but the subset and the rebound table (which need the worker's own records: the
-turns' selections, the tables it loaded) and the placeholder column (a worker-only note)
-are the data checks the verifier runs too (`stateguard.checks.data`), which find the facts
-and word the note; here they are doubts.
+All but the subset and the rebound or reloaded table (which need the worker's own
+records: the turns' selections, the tables it loaded and their columns) and the
+placeholder column (a worker-only note) are the data checks the verifier runs too
+(`stateguard.checks.data`), which find the facts and word the note; here they are doubts.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class CellContext:
     """The turn's opener (question with its context)."""
     tables: Mapping[str, str] = field(default_factory=dict)
     """The tables the worker loaded before the first question: name -> ``data/...`` file."""
+    columns_before: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """The columns each loaded table held before the cell ran, as far as the worker saw."""
 
 
 CHECKS: CheckRegistry[CellContext] = CheckRegistry("worker")
@@ -68,6 +72,7 @@ FAILURES: dict[str, str] = {
     "lost_mapping": "a map or apply that left values missing",
     "unmatched_rename": "a rename of a column the table does not hold",
     "rebound_table": "a loaded table replaced by another value",
+    "reloaded_table": "a loaded table read again, losing the columns added to it",
     "placeholder_column": "a column filled with one made-up value that another table holds",
 }
 """Each check's name in the attempt log."""
@@ -136,6 +141,56 @@ def rebound_table(ctx: CellContext) -> list[Finding]:
 
 
 @CHECKS.check(basis=("code", "data"))
+def reloaded_table(ctx: CellContext) -> list[Finding]:
+    """A loaded table bound again to a file read (``orders = pd.read_csv(...)``) that no
+    longer has columns earlier cells added to it (a merged ``cuisine``, a built
+    ``payout``): every later step that uses them fails, or reads them from nowhere."""
+    names = [n for n in read_into(ctx.code) if n in ctx.tables and ctx.columns_before.get(n)]
+    if not names:
+        return []
+    after = probe_json(ctx.probe, namespace.call("columns", names), 10)
+    if not isinstance(after, dict):
+        return []
+    notes = []
+    for n in names:
+        now = after.get(n)
+        if not isinstance(now, list):
+            continue
+        lost = [c for c in ctx.columns_before[n] if c not in now]
+        if lost:
+            notes.append(
+                render(
+                    observation_notes()["reloaded_table"],
+                    name=n,
+                    path=ctx.tables[n],
+                    columns=", ".join(repr(c) for c in lost[:6]),
+                )
+            )
+    return _doubt("reloaded_table", "\n".join(notes), "code", "data") if notes else []
+
+
+def read_into(code: str) -> list[str]:
+    """The plain names ``code`` binds to a file read (``x = pd.read_csv(...)``, any
+    ``read_*`` call), in order ([] when the code does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        func = node.value.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if not called.startswith("read_"):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id not in out:
+                out.append(target.id)
+    return out
+
+
+@CHECKS.check(basis=("code", "data"))
 def placeholder_column(ctx: CellContext) -> list[Finding]:
     pairs = literal_columns(ctx.code)
     if not pairs:
@@ -197,13 +252,24 @@ def silent_errors(
     turn: int,
     question: str,
     tables: Mapping[str, str] | None = None,
+    columns_before: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Finding]:
     """The doubts about a cell that ran (none for a cell that failed); ``created``: the
     versions it wrote, ``question``: the turn's opener (question with its context),
-    ``tables``: the tables loaded before the first question (name -> data file)."""
+    ``tables``: the tables loaded before the first question (name -> data file),
+    ``columns_before``: the columns each of them held before the cell."""
     if not execution.ok:
         return []
     ctx = CellContext(
-        code, execution, created, probe, spec, scopes, turn, question, dict(tables or {})
+        code,
+        execution,
+        created,
+        probe,
+        spec,
+        scopes,
+        turn,
+        question,
+        dict(tables or {}),
+        dict(columns_before or {}),
     )
     return CHECKS.run(ctx)

@@ -42,9 +42,10 @@ import inspect
 import json
 import re
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import PurePosixPath
 
+from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.printchecks import shown_series
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
@@ -357,6 +358,8 @@ class Worker:
         """Every column of each loaded frame, as the setup loaded it."""
         self._data_files: dict[str, str] = {}
         """Preloaded frame -> the ``data/...`` file it was read from."""
+        self._table_columns: dict[str, tuple[str, ...]] = {}
+        """Preloaded frame -> its columns after the latest cell that wrote it."""
         self._turn_cells: list[CellRecord] = []
         """The lineage records of the current turn's cells that ran without error."""
         self._unread_asked = False
@@ -592,7 +595,10 @@ class Worker:
             turn=turn,
             question=self.conversation.current.opener,
             tables=self._data_files,
+            columns_before=self._table_columns,
         )
+        if execution.ok and outcome.cell is not None:
+            self._note_table_columns(outcome.cell.created)
         doubts = [FAILURES[d.check] for d in found]
         for d in found:
             observation = f"{observation}\n\n{d.message}"
@@ -647,6 +653,18 @@ class Worker:
         yield from self._drain(turn)
         yield from self._deliver(turn, step, list(outcome.notes))
         return bool(doubts)
+
+    def _note_table_columns(self, created: Sequence[str]) -> None:
+        """Read again the columns of the loaded tables a cell wrote (one fork probe)."""
+        written = {VarKey.name_of(v).split("[")[0].split(".")[0] for v in created}
+        names = sorted(written & self._data_files.keys())
+        if not names:
+            return
+        found = probe_json(self.guard.executor.run_probe, namespace.call("columns", names), 10)
+        if isinstance(found, dict):
+            for n in names:
+                if isinstance(found.get(n), list):
+                    self._table_columns[n] = tuple(str(c) for c in found[n])
 
     def _turn_cell_keys(self) -> frozenset[str]:
         """The cells of this turn that ran, up to comments and layout."""
@@ -1148,6 +1166,7 @@ class Worker:
             setup, self.setup = self.setup, None
             self._data_columns = dict(setup.columns)
             self._data_files = dict(setup.frames)
+            self._table_columns = dict(setup.columns)
             yield from self._setup_step(turn_index, setup)
 
         answer: str | None = None
