@@ -508,38 +508,3 @@ def test_one_unnamed_column_read_in_place_of_a_named_one_is_corroborated(
         assert right.score == 1.0, right.rationale
     finally:
         root.close()
-
-
-def test_extremes_taken_side_by_side_of_an_unnamed_column_are_corroborated(
-    branches: KernelBranches,
-) -> None:
-    root = branches.root()
-    try:
-        root.run(
-            Proposal(
-                code=(
-                    "cars = pd.DataFrame({'name': list('abcd'),"
-                    " 'weight': [900., 1500., 1100., 800.],"
-                    " 'power_to_weight': [0.05, 0.04, 0.09, 0.03], 'mpg': [30, 20, 25, 35]})"
-                )
-            )
-        )
-        task = VerifyTask(
-            question="Identify the car with the highest power-to-weight ratio and the car "
-            "with the lowest power-to-weight ratio."
-        )
-        wrong = (
-            "cars.loc[cars['weight'].idxmax(), 'name'], "
-            "cars.loc[cars['power_to_weight'].idxmin(), 'name']"
-        )
-        v = _result(root, task, wrong)
-        (f,) = [e for e in v.evidence if e.check == "question_column"]
-        assert v.score == 0.0 and "also takes the extreme of 'weight'" in f.message, v.rationale
-        # near misses: both extremes of the named column; two named columns side by side
-        right = wrong.replace("'weight'", "'power_to_weight'")
-        assert _result(root, task, right).score == 1.0
-        both = VerifyTask(question="Which car has the highest mpg and which the lowest weight?")
-        two = "cars.loc[cars['mpg'].idxmax(), 'name'], cars.loc[cars['weight'].idxmin(), 'name']"
-        assert _result(root, both, two).score == 1.0
-    finally:
-        root.close()

@@ -30,12 +30,7 @@ from typing import NamedTuple
 
 from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
-from stateguard.question import (
-    is_generic,
-    named_columns,
-    noun_named_columns,
-    speaks_of_columns,
-)
+from stateguard.question import named_columns, noun_named_columns, speaks_of_columns
 from stateguard.question import stem as stem  # re-exported: the words of a name
 from stateguard.question import words as words
 from stateguard.verify.environment import Environment
@@ -140,18 +135,11 @@ class Mismatch(NamedTuple):
     """The question names the missed columns by their own words alone (a doubt)."""
     built: bool = False
     """The cell builds the missed columns, then shows a value of others (a doubt)."""
-    extreme: bool = False
-    """Found among the extremes the step takes side by side (`extreme_mismatch`)."""
 
     def describe(self) -> str:
         """One line naming both sides."""
         missed = ", ".join(repr(c) for c in self.missed)
         instead = ", ".join(repr(c) for c in self.instead)
-        if self.extreme:
-            return (
-                f"the question asks for extremes of {missed}; the step also takes the "
-                f"extreme of {instead}"
-            )
         if self.projected:
             return f"the question asks for the column(s) {missed}; the step shows {instead} instead"
         if self.built:
@@ -238,69 +226,6 @@ def projection_mismatch(
         instead = sorted(set(keys) - named)
         if named & set(keys) and missed and instead:
             return Mismatch(tuple(missed), tuple(instead), partial=False, projected=True)
-    return None
-
-
-EXTREMES = frozenset(
-    {"idxmax", "idxmin", "nlargest", "nsmallest", "max", "min", "argmax", "argmin"}
-)
-"""Methods that pick an extreme of a column."""
-
-
-def _extreme_columns(node: ast.AST) -> list[tuple[str, str]]:
-    """``(variable, column)`` of each extreme the expression takes: ``df['c'].idxmax()``,
-    ``df.c.max()``, ``df.nlargest(3, 'c')``."""
-    out: list[tuple[str, str]] = []
-    for n in ast.walk(node):
-        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
-            continue
-        if n.func.attr not in EXTREMES:
-            continue
-        found = column_of(n.func.value)
-        if found is None and n.func.attr in ("nlargest", "nsmallest"):
-            by = (
-                n.args[1]
-                if len(n.args) > 1
-                else next((k.value for k in n.keywords if k.arg == "columns"), None)
-            )
-            root = n.func.value
-            if (
-                isinstance(by, ast.Constant)
-                and isinstance(by.value, str)
-                and isinstance(root, ast.Name)
-            ):
-                found = (root.id, by.value)
-        if found is not None and found not in out:
-            out.append(found)
-    return out
-
-
-def extreme_mismatch(
-    question: str, code: str, frames: Mapping[str, Sequence[str]]
-) -> Mismatch | None:
-    """A last statement that takes extremes of two or more columns of one table (the
-    highest and the lowest of something, side by side), of exactly one column the
-    question names and of others it does not (generic names aside): "the car with the
-    highest and the lowest power-to-weight ratio" answered by ``cars['weight'].idxmax()``
-    beside ``cars['power_to_weight'].idxmin()``. The named column as missed, the others
-    as read instead; None otherwise."""
-    try:
-        body = ast.parse(code).body
-    except SyntaxError:
-        return None
-    if not body:
-        return None
-    by_frame: dict[str, set[str]] = {}
-    for var, column in _extreme_columns(body[-1]):
-        if var in frames and column in frames[var]:
-            by_frame.setdefault(var, set()).add(column)
-    for var, taken in by_frame.items():
-        if len(taken) < 2:
-            continue
-        named = named_columns(question, frames[var]) & taken
-        others = {c for c in taken - named if not is_generic(c)}
-        if len(named) == 1 and others:
-            return Mismatch(tuple(named), tuple(sorted(others)), partial=True, extreme=True)
     return None
 
 

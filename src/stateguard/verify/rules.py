@@ -35,12 +35,7 @@ from stateguard.verify.arithmetic import (
     hardcoded_ids,
     meaningless,
 )
-from stateguard.verify.columns import (
-    column_mismatch,
-    extreme_mismatch,
-    frame_columns,
-    projection_mismatch,
-)
+from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
     aggregate_conflicts,
@@ -534,26 +529,16 @@ def question_column(inp: RuleInput) -> list[Finding]:
 
     It is an alarm (0) when one named column is missed, the step reads either no named
     column or exactly one other, unnamed column beside named ones, and a fork probe shows
-    that reading the named column there changes the result. So is a step that takes
-    extremes of two or more columns side by side, one named and others not, when reading
-    the named one in their place changes the result (`extreme_mismatch`)."""
+    that reading the named column there changes the result."""
     step, ex = inp.step, inp.step.execution
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
         return []
     frames = inp.frames
-    question = inp.task.question
-    found = (
-        projection_mismatch(question, step.code, frames)
-        or column_mismatch(question, step.code, frames)
-        or extreme_mismatch(question, step.code, frames)
+    found = projection_mismatch(inp.task.question, step.code, frames) or column_mismatch(
+        inp.task.question, step.code, frames
     )
     if found is None:
         return []
-    if found.extreme:
-        pair = swap(step.code, strings={c: found.missed[0] for c in found.instead})
-        message = found.describe()
-        reading = Reading(message, *pair) if pair is not None else message
-        return _results_weighed(inp, "question_column", [reading])
     one_for_one = len(found.instead) == 1
     if (
         not (found.weak or found.built)
