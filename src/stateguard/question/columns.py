@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from stateguard.question.spec import THRESHOLD, Threshold, threshold_spans
-from stateguard.question.stems import WORD, word_spans, words
+from stateguard.question.stems import WORD, word_runs, word_spans, words
 
 GENERIC = frozenset(
     {
@@ -88,21 +88,13 @@ def named_columns(question: str, columns: Iterable[str]) -> set[str]:
     return out - _inside_longer(question, out)
 
 
-def _runs(spans: Sequence[str], ws: Sequence[str]) -> list[range]:
-    """The word positions of every place ``ws`` stands in ``spans``, in order and together."""
-    n = len(ws)
-    return [
-        range(i, i + n) for i in range(len(spans) - n + 1) if list(spans[i : i + n]) == list(ws)
-    ]
-
-
 def _inside_longer(question: str, named: set[str]) -> set[str]:
     """The named columns whose every word the question uses only inside the words of a
     longer named column standing together: "the power-to-weight ratio" names
     ``power_to_weight``, not ``weight``; "the weight and the power-to-weight ratio" names
     both."""
     spans = [s[2] for s in word_spans(question)]
-    runs = {c: _runs(spans, words(c)) for c in named}
+    runs = {c: word_runs(spans, words(c)) for c in named}
     out = set()
     for c in named:
         ws = set(words(c))

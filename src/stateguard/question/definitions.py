@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from stateguard.question.sentences import sentences
-from stateguard.question.stems import word_spans, words
+from stateguard.question.stems import word_runs, word_spans, words
 
 _CLAUSE_END = re.compile(r"\s*[:;]\s*|,\s+and\s+")
 _TERM = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?"
@@ -97,9 +97,7 @@ def defined_terms(text: str) -> list[Definition]:
 
 
 def _stands_in(text: str, ws: Sequence[str]) -> bool:
-    spans = [s[2] for s in word_spans(text)]
-    n = len(ws)
-    return n > 0 and any(spans[i : i + n] == list(ws) for i in range(len(spans) - n + 1))
+    return bool(word_runs([s[2] for s in word_spans(text)], list(ws)))
 
 
 def asked_terms(question: str, definitions: Iterable[Definition]) -> list[Definition]:
@@ -113,7 +111,7 @@ def asked_terms(question: str, definitions: Iterable[Definition]) -> list[Defini
         d
         for d in definitions
         if _stands_in(question, d.words)
-        or (d.abbreviation is not None and re.search(rf"\b{d.abbreviation}\b", question))
+        or (d.abbreviation is not None and re.search(rf"\b{re.escape(d.abbreviation)}\b", question))
     ]
     return [
         d

@@ -34,3 +34,12 @@ def words(name: str) -> list[str]:
 def word_spans(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, stemmed word)`` of every word of ``text``, split as `words` splits."""
     return [(m.start(), m.end(), stem(m.group())) for m in WORD.finditer(text)]
+
+
+def word_runs(spans: list[str], ws: list[str]) -> list[range]:
+    """The positions in ``spans`` (the stemmed words of a text) of every place the words
+    ``ws`` stand together, in order."""
+    n = len(ws)
+    if n == 0:
+        return []
+    return [range(i, i + n) for i in range(len(spans) - n + 1) if spans[i : i + n] == ws]
