@@ -7,15 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from worker_helpers import answer_after_one_cell
 
 from stateguard.audit.printchecks import labelled_series, shown_series
-from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
-from stateguard.llm import ScriptedModel
-from stateguard.manager import NullSupervisor
 from stateguard.worker import loop
 from stateguard.worker.events import StepRecord
-from stateguard.worker.loop import Worker
 from stateguard.worker.summary import REFUSED, TurnTally
 
 F = "```"
@@ -58,12 +55,7 @@ SETUP = (
 
 
 def _play(tracked: TrackedSession, cell: str, answer: str, question: str) -> list[StepRecord]:
-    reply = f"<answer>{answer}</answer>"
-    model = ScriptedModel([f"{F}python\n{SETUP}{cell}\n{F}", reply, reply])
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
-    events = list(worker.run_turn(2, question))
-    assert events[-1].answer == answer  # asked once: the same answer again is submitted
-    return [e for e in events if isinstance(e, StepRecord)]
+    return answer_after_one_cell(tracked, SETUP + cell, answer, question, turn=2)
 
 
 @pytest.mark.kernel
@@ -156,12 +148,7 @@ def _tickets(tracked: TrackedSession, cell: str, answer: str, question: str) -> 
         frames={"tickets": "data/tickets.csv"},
         columns={"tickets": ("buyer_id", "net")},
     )
-    reply = f"<answer>{answer}</answer>"
-    model = ScriptedModel([f"{F}python\n{cell}\n{F}", reply, reply])
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
-    events = list(worker.run_turn(1, question))
-    assert events[-1].answer == answer  # asked once: the same answer again is submitted
-    return [e for e in events if isinstance(e, StepRecord)]
+    return answer_after_one_cell(tracked, cell, answer, question, setup=setup)
 
 
 @pytest.mark.kernel

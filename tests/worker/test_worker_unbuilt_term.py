@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from worker_helpers import answer_after_one_cell
 
-from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
-from stateguard.llm import ScriptedModel
-from stateguard.manager import NullSupervisor
 from stateguard.worker.events import StepRecord
-from stateguard.worker.loop import Worker
 from stateguard.worker.preload import Preload
 from stateguard.worker.terms import reduced_columns
 
@@ -62,12 +59,7 @@ def _play(
         frames={"orders": "data/orders.csv"},
         columns={"orders": ("cuisine", "basket_value", "status")},
     )
-    reply = f"<answer>{answer}</answer>"
-    model = ScriptedModel([f"{F}python\n{cell}\n{F}", reply, reply])
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
-    events = list(worker.run_turn(1, question, CONTEXT))
-    assert events[-1].answer == answer  # asked once: the same answer again is submitted
-    return [e for e in events if isinstance(e, StepRecord)]
+    return answer_after_one_cell(tracked, cell, answer, question, context=CONTEXT, setup=setup)
 
 
 @pytest.mark.kernel

@@ -6,7 +6,13 @@ import json
 from pathlib import Path
 
 from stateguard.checks import Step
-from stateguard.manager import AnswerReview, Hint, ManagerEvent
+from stateguard.guard import GuardedSession
+from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import AnswerReview, Hint, ManagerEvent, NullSupervisor
+from stateguard.worker.events import StepRecord
+from stateguard.worker.loop import Worker
+from stateguard.worker.preload import Preload
 
 MINI_CSV = "a,b\n1,10\n2,20\n3,30\n"
 
@@ -88,3 +94,24 @@ def write_mini_task(root: Path, fmt: str = "yaml") -> Path:
             )
         )
     return root
+
+
+def answer_after_one_cell(
+    tracked: TrackedSession,
+    cell: str,
+    answer: str,
+    question: str,
+    *,
+    turn: int = 1,
+    context: str = "",
+    setup: Preload | None = None,
+) -> list[StepRecord]:
+    """One turn in which the model runs ``cell``, then answers ``answer`` twice: an answer
+    check that holds it back asks once, so the second is submitted. Returns the turn's
+    steps."""
+    reply = f"<answer>{answer}</answer>"
+    model = ScriptedModel([f"```python\n{cell}\n```", reply, reply])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(turn, question, context))
+    assert events[-1].answer == answer  # asked once: the same answer again is submitted
+    return [e for e in events if isinstance(e, StepRecord)]
