@@ -45,6 +45,7 @@ EXAMPLES = tuple(
         "rental_fleet",
         "food_delivery",
         "parcel_shipping",
+        "tutoring_sessions",
     )
 )
 MANAGERS = ("none", "hybrid")

@@ -22,6 +22,7 @@ EXAMPLES = (
     "rental_fleet",
     "food_delivery",
     "parcel_shipping",
+    "tutoring_sessions",
 )
 
 
@@ -73,6 +74,9 @@ REVISIONS = (
     Revision("rental_fleet", "6 %", "8 %", "LEVY_RATE = 0.08\nNone\n", (5, 7, 8), (3, 6)),
     Revision("food_delivery", "15 %", "18 %", "COMMISSION_RATE = 0.18\nNone\n", (5, 7, 8), (3, 6)),
     Revision("parcel_shipping", "2 %", "3 %", "SURCHARGE_RATE = 0.03\nNone\n", (5, 6, 7, 8), (3,)),
+    Revision(
+        "tutoring_sessions", "12 %", "15 %", "COMMISSION_RATE = 0.15\nNone\n", (5, 6, 7, 8), (3,)
+    ),
 )
 
 
