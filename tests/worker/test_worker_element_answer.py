@@ -77,6 +77,22 @@ def test_one_row_of_a_per_row_series_given_for_a_total_is_held_back_once(
 
 
 @pytest.mark.kernel
+def test_a_row_label_is_named_only_as_a_whole_number(tracked: TrackedSession) -> None:
+    """Row ``0`` of a RangeIndex is not named by a context that writes ``0.90``."""
+    steps = answer_after_one_cell(
+        tracked,
+        SETUP + "r['days'] * 0.90 + r['rate'] * 0.02",
+        "5.11",
+        "What is the total charged, rounded to 2 decimals?",
+        turn=2,
+        context="Each day is charged 0.90, plus 2 % of the rate.",
+    )
+    held = [s for s in steps if s.problem == "element_answer"]
+    assert len(held) == 1, [s.problem for s in steps]
+    assert "one row (`0`)" in held[0].observation
+
+
+@pytest.mark.kernel
 @pytest.mark.parametrize(
     ("cell", "answer", "question"),
     [

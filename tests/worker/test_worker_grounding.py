@@ -8,6 +8,7 @@ from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
 from stateguard.manager import NullSupervisor
+from stateguard.worker.doubts import literal_numbers
 from stateguard.worker.events import StepRecord
 from stateguard.worker.grounding import held_by, unseen_numbers
 from stateguard.worker.loop import Worker
@@ -553,3 +554,54 @@ def test_an_earlier_answer_recomputed_by_the_same_code_for_another_question_is_h
     events = list(worker2.run_turn(6, "What share of the other, in %?"))
     assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
     assert events[-1].answer == "42.86"
+
+
+@pytest.mark.parametrize(
+    ("code", "numbers"),
+    [
+        ("1400", ["1400"]),
+        ("print(1400)", ["1400"]),
+        ("print('returned:', 1400, sep=' ')", ["1400"]),
+        ("returned = 1400\nprint(f'returned: {returned}')", ["1400"]),
+        ("(1900, -1400)", ["1900", "1400"]),
+        ("{'shipments': 1900, 'returned': 1400}", ["1900", "1400"]),
+        # computed, or read from the session: not written numbers
+        ("1900 - 181", []),
+        ("len(df)", []),
+        ("print(returned)", []),  # a name the cell did not bind
+        ("df.shape[0]", []),
+        ("x = 1400\nx * 2", []),
+        ("import math\nmath.pi", []),
+        ("round(2.345, 2)", []),
+        ("print(f'{1400:.2f}')", []),  # a format spec is left alone
+        ("print('no numbers here')", []),
+        ("this is not python", []),
+    ],
+)
+def test_literal_numbers(code: str, numbers: list[str]) -> None:
+    assert literal_numbers(code) == numbers
+
+
+@pytest.mark.kernel
+def test_a_number_a_cell_only_wrote_does_not_ground_an_answer(tracked: TrackedSession) -> None:
+    """The model writes its guess as a cell (``1400``) after the answer was refused as
+    unseen: the cell is told it computes nothing, and the guess stays ungrounded."""
+    fence = "```"
+    model = ScriptedModel(
+        [
+            f"{fence}python\nimport pandas as pd\nlen(pd.read_csv('data/t.csv'))\n{fence}",
+            "<answer>rows: 74</answer>",
+            f"{fence}python\n74\n{fence}",
+            "<answer>rows: 74</answer>",
+            "<answer>rows: 3</answer>",
+        ]
+        + ["<answer>rows: 3</answer>"] * 3  # a reply repeated draws candidates
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Rows?")
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    problems = [s.problem for s in steps]
+    assert problems == [None, "ungrounded_answer", None, "ungrounded_answer", None], problems
+    assert "computes nothing" in steps[2].observation
+    assert events[-1].answer == "rows: 3"

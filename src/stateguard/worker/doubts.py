@@ -18,12 +18,15 @@ check for the attempt log:
   merged ``cuisine``): every later step that uses them breaks;
 - a column set to one literal value in every row (``enrolments['department'] =
   'Unknown'``) while another table of the session holds that column: a placeholder for
-  data the session has, so grouping or filtering on it means nothing.
+  data the session has, so grouping or filtering on it means nothing;
+- a cell that computes nothing and only writes numbers (``1400``, ``print(1400)``): what
+  it shows is the model's own guess, so it grounds no answer (`literal_numbers`).
 
 All but the subset and the rebound or reloaded table (which need the worker's own
-records: the turns' selections, the tables it loaded and their columns) and the
-placeholder column (a worker-only note) are the data checks the verifier runs too
-(`stateguard.checks.data`), which find the facts and word the note; here they are doubts.
+records: the turns' selections, the tables it loaded and their columns), the
+placeholder column and the written numbers (worker-only notes) are the data checks the
+verifier runs too (`stateguard.checks.data`), which find the facts and word the note; here
+they are doubts.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ FAILURES: dict[str, str] = {
     "rebound_table": "a loaded table replaced by another value",
     "reloaded_table": "a loaded table read again, losing the columns added to it",
     "placeholder_column": "a column filled with one made-up value that another table holds",
+    "written_numbers": "a cell that only wrote numbers, computing nothing",
 }
 """Each check's name in the attempt log."""
 
@@ -239,6 +243,78 @@ def literal_columns(code: str) -> list[tuple[str, str]]:
                 if pair not in found:
                     found.append(pair)
     return found
+
+
+@CHECKS.check(basis=("code",))
+def written_numbers(ctx: CellContext) -> list[Finding]:
+    """A cell that computes nothing and only writes numbers (``1400``, ``print(1400)``,
+    ``returned = 1400; returned``): the numbers are the model's own, not results."""
+    numbers = literal_numbers(ctx.code)
+    if not numbers:
+        return []
+    note = render(observation_notes()["written_numbers"], numbers=", ".join(numbers[:4]))
+    return _doubt("written_numbers", note, "code")
+
+
+_WRITERS = frozenset({"print"})
+"""The only calls a cell of written numbers may make."""
+
+
+def literal_numbers(code: str) -> list[str]:
+    """The numbers ``code`` writes when it computes nothing: every statement is an
+    expression or a plain-name assignment made of literals (numbers, strings, tuples,
+    lists, dicts, f-strings of those, a unary minus), names it bound so, and ``print``
+    calls; [] for any other code (arithmetic, a name the cell did not bind, an attribute,
+    a subscript, an import) or code that writes no number."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    bound: set[str] = set()
+    numbers: list[str] = []
+
+    def literal(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, int | float) and not isinstance(node.value, bool):
+                numbers.append(repr(node.value))
+            return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return isinstance(node.operand, ast.Constant) and literal(node.operand)
+        if isinstance(node, ast.Name):
+            return node.id in bound
+        if isinstance(node, ast.Tuple | ast.List):
+            return all(literal(e) for e in node.elts)
+        if isinstance(node, ast.Dict):
+            return all(k is not None and literal(k) for k in node.keys) and all(
+                literal(v) for v in node.values
+            )
+        if isinstance(node, ast.JoinedStr):
+            return all(literal(v) for v in node.values)
+        if isinstance(node, ast.FormattedValue):
+            return node.format_spec is None and literal(node.value)
+        if isinstance(node, ast.Call):
+            return (
+                isinstance(node.func, ast.Name)
+                and node.func.id in _WRITERS
+                and node.func.id not in bound
+                and all(literal(a) for a in node.args)
+                and all(literal(k.value) for k in node.keywords)
+            )
+        return False
+
+    for statement in tree.body:
+        if isinstance(statement, ast.Expr):
+            if not literal(statement.value):
+                return []
+        elif isinstance(statement, ast.Assign) and all(
+            isinstance(t, ast.Name) for t in statement.targets
+        ):
+            if not literal(statement.value):
+                return []
+            bound.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        else:
+            return []
+    return list(dict.fromkeys(numbers))
 
 
 def silent_errors(

@@ -67,6 +67,7 @@ from stateguard.question import (
     defined_terms,
     named_columns,
     names_file,
+    names_number,
     sentences_about,
     value_mentions,
     words,
@@ -632,11 +633,14 @@ class Worker:
             execution=execution,
             cell=outcome.cell,
         )
-        # what the cell printed or showed (not tracebacks or notes, which quote the code)
+        # what the cell printed or showed (not tracebacks or notes, which quote the code);
+        # numbers a cell only wrote (``print(1400)``) were never shown by the data
         shown = [execution.stdout, execution.result or ""]
         shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
-        self._shown += shown
-        if execution.ok:
+        written = any(d.check == "written_numbers" for d in found)
+        if not written:
+            self._shown += shown
+        if execution.ok and not written:
             self._last_shown = shown
             self._code_run.append(code)
             if outcome.cell is not None:
@@ -824,6 +828,14 @@ class Worker:
             and len(scan(answer)) >= 1
         )
 
+    def _names_label(self, label: str) -> bool:
+        """Whether the turn's question or context names a row ``label``: a number label
+        (``0`` of a RangeIndex) only as a whole number, not inside ``0.90``."""
+        text = f"{self._context}\n{self._question}"
+        if scan(label) and scan(label)[0].literal == label:
+            return names_number(text, label)
+        return bool(value_mentions(text, label))
+
     def _element_of(self, answer: str) -> tuple[str, int] | None:
         """(row label, length) when ``answer`` is one row's value of a Series the turn's
         latest cell showed on its own, of two rows or more, while the question asks for one
@@ -860,7 +872,7 @@ class Worker:
                     len(shown) == 1
                     and abs(shown[0].value - number.value) <= half
                     and label.lower() not in _REDUCTIONS[statistic]
-                    and not value_mentions(f"{self._context}\n{self._question}", label)
+                    and not self._names_label(label)
                 ):
                     return label, series.length
         return None
