@@ -10,9 +10,13 @@ import pytest
 from worker_helpers import answer_after_one_cell
 
 from stateguard.audit.printchecks import labelled_series, shown_series
+from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
 from stateguard.worker import loop
 from stateguard.worker.events import StepRecord
+from stateguard.worker.loop import Worker
 from stateguard.worker.summary import REFUSED, TurnTally
 
 F = "```"
@@ -200,3 +204,40 @@ def test_near_misses_of_rows_for_totals_are_not_held_back(
 ) -> None:
     steps = _tickets(tracked, cell, answer, question)
     assert [s.problem for s in steps if s.problem] == []
+
+
+ROWS = (
+    "import pandas as pd\n"
+    "s = pd.DataFrame({'area': ['Coastal', 'Lakes', 'Metro'] * 4,\n"
+    "                  'kg': [float(i % 5 + 1) for i in range(12)],\n"
+    "                  'value': [10.0 * (i + 1) for i in range(12)]})\n"
+)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("cell", "question", "told"),
+    [
+        # `.sum()` binds to its term: one value per row is printed for the total asked
+        (
+            "total = s['kg'].sum() * 0.90 + s['value'] * 0.02\nprint(total)",
+            "What is the total charged, rounded to 2 decimals?",
+            True,
+        ),
+        ("s['kg'] * 0.90 + s['value'] * 0.02", "What is the average charge?", True),
+        # near misses: the reduction itself; a grouping; no reduction asked; few rows
+        ("(s['kg'] * 0.90 + s['value'] * 0.02).sum()", "What is the total charged?", False),
+        ("s.groupby('area')['kg'].sum()", "What is the total charged?", False),
+        ("s['kg'] * 0.90 + s['value'] * 0.02", "Which shipment has the highest charge?", False),
+        ("(s['kg'] * 0.90).head(5)", "What is the total charged?", False),
+    ],
+)
+def test_a_per_row_series_shown_for_one_number_is_told(
+    tracked: TrackedSession, cell: str, question: str, told: bool
+) -> None:
+    fence = "```"
+    model = ScriptedModel([f"{fence}python\n{ROWS}{cell}\n{fence}"] + ["<answer>none</answer>"] * 9)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    steps = [e for e in worker.run_turn(2, question) if isinstance(e, StepRecord)]
+    note = "a Series of 12 values, one per row"
+    assert (note in steps[0].observation) is told, steps[0].observation

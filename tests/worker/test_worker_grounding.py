@@ -10,7 +10,7 @@ from stateguard.llm import ScriptedModel
 from stateguard.manager import NullSupervisor
 from stateguard.worker.doubts import literal_numbers
 from stateguard.worker.events import StepRecord
-from stateguard.worker.grounding import held_by, unseen_numbers
+from stateguard.worker.grounding import held_by, unclaimed, unseen_numbers
 from stateguard.worker.loop import Worker
 
 SHOWN = ["Output:\n1200 209637.4127", "Result:\n0.51236", "Question: revenue of 2024-06?"]
@@ -566,6 +566,7 @@ def test_an_earlier_answer_recomputed_by_the_same_code_for_another_question_is_h
         ("(1900, -1400)", ["1900", "1400"]),
         ("{'shipments': 1900, 'returned': 1400}", ["1900", "1400"]),
         # computed, or read from the session: not written numbers
+        ("rate = 0.15", []),  # assignments alone show nothing
         ("1900 - 181", []),
         ("len(df)", []),
         ("print(returned)", []),  # a name the cell did not bind
@@ -605,3 +606,84 @@ def test_a_number_a_cell_only_wrote_does_not_ground_an_answer(tracked: TrackedSe
     assert problems == [None, "ungrounded_answer", None, "ungrounded_answer", None], problems
     assert "computes nothing" in steps[2].observation
     assert events[-1].answer == "rows: 3"
+
+
+@pytest.mark.kernel
+def test_a_stated_parameter_echoed_is_no_written_guess(tracked: TrackedSession) -> None:
+    fence = "```"
+    model = ScriptedModel([f"{fence}python\nrate = 0.15\nrate\n{fence}", "<answer>15 %</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "What is the new rate?", "The rate is now 15 %."))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert "computes nothing" not in steps[0].observation
+    assert events[-1].answer == "15 %"
+
+
+@pytest.mark.kernel
+def test_an_answer_that_only_repeats_a_named_value_does_not_use_it(
+    tracked: TrackedSession,
+) -> None:
+    """The question names a value of another table's column ("Homeware"); the answer
+    repeats the name, but no cell of the turn read that column: held back once. An answer
+    picked from a grouping on that column uses it."""
+    fence = "```"
+    setup = (
+        "import pandas as pd\n"
+        "reg = pd.DataFrame({'sid': [1, 2, 3], 'sector': ['Home' + 'ware', 'Toys', 'Toys']})\n"
+        "ship = pd.DataFrame({'sid': [1, 2, 3, 1], 'kg': [1.5, 2.5, 4.0, 2.0]})"
+    )
+    question = "What share of the weight comes from Homeware senders, in percent?"
+    share = "ship[ship['sid'] == 2]['kg'].sum() / ship['kg'].sum() * 100"
+    guessed = f"{fence}python\n{setup}\n{share}\n{fence}"
+    replies = [guessed, "<answer>Homeware, 25.0</answer>", "<answer>Homeware, 25.0</answer>"]
+    model = ScriptedModel(replies)
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    held = [s for s in steps if s.problem == "unused_value"]
+    assert len(held) == 1 and "'Homeware' (a value of `reg['sector']`)" in held[0].observation
+    # picked from a grouping on the column: the answer's name is a use of it
+    grouped = (
+        f"{fence}python\n{setup}\nm = ship.merge(reg, on='sid', how='left')\n"
+        f"m.groupby('sector')['kg'].sum() / m['kg'].sum() * 100\n{fence}"
+    )
+    model = ScriptedModel([grouped, "<answer>Homeware: 35.0</answer>"])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    assert [s.problem for s in events if isinstance(s, StepRecord)] == [None, None]
+    assert events[-1].answer == "Homeware: 35.0"
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        # a guess stated before any cell counted it is dropped; the shown number stays
+        (
+            "shipments: 1200, returned: 1400\nCount them.\n```python\nlen(t)\n```",
+            "Count them.\n```python\nlen(t)\n```",
+        ),
+        ("The total is 1200.\n```python\nlen(t)\n```", None),  # shown: kept as it is
+        ("Filter on 2 groups.\n```python\nlen(t)\n```", None),  # small integers pass
+        ("<answer>1400</answer>", None),  # no code: an answer is checked on its own
+        ("total: 1400\n", None),
+    ],
+)
+def test_unclaimed_drops_thought_lines_of_numbers_never_shown(reply: str, kept: str | None) -> None:
+    assert unclaimed(reply, SHOWN) == (reply if kept is None else kept)
+
+
+@pytest.mark.kernel
+def test_the_model_does_not_read_its_guess_again(tracked: TrackedSession) -> None:
+    fence = "```"
+    cell = f"{fence}python\nimport pandas as pd\nlen(pd.read_csv('data/t.csv'))\n{fence}"
+    model = ScriptedModel([f"rows: 7400\n{cell}", "<answer>rows: 3</answer>"])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "Rows?")
+    )
+    assert events[-1].answer == "rows: 3"
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert steps[0].thought == "rows: 7400"  # the record keeps what the model wrote
+    second = "\n".join(m.content for m in model.requests[1].messages)
+    assert "7400" not in second and "len(pd.read_csv('data/t.csv'))" in second

@@ -285,7 +285,7 @@ def test_an_answer_refused_on_review_gives_way_to_the_printed_value_once(
     tracked: TrackedSession,
 ) -> None:
     supervisor = FakeSupervisor(reject=1)
-    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>cost: 47.5</answer>"])
+    model = ScriptedModel([code("cost = 94.0 / 2\ncost"), "<answer>cost: 47.5</answer>"])
     worker = Worker(model, GuardedSession(tracked, manager=supervisor), check_answer_numbers=False)
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
     assert events[-1].answer == "47.00" and len(model.requests) == 2
@@ -294,7 +294,7 @@ def test_an_answer_refused_on_review_gives_way_to_the_printed_value_once(
     # refused again: back to the model, which reads the note
     supervisor = FakeSupervisor(reject=2)
     model = ScriptedModel(
-        [code("cost = 47.0\ncost"), "<answer>47.5</answer>", "<answer>47.00</answer>"]
+        [code("cost = 94.0 / 2\ncost"), "<answer>47.5</answer>", "<answer>47.00</answer>"]
     )
     worker = Worker(model, GuardedSession(tracked, manager=supervisor), check_answer_numbers=False)
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
@@ -309,7 +309,11 @@ def test_the_refused_value_in_another_form_is_not_sent_to_review_again(
     # the same number, so the model is asked instead
     supervisor = FakeSupervisor(reject=1)
     model = ScriptedModel(
-        [code("cost = 47.0\ncost"), "<answer>cost: 47.0</answer>", "<answer>cost: 47.00</answer>"]
+        [
+            code("cost = 94.0 / 2\ncost"),
+            "<answer>cost: 47.0</answer>",
+            "<answer>cost: 47.00</answer>",
+        ]
     )
     worker = Worker(model, GuardedSession(tracked, manager=supervisor), check_answer_numbers=False)
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
@@ -322,24 +326,26 @@ def test_several_numbers_for_the_one_value_asked_give_way_to_the_printed_value(
     tracked: TrackedSession,
 ) -> None:
     model = ScriptedModel(
-        [code("cost = 47.0\ncost"), "<answer>orders: 12, total: 5.5, cost: 47.00</answer>"]
+        [code("cost = 94.0 / 2\ncost"), "<answer>orders: 12, total: 5.5, cost: 47.00</answer>"]
     )
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
     assert events[-1].answer == "47.00" and len(model.requests) == 2
     # an earlier question's form, one number in it
-    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>city: Bristol, net: 47.00</answer>"])
+    model = ScriptedModel(
+        [code("cost = 94.0 / 2\ncost"), "<answer>city: Bristol, net: 47.00</answer>"]
+    )
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
     assert events[-1].answer == "47.00" and len(model.requests) == 2
     # one labelled value is the value asked, labelled
-    model = ScriptedModel([code("cost = 47.0\ncost"), "<answer>cost: 47.00</answer>"])
+    model = ScriptedModel([code("cost = 94.0 / 2\ncost"), "<answer>cost: 47.00</answer>"])
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     events = list(worker.run_turn(1, "What is the cost, rounded to 2 decimals?"))
     assert events[-1].answer == "cost: 47.00" and len(model.requests) == 2
     # a form of several fields keeps its numbers
     model = ScriptedModel(
-        [code("cost = 47.0\nrows = 3\ncost, rows"), "<answer>cost: 47.00, rows: 3</answer>"]
+        [code("cost = 94.0 / 2\nrows = 3\ncost, rows"), "<answer>cost: 47.00, rows: 3</answer>"]
     )
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     question = "Cost and rows? Answer as `cost: <value rounded to 2 decimals>, rows: <count>`."

@@ -221,7 +221,7 @@ def test_an_earlier_turns_answer_copied_into_another_question_is_refused(
     replies = [
         code("region, total = 'North', 35685.77\nprint(region, total)"),
         "<answer>region: North, contribution: 35685.77</answer>",
-        code("share = 51.24\nprint(share)"),
+        code("share = 5124 / 100\nprint(share)"),
         "<answer>region: North, contribution: 35685.77</answer>",  # copied from turn 1
         "<answer>51.24</answer>",
     ]
@@ -241,7 +241,7 @@ def test_an_earlier_turns_answer_copied_into_another_question_is_refused(
     [
         # a revision that leaves a count unchanged gives the same answer again (computed
         # again: the same code run again is `recomputed_answer`)
-        ("n = 31\nprint(n)", "m = 31\nprint(m)", "31", "How many orders lose money?",
+        ("n = 30 + 1\nprint(n)", "m = 30 + 1\nprint(m)", "31", "How many orders lose money?",
          "How many orders lose money under the new rate?"),
         # one short value may well answer two different questions
         ("print(0)", "print(1 - 1)", "0", "How many rows have no price?",

@@ -19,6 +19,9 @@ check for the attempt log:
 - a column set to one literal value in every row (``enrolments['department'] =
   'Unknown'``) while another table of the session holds that column: a placeholder for
   data the session has, so grouping or filtering on it means nothing;
+- a Series of one value per row shown where the question asks for one number over the
+  rows (a total, a mean…): a reduction that bound to one term only (``a['x'].sum() * 0.9
+  + a['y'] * 0.03``) (`per_row_series`);
 - a cell that computes nothing and only writes numbers (``1400``, ``print(1400)``): what
   it shows is the model's own guess, so it grounds no answer (`literal_numbers`).
 
@@ -36,11 +39,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from stateguard.audit.filterchecks import probe_json
+from stateguard.audit.printchecks import shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
 from stateguard.kernel import ExecutionResult, namespace
 from stateguard.worker.answer_format import AnswerSpec
 from stateguard.worker.error_context import assigned_names, describe_names, holders_of
+from stateguard.worker.grounding import unseen_numbers
 from stateguard.worker.prompts import observation_notes, render
 from stateguard.worker.scope import ScopeLog
 
@@ -63,6 +68,10 @@ class CellContext:
     """The tables the worker loaded before the first question: name -> ``data/...`` file."""
     columns_before: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """The columns each loaded table held before the cell ran, as far as the worker saw."""
+    statistic: str | None = None
+    """The statistic the turn's question asks for (`QuestionSpec.statistic`)."""
+    seen: Sequence[str] = ()
+    """What the session showed before the cell (outputs, the turn's question and context)."""
 
 
 CHECKS: CheckRegistry[CellContext] = CheckRegistry("worker")
@@ -78,6 +87,7 @@ FAILURES: dict[str, str] = {
     "reloaded_table": "a loaded table read again, losing the columns added to it",
     "placeholder_column": "a column filled with one made-up value that another table holds",
     "written_numbers": "a cell that only wrote numbers, computing nothing",
+    "per_row_series": "a Series of one value per row where one number was asked",
 }
 """Each check's name in the attempt log."""
 
@@ -247,13 +257,56 @@ def literal_columns(code: str) -> list[tuple[str, str]]:
 
 @CHECKS.check(basis=("code",))
 def written_numbers(ctx: CellContext) -> list[Finding]:
-    """A cell that computes nothing and only writes numbers (``1400``, ``print(1400)``,
-    ``returned = 1400; returned``): the numbers are the model's own, not results."""
+    """A cell that computes nothing and only shows numbers (``1400``, ``print(1400)``,
+    ``returned = 1400; returned``), one of which nothing showed before (`seen`): the
+    model's own guess, not a result. A parameter set or echoed (``rate = 0.15`` for a
+    stated 15 %) is left alone."""
     numbers = literal_numbers(ctx.code)
-    if not numbers:
+    guessed = [
+        n
+        for n in numbers
+        if unseen_numbers(n, ctx.seen) and unseen_numbers(f"{float(n) * 100:g}", ctx.seen)
+    ]  # a stated percent as a fraction (0.15 for 15 %) was seen
+    if not guessed:
         return []
     note = render(observation_notes()["written_numbers"], numbers=", ".join(numbers[:4]))
     return _doubt("written_numbers", note, "code")
+
+
+REDUCING = frozenset({"sum", "mean", "median", "share", "count"})
+"""The statistics (`QuestionSpec.statistic`) that reduce the rows to one number."""
+
+_ROWS = 10
+"""The fewest values of a per-row Series that `per_row_series` speaks of."""
+
+
+@CHECKS.check(basis=("question", "execution"))
+def per_row_series(ctx: CellContext) -> list[Finding]:
+    """The cell shows, as all its output, a Series of ten values or more indexed by row
+    position (``0, 1, 3, …``), not all alike, while the question asks for one number over
+    the rows (`REDUCING`): a reduction bound to one term of a formula, or a per-row
+    quantity never reduced. A grouping (indexed by its groups) is left alone."""
+    spec = ctx.spec
+    if (
+        ctx.statistic not in REDUCING
+        or spec is None
+        or spec.template is not None
+        or len(spec.fields) != 1
+        or spec.fields[0].kind not in ("number", "count")
+    ):
+        return []
+    for text in (ctx.execution.stdout, ctx.execution.result or ""):
+        series = shown_series(text) if text.strip() else None
+        if (
+            series is None
+            or series.length < _ROWS
+            or not all(label.isdigit() for label, _ in series.rows)
+            or len({value for _, value in series.rows}) < 2
+        ):
+            continue
+        note = render(observation_notes()["per_row_series"], length=series.length)
+        return _doubt("per_row_series", note, "question", "execution")
+    return []
 
 
 _WRITERS = frozenset({"print"})
@@ -261,11 +314,12 @@ _WRITERS = frozenset({"print"})
 
 
 def literal_numbers(code: str) -> list[str]:
-    """The numbers ``code`` writes when it computes nothing: every statement is an
-    expression or a plain-name assignment made of literals (numbers, strings, tuples,
-    lists, dicts, f-strings of those, a unary minus), names it bound so, and ``print``
-    calls; [] for any other code (arithmetic, a name the cell did not bind, an attribute,
-    a subscript, an import) or code that writes no number."""
+    """The numbers ``code`` writes when it computes nothing and shows something: every
+    statement is an expression or a plain-name assignment made of literals (numbers,
+    strings, tuples, lists, dicts, f-strings of those, a unary minus), names it bound so,
+    and ``print`` calls, and one is an expression; [] for any other code (arithmetic, a
+    name the cell did not bind, an attribute, a subscript, an import), for assignments
+    alone, and for code that writes no number."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -302,10 +356,12 @@ def literal_numbers(code: str) -> list[str]:
             )
         return False
 
+    shows = False
     for statement in tree.body:
         if isinstance(statement, ast.Expr):
             if not literal(statement.value):
                 return []
+            shows = True
         elif isinstance(statement, ast.Assign) and all(
             isinstance(t, ast.Name) for t in statement.targets
         ):
@@ -314,7 +370,7 @@ def literal_numbers(code: str) -> list[str]:
             bound.update(t.id for t in statement.targets if isinstance(t, ast.Name))
         else:
             return []
-    return list(dict.fromkeys(numbers))
+    return list(dict.fromkeys(numbers)) if shows else []
 
 
 def silent_errors(
@@ -329,11 +385,14 @@ def silent_errors(
     question: str,
     tables: Mapping[str, str] | None = None,
     columns_before: Mapping[str, Sequence[str]] | None = None,
+    statistic: str | None = None,
+    seen: Sequence[str] = (),
 ) -> list[Finding]:
     """The doubts about a cell that ran (none for a cell that failed); ``created``: the
     versions it wrote, ``question``: the turn's opener (question with its context),
     ``tables``: the tables loaded before the first question (name -> data file),
-    ``columns_before``: the columns each of them held before the cell."""
+    ``columns_before``: the columns each of them held before the cell, ``statistic``: the
+    one the question asks for, ``seen``: what the session showed before the cell."""
     if not execution.ok:
         return []
     ctx = CellContext(
@@ -347,5 +406,7 @@ def silent_errors(
         question,
         dict(tables or {}),
         dict(columns_before or {}),
+        statistic,
+        tuple(seen),
     )
     return CHECKS.run(ctx)

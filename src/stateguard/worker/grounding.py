@@ -8,6 +8,11 @@ number of its own (``10`` is not written in ``10787.75``), or
 when a shown number rounds to it at the answer's precision (also as a percentage
 of a shown fraction). Integers below 10 are not checked (ordinals, counts of
 decimals, months).
+
+The same test keeps the model's own guesses out of what it reads again: `unclaimed`
+drops, from a reply's thought before its code, each line stating a number nothing showed
+("shipments: 1900, returned: 1400" written before any cell counted them). A small model
+copies such a line into every later step and answer, whatever the outputs say.
 """
 
 from __future__ import annotations
@@ -63,3 +68,21 @@ def held_by(answer: str, outputs: Iterable[str]) -> bool:
     shown = [x for t in texts for x in values_in(t)]
     small = [n for n in numbers if n.value.is_integer() and abs(n.value) < _SMALL]
     return all(any(x == n.value for x in shown) for n in small)
+
+
+_FENCE = "```"
+
+
+def unclaimed(reply: str, shown_texts: Iterable[str]) -> str:
+    """``reply`` without the lines of its thought (the text before its first code fence)
+    that hold a number no shown text holds (`unseen_numbers`); the reply itself when it has
+    no code fence or no such line."""
+    head, fence, rest = reply.partition(_FENCE)
+    if not fence:
+        return reply
+    texts = list(shown_texts)
+    lines = head.splitlines(keepends=True)
+    kept = [line for line in lines if not unseen_numbers(line, texts)]
+    if len(kept) == len(lines):
+        return reply
+    return "".join(kept).lstrip("\n") + fence + rest

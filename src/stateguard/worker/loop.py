@@ -94,7 +94,7 @@ from stateguard.worker.events import (
     TurnStarted,
 )
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
-from stateguard.worker.grounding import held_by, unseen_numbers
+from stateguard.worker.grounding import held_by, unclaimed, unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
@@ -597,6 +597,8 @@ class Worker:
             question=self.conversation.current.opener,
             tables=self._data_files,
             columns_before=self._table_columns,
+            statistic=self._question_spec.statistic,
+            seen=[*self._shown, self.conversation.current.opener],
         )
         if execution.ok and outcome.cell is not None:
             self._note_table_columns(outcome.cell.created)
@@ -703,11 +705,14 @@ class Worker:
 
     def _unused_values(self, answer: str) -> list[list[str]]:
         """``[frame, column, value]`` for each value of the data that the question names
-        verbatim and that neither any code run in the session nor the answer contains as a
-        word of its own (a filter the analysis left out: "the Online channel's margin"
-        answered for all channels; ``enterprise_orders``, a name, is no use of
-        ``'Enterprise'``). One fork probe; empty when it fails. The match is on the data's own
-        values, so a word of the question that is no value of the data never counts."""
+        verbatim and that no code run in the session contains as a word of its own (a
+        filter the analysis left out: "the Online channel's margin" answered for all
+        channels; ``enterprise_orders``, a name, is no use of ``'Enterprise'``), unless the
+        answer names it and a cell of this turn read its column (a value picked from a
+        grouping the question names). An answer that only repeats the name ("Homeware,
+        13.43%" from a filter on some ``sender_id``) is no use of it. One fork probe; empty
+        when it fails. The match is on the data's own values, so a word of the question
+        that is no value of the data never counts."""
         if not self._question.strip():
             return []
         cell = namespace.call("named_values", self._question)
@@ -716,17 +721,25 @@ class Worker:
             named = json.loads(result.stdout.strip().splitlines()[-1]) if result.ok else []
         except Exception:  # a probe is a courtesy: it never fails the step
             return []
-        used = "\n".join([*self._code_run, answer])
+        code = "\n".join(self._code_run)
+        reads: tuple[set[str], set[str]] | None = None
         out = []
         for item in named if isinstance(named, list) else []:
             if (
-                isinstance(item, list)
-                and len(item) == 3
-                and all(isinstance(x, str) for x in item)
-                and not _mentions(used, item[2])
-                and item not in out
+                not isinstance(item, list)
+                or len(item) != 3
+                or not all(isinstance(x, str) for x in item)
+                or _mentions(code, item[2])
+                or item in out
             ):
-                out.append(item)
+                continue
+            if _mentions(answer, item[2]):
+                reads = reads or self._turn_reads()
+                ancestry, direct = reads
+                frame, column = item[0], item[1]
+                if frame in direct or f"{frame}[{column!r}]" in ancestry | direct:
+                    continue
+            out.append(item)
         return out
 
     def _unread_columns(self) -> list[str]:
@@ -1268,7 +1281,12 @@ class Worker:
                 if chosen is not None:
                     (reply, parsed), repeated = chosen, False
             doubtful_cell = False
-            exchange = self.conversation.add_reply(step, reply, parsed.code)
+            # what the model reads again of its reply: without thought lines stating numbers
+            # nothing showed (its guesses, which it would copy into every later step)
+            kept = reply
+            if parsed.code is not None:
+                kept = unclaimed(reply, [*self._shown, self.conversation.current.opener])
+            exchange = self.conversation.add_reply(step, kept, parsed.code)
 
             if (
                 parsed.problem == "valueless_answer"
