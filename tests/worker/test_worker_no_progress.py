@@ -173,3 +173,27 @@ def test_a_silent_cell_with_a_bare_annotation_is_told_so(tracked: TrackedSession
     )
     note = steps_of(events)[0].observation
     assert "v is int 6" in note and "`v: 1234.56` computes nothing" in note
+
+
+@pytest.mark.kernel
+def test_a_reply_whose_code_is_no_python_is_resampled_before_it_runs(
+    tracked: TrackedSession,
+) -> None:
+    """A traceback copied from the observation as the next cell never runs: a candidate
+    that is Python takes its place."""
+    echoed = code("Cell In[7], line 1\n----> 1 total = sum(values)\n\nKeyError: 'x'")
+    replies = [
+        echoed,
+        code("values = [4, 5]\nprint(sum(values))"),  # candidate 1
+        "<answer>9</answer>",
+    ]
+    model = ScriptedModel(replies)
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=1)
+    steps = steps_of(list(worker.run_turn(1, "Sum?")))
+    assert steps[0].code == "values = [4, 5]\nprint(sum(values))"
+    assert all(s.execution is None or s.execution.ok for s in steps)
+    # a magic line is the kernel's to run: not resampled
+    model = ScriptedModel([code("%time x = 4 + 5\nprint(x)"), "<answer>9</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=1)
+    steps = steps_of(list(worker.run_turn(1, "Sum?")))
+    assert steps[0].code is not None and steps[0].code.startswith("%time")

@@ -22,7 +22,8 @@ consecutive steps without progress (see `stateguard.worker.attempts`), or an
 interrupt (KeyboardInterrupt: the turn is closed, its `AnswerRecorded` yielded, then
 the interrupt is raised again).
 
-A cell that repeats one that failed in this turn is never run again. Instead the
+A cell that repeats one that failed in this turn is never run again, nor is one that
+is no Python (a traceback copied from the last observation). Instead the
 same prompt is sampled up to ``retry_samples`` more times at ``retry_temperature``
 (the prompt is shared, so a local backend reuses its cache); each new candidate is
 tried in a copy-on-write probe, and the first that runs (preferably showing
@@ -220,6 +221,18 @@ _REDUCTIONS: dict[str, frozenset[str]] = {
 }
 """The statistics that reduce rows to one number, with the index labels that name each
 (a row of ``describe()`` or ``agg([...])`` that is the statistic asked)."""
+
+
+def python(code: str) -> bool:
+    """Whether ``code`` parses as Python; a cell with an IPython magic or shell line
+    (``%time``, ``!ls``) counts as Python, since the kernel runs it."""
+    if any(line.lstrip().startswith(("%", "!")) for line in code.splitlines()):
+        return True
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def _revision_words(revision: Revision) -> str:
@@ -518,7 +531,8 @@ class Worker:
     def _resample(
         self, turn: int, step: int, attempts: AttemptLog, code_ran: bool, deadline: float | None
     ) -> Generator[TrajectoryEvent, None, tuple[str, ParsedReply] | None]:
-        """Candidates for a reply that repeated a failed cell (see the module docstring).
+        """Candidates for a reply that repeated a failed cell or is no Python (see the module
+        docstring).
 
         Yields each candidate's `ModelMessage`; returns the chosen (reply, parsed), or
         None when every candidate repeats a failure or is malformed.
@@ -539,7 +553,7 @@ class Worker:
                 continue
             if parsed.code is None:
                 return reply, parsed  # an answer: the review decides
-            if attempts.repeat_of(parsed.code) is not None:
+            if attempts.repeat_of(parsed.code) is not None or not python(parsed.code):
                 continue
             ok, shows = self._probe_ok(parsed.code)
             if ok and shows:
@@ -1271,12 +1285,13 @@ class Worker:
             if parsed.problem is None and self._valueless(parsed.answer):
                 parsed = parsed.model_copy(update={"problem": "valueless_answer"})
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
+            unparsable = parsed.code is not None and not repeated and not python(parsed.code)
             doubtful = (
                 doubtful_cell
                 and not repeated
                 and (parsed.code is None or self._probe_ok(parsed.code) != (True, True))
             )
-            if (repeated or doubtful) and self.retry_samples:
+            if (repeated or doubtful or unparsable) and self.retry_samples:
                 chosen = yield from self._resample(turn, step, attempts, answerable, deadline)
                 if chosen is not None:
                     (reply, parsed), repeated = chosen, False
