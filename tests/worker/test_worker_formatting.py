@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from stateguard.kernel import DisplayData, ErrorInfo, ExecutionResult
 from stateguard.manager import Hint
 from stateguard.worker.formatting import (
@@ -72,3 +74,18 @@ def test_first_code_line() -> None:
     assert first_code_line("# load\n\nimport pandas as pd\nx = 1") == "import pandas as pd …"
     assert first_code_line("x = 1") == "x = 1"
     assert first_code_line("y = " + "a" * 200, 20).endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("code", "result", "shown"),
+    [
+        ("t[t['s'] == 'r'].shape", "(181, 7)", "Result:\n(181, 7): 181 rows, 7 columns"),
+        ("t['a'].shape", "(1,)", "Result:\n(1,): 1 value"),
+        ("t.shape[0]", "181", "Result:\n181"),  # already a number
+        ("x = t.shape\nx", "(181, 7)", "Result:\n(181, 7)"),  # not a `.shape` as written
+        ("(181, 7)", "(181, 7)", "Result:\n(181, 7)"),
+    ],
+)
+def test_a_shape_result_is_also_said_in_words(code: str, result: str, shown: str) -> None:
+    ex = ExecutionResult(status="ok", result=result, wall_time=0.1)
+    assert format_observation(ex, 4000, code) == shown

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import re
+
 from stateguard.kernel import ExecutionResult
 from stateguard.manager import Hint
 
@@ -51,8 +54,37 @@ def _traceback_text(execution: ExecutionResult) -> str:
     return header if not body else f"{header}\n{body}"
 
 
-def format_observation(execution: ExecutionResult, limit: int) -> str:
-    """What the model sees after a cell ran: output, displays, result, errors (head+tail cut)."""
+_SHAPE = re.compile(r"\((\d+),\s*(\d+)?\)")
+
+
+def shape_words(code: str, result: str | None) -> str | None:
+    """``181 rows, 7 columns`` for a cell whose value is a ``.shape`` (``(181, 7)``;
+    ``181 values`` for a Series' ``(181,)``): a small model reads a count off words, not
+    off a tuple. None for any other cell or result."""
+    if result is None or (found := _SHAPE.fullmatch(result.strip())) is None:
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    last = tree.body[-1] if tree.body else None
+    if not (
+        isinstance(last, ast.Expr)
+        and isinstance(last.value, ast.Attribute)
+        and last.value.attr == "shape"
+    ):
+        return None
+    rows, columns = found.groups()
+    if columns is None:
+        return f"{rows} value{'s' if rows != '1' else ''}"
+    return (
+        f"{rows} row{'s' if rows != '1' else ''}, {columns} column{'s' if columns != '1' else ''}"
+    )
+
+
+def format_observation(execution: ExecutionResult, limit: int, code: str = "") -> str:
+    """What the model sees after a cell ran: output, displays, result, errors (head+tail
+    cut); the result of a ``.shape`` of ``code`` in words too (`shape_words`)."""
     parts: list[str] = []
     if execution.stdout.strip():
         parts.append("Output:\n" + execution.stdout.rstrip())
@@ -66,7 +98,8 @@ def format_observation(execution: ExecutionResult, limit: int) -> str:
         elif isinstance(display.data.get("text/plain"), str):
             parts.append("Displayed:\n" + display.data["text/plain"].rstrip())
     if execution.result is not None:
-        parts.append("Result:\n" + execution.result.rstrip())
+        words = shape_words(code, execution.result)
+        parts.append("Result:\n" + execution.result.rstrip() + (f": {words}" if words else ""))
     if execution.stderr.strip():
         parts.append("Stderr:\n" + execution.stderr.rstrip())
     if images:

@@ -579,7 +579,7 @@ class Worker:
         exchange.outcome = execution.status
         if execution.error is not None:
             exchange.outcome += f": {execution.error.ename}"
-        observation = format_observation(execution, self.observation_chars)
+        observation = format_observation(execution, self.observation_chars, code)
         context = ""
         if execution.status == "error" and self.error_context:
             context = error_context(self.guard.executor, code, execution)
