@@ -353,6 +353,30 @@ def test_a_column_the_context_names_and_no_cell_read_is_held_back_once(
 
 
 @pytest.mark.kernel
+def test_a_named_column_of_a_table_read_whole_is_read_in_every_table_that_holds_it(
+    tracked: TrackedSession,
+) -> None:
+    """The context lists the shipments' columns (``sender_id`` among them); the cell reads
+    the shipments whole (``.shape``): the register's ``sender_id`` is no unread column."""
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "reg = pd.DataFrame({'sender_id': ['a', 'b'], 'sector': ['x', 'y']})\n"
+        "ship = pd.DataFrame({'sender_id': ['a', 'b', 'a'], 'kg': [1.0, 2.0, 3.0]})",
+        frames={"reg": "data/reg.csv", "ship": "data/ship.csv"},
+        columns={"reg": ("sender_id", "sector"), "ship": ("sender_id", "kg")},
+    )
+    context = "data/ship.csv holds one row per shipment (sender_id the sender, kg its weight)."
+    model = ScriptedModel([f"{fence}python\nship.shape\n{fence}", "<answer>3</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, "How many shipments are there?", context=context))
+    problems = [e.problem for e in events if isinstance(e, StepRecord)]
+    assert not [p for p in problems if p] and events[-1].answer == "3", problems
+
+
+@pytest.mark.kernel
 def test_an_answer_from_another_table_than_the_file_the_turn_names_is_held_back_once(
     tracked: TrackedSession,
 ) -> None:

@@ -770,11 +770,15 @@ class Worker:
         read, whole = self._turn_reads()
         text = f"{self._context}\n{self._question}"
         sources = "\n".join(cell.source for cell in self._turn_cells)
+        # a frame read whole may have been read for any of its columns: so for a column
+        # of that name in another frame too (`sender_id` of the shipments read, not of
+        # the register)
+        covered = {c for f in whole for c in self._data_columns.get(f, ())}
         out = []
         for frame, columns in self._data_columns.items():
             if frame in whole:
                 continue  # the frame itself was read: every column may have been
-            for column in sorted(named_columns(text, columns)):
+            for column in sorted(named_columns(text, columns) - covered):
                 part = f"[{column!r}]"  # of this frame, or of one read again from the file
                 if not any(name.endswith(part) for name in read) and not names_key(sources, part):
                     out.append(f"`{frame}{part}`")
