@@ -197,6 +197,13 @@ def test_a_number_written_whole_in_the_question(question: str, written: str, nam
         # not stated: an apostrophe, a one-letter quote
         ("What is the team's best score?", []),
         ("Select the grade 'A' students", []),
+        # apostrophes are no quotes, in pairs or beside real ones; quotes pair by kind
+        ("Unify Bachelor's and Master's Degree into 'High School'", ["High School"]),
+        ("You don't need where if you don't want it", []),
+        ("Keep the 0's and 1's", []),
+        ("Give { 'Salary': <corr>, 'Years': <corr> }", ["Salary", "Years"]),
+        ("Say “Hello there” or ‘bye now’", ["Hello there", "bye now"]),
+        ('It\'s "North" here', ["North"]),
     ],
 )
 def test_the_values_a_question_quotes_as_written(question: str, quoted: list[str]) -> None:

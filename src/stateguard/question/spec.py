@@ -114,7 +114,17 @@ _KEEP = re.compile(V.KEEP, re.I)
 _CLAUSE_END = re.compile(V.CLAUSE_END)
 THRESHOLD = re.compile("(?:" + "|".join(V.UP + V.DOWN) + ")" + V.NUMBER, re.I)
 """A "more than N" / "less than N" phrase."""
-_QUOTED = re.compile(r"[\"'`“‘]([^\"'`”’\n]{2,60})[\"'`”’]")
+_PAIRS = (('"', '"'), ("'", "'"), ("`", "`"), ("“", "”"), ("‘", "’"))
+_QUOTED = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(
+        rf"{re.escape(a)}(?=\S)([^{re.escape(b)}\n]{{2,60}}){re.escape(b)}" for a, b in _PAIRS
+    )
+    + r")(?!\w)"
+)
+"""A quoted value: an opening quote after no letter or digit (not the apostrophe of
+"Master's"), its value starting with no space, the same kind of quote closing it before no
+letter or digit (not the apostrophe of "don't")."""
 _YEAR = re.compile(
     r"\b(?:(?:in|during|for)\s+(?:the\s+(?:year|season)\s+(?:of\s+)?)?|year\s+(?:of\s+)?)"
     r"((?:18|19|20)\d\d)\b(?![-/.]\d)",
@@ -193,7 +203,7 @@ def threshold_spans(text: str) -> list[Threshold]:
 def quoted_values(text: str) -> list[str]:
     """The values `text` quotes, as written between the quotes (not stripped), in text
     order: 'Veggie Salad Bowl', "Seasonal Shopping"."""
-    return _QUOTED.findall(text)
+    return ["".join(groups) for groups in _QUOTED.findall(text)]
 
 
 def kept_years(text: str) -> list[int]:
