@@ -388,6 +388,7 @@ class Worker:
         self._recomputed_asked = False
         """Whether this turn's answer was already held back as an earlier turn's, re-run."""
         self._element_asked = False
+        self._many_asked = False
         """Whether this turn's answer was already held back as one row of a Series."""
         self._total_asked = False
         """Whether this turn's answer was already held back for comparing rows, not totals."""
@@ -859,6 +860,22 @@ class Worker:
             and len(scan(answer)) >= 1
         )
 
+    def _many_numbers(self, answer: str) -> list[str]:
+        """The numbers of ``answer`` the turn's question and context do not write, when the
+        question asks for one number (no form of several fields) and ``answer`` gives no
+        labelled values (`_crowded` takes those): ``homeware_shipments: 363 rows, 13
+        columns`` for a share. [] when the question asks for anything else."""
+        spec = self._spec
+        if (
+            spec is None
+            or spec.template is not None
+            or len(spec.fields) != 1
+            or spec.fields[0].kind not in ("number", "count")
+        ):
+            return []
+        text = f"{self._context}\n{self._question}"
+        return [n.literal for n in scan(answer) if not names_number(text, n.literal)]
+
     def _names_label(self, label: str) -> bool:
         """Whether the turn's question or context names a row ``label``: a number label
         (``0`` of a RangeIndex) only as a whole number, not inside ``0.90``."""
@@ -1189,6 +1206,7 @@ class Worker:
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
+        self._many_asked = False
         self._total_asked = self._term_asked = False
         if context.strip():
             self._contexts.append(context)
@@ -1433,6 +1451,14 @@ class Worker:
                     length=element[1],
                 )
                 yield from self._invalid_step(turn, step, parsed, "element_answer", note)
+                refused = True
+            elif not self._many_asked and len(many := self._many_numbers(parsed.answer or "")) > 1:
+                # a doubt, asked once: one number asked, several given (the shape of a
+                # table, ``363 rows, 13 columns``, for a share)
+                self._many_asked = True
+                exchange.outcome = "invalid: many_numbers"
+                note = render(self._corrective["many_numbers"], numbers=", ".join(many[:4]))
+                yield from self._invalid_step(turn, step, parsed, "many_numbers", note)
                 refused = True
             elif not self._total_asked and (rows := self._rows_for_totals()) is not None:
                 # a doubt, asked once: the question counts things by a total of each, and

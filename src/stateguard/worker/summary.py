@@ -40,6 +40,7 @@ REFUSED = frozenset(
         "unapplied_revision",
         "recomputed_answer",
         "element_answer",
+        "many_numbers",
         "rows_for_totals",
     }
 )
