@@ -739,3 +739,32 @@ def test_several_numbers_for_the_one_number_asked_are_held_back_once(
         events = list(worker.run_turn(1, question))
         assert not [e.problem for e in events if isinstance(e, StepRecord) and e.problem]
         assert events[-1].answer == answer
+
+
+@pytest.mark.kernel
+def test_a_table_merged_again_is_told_with_the_line_that_undoes_it(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "reg = pd.DataFrame({'sender_id': ['a', 'b'], 'sector': ['x', 'y']})\n"
+        "ship = pd.DataFrame({'sender_id': ['a', 'b', 'a'], 'kg': [1.0, 2.0, 3.0]})",
+        frames={"reg": "data/reg.csv", "ship": "data/ship.csv"},
+        columns={"reg": ("sender_id", "sector"), "ship": ("sender_id", "kg")},
+    )
+    merge = f"{fence}python\nship = ship.merge(reg, on='sender_id', how='left')\n{fence}"
+    again = merge.replace("merge(reg,", "merge(reg[['sender_id', 'sector']],")
+    model = ScriptedModel([merge, again, "<answer>none</answer>"] + ["<answer>x</answer>"] * 3)
+    worker = Worker(
+        model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup, retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "Which sector ships most?") if isinstance(e, StepRecord)]
+    merges = [s for s in steps if s.code and "merge" in s.code]
+    assert "already held" not in merges[0].observation  # the first merge adds the columns
+    assert "`ship` already held 'sector'" in merges[1].observation
+    assert "ship = ship.drop(columns=['sector_y']).rename(columns={'sector_x': 'sector'})" in (
+        merges[1].observation
+    )

@@ -22,6 +22,9 @@ check for the attempt log:
 - a Series of one value per row shown where the question asks for one number over the
   rows (a total, a mean…): a reduction that bound to one term only (``a['x'].sum() * 0.9
   + a['y'] * 0.03``) (`per_row_series`);
+- a loaded table merged again with columns it already holds, which pandas then keeps
+  twice under suffixes (``sector_x``, ``sector_y``) and no longer under their own name
+  (`remerged_table`);
 - a cell that computes nothing and only writes numbers (``1400``, ``print(1400)``): what
   it shows is the model's own guess, so it grounds no answer (`literal_numbers`).
 
@@ -43,6 +46,7 @@ from stateguard.audit.printchecks import shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
 from stateguard.kernel import ExecutionResult, namespace
+from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec
 from stateguard.worker.error_context import assigned_names, describe_names, holders_of
 from stateguard.worker.grounding import unseen_numbers
@@ -88,6 +92,7 @@ FAILURES: dict[str, str] = {
     "placeholder_column": "a column filled with one made-up value that another table holds",
     "written_numbers": "a cell that only wrote numbers, computing nothing",
     "per_row_series": "a Series of one value per row where one number was asked",
+    "remerged_table": "a table merged again with columns it already held",
 }
 """Each check's name in the attempt log."""
 
@@ -181,6 +186,42 @@ def reloaded_table(ctx: CellContext) -> list[Finding]:
                 )
             )
     return _doubt("reloaded_table", "\n".join(notes), "code", "data") if notes else []
+
+
+@CHECKS.check(basis=("code", "data"))
+def remerged_table(ctx: CellContext) -> list[Finding]:
+    """A loaded table the cell wrote that held a column before it (``sector``, merged in
+    an earlier step) and now holds it only twice under pandas' merge suffixes
+    (``sector_x``, ``sector_y``): every later step that uses ``sector`` fails. The note
+    gives the line that undoes it, from the table's own names."""
+    written = {VarKey.name_of(v).split("[")[0].split(".")[0] for v in ctx.created}
+    names = sorted(n for n in written if n in ctx.tables and ctx.columns_before.get(n))
+    if not names:
+        return []
+    after = probe_json(ctx.probe, namespace.call("columns", names), 10)
+    if not isinstance(after, dict):
+        return []
+    notes = []
+    for n in names:
+        now = after.get(n)
+        if not isinstance(now, list):
+            continue
+        doubled = [
+            c for c in ctx.columns_before[n] if c not in now and f"{c}_x" in now and f"{c}_y" in now
+        ]
+        if doubled:
+            drop = ", ".join(repr(f"{c}_y") for c in doubled)
+            rename = ", ".join(f"{f'{c}_x'!r}: {c!r}" for c in doubled)
+            notes.append(
+                render(
+                    observation_notes()["remerged_table"],
+                    name=n,
+                    columns=", ".join(repr(c) for c in doubled[:6]),
+                    suffixed=", ".join(f"'{c}_x', '{c}_y'" for c in doubled[:3]),
+                    undo=f"{n} = {n}.drop(columns=[{drop}]).rename(columns={{{rename}}})",
+                )
+            )
+    return _doubt("remerged_table", "\n".join(notes), "code", "data") if notes else []
 
 
 def read_into(code: str) -> list[str]:
