@@ -698,6 +698,15 @@ def test_unclaimed_drops_thought_lines_of_numbers_never_shown(reply: str, kept: 
     assert unclaimed(reply, SHOWN) == (reply if kept is None else kept)
 
 
+def test_unclaimed_drops_thought_lines_copied_from_the_last_message() -> None:
+    last = "Result:\n(181, 7): 181 rows, 7 columns\nThe cell created: t is DataFrame"
+    reply = "The cell created: t is DataFrame\nNow sum it.\n```python\nt.sum()\n```"
+    assert unclaimed(reply, SHOWN, last) == "Now sum it.\n```python\nt.sum()\n```"
+    # a short line (``Result:``) may be the model's own words: kept
+    short = "Result:\nNow sum it.\n```python\nt.sum()\n```"
+    assert unclaimed(short, SHOWN, last) == short
+
+
 @pytest.mark.kernel
 def test_the_model_does_not_read_its_guess_again(tracked: TrackedSession) -> None:
     fence = "```"

@@ -152,3 +152,14 @@ def test_the_prefix_before_the_current_turn_is_the_same_at_every_step() -> None:
     assert "a4" in next(iter(prefixes))  # the newest earlier turn is there
     # the current turn collapsed its own oldest steps to stay within budget
     assert "- step 500: w0 = 0" in "\n".join(m.content for m in conv.messages())
+
+
+def test_the_last_user_text_is_what_the_next_reply_answers() -> None:
+    conv = Conversation("system")
+    conv.start_turn(1, "Q?", "Question: Q?")
+    conv.add_user("The session has loaded the data files.")
+    assert conv.last_user_text() == "Question: Q?\n\nThe session has loaded the data files."
+    conv.add_reply(1, "```python\nx = 1\n```", "x = 1")
+    conv.add_user("Result:\n1")
+    conv.add_user("Manager note: fine")
+    assert conv.last_user_text() == "Result:\n1\n\nManager note: fine"

@@ -73,16 +73,28 @@ def held_by(answer: str, outputs: Iterable[str]) -> bool:
 _FENCE = "```"
 
 
-def unclaimed(reply: str, shown_texts: Iterable[str]) -> str:
+_ECHO_CHARS = 12
+"""The shortest thought line `unclaimed` takes for a copy of the last message."""
+
+
+def unclaimed(reply: str, shown_texts: Iterable[str], last_message: str = "") -> str:
     """``reply`` without the lines of its thought (the text before its first code fence)
-    that hold a number no shown text holds (`unseen_numbers`); the reply itself when it has
-    no code fence or no such line."""
+    that hold a number no shown text holds (`unseen_numbers`), or that copy a line of the
+    message the reply answers (``Result:``, ``The cell created: …``: a small model copies
+    the observation into its thought, then its own copies into every later one); the reply
+    itself when it has no code fence or no such line."""
     head, fence, rest = reply.partition(_FENCE)
     if not fence:
         return reply
     texts = list(shown_texts)
+    echoed = {line.strip() for line in last_message.splitlines()}
     lines = head.splitlines(keepends=True)
-    kept = [line for line in lines if not unseen_numbers(line, texts)]
+    kept = [
+        line
+        for line in lines
+        if not unseen_numbers(line, texts)
+        and not (len(line.strip()) >= _ECHO_CHARS and line.strip() in echoed)
+    ]
     if len(kept) == len(lines):
         return reply
     return "".join(kept).lstrip("\n") + fence + rest

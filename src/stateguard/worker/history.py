@@ -136,6 +136,14 @@ class Conversation:
         else:
             turn.opener_extra.append(text)
 
+    def last_user_text(self) -> str:
+        """The user content the current turn's next reply answers: the feedback on its
+        latest reply, else its opener with what was added to it."""
+        turn = self.current
+        if turn.exchanges:
+            return "\n\n".join(turn.exchanges[-1].feedback)
+        return "\n\n".join([turn.opener, *turn.opener_extra])
+
     def finish_turn(self, answer: str | None, ended: str = "steps") -> None:
         """Close the current turn with its accepted answer (None: see ``ended``)."""
         self.current.answer = answer

@@ -1319,10 +1319,15 @@ class Worker:
                     (reply, parsed), repeated = chosen, False
             doubtful_cell = False
             # what the model reads again of its reply: without thought lines stating numbers
-            # nothing showed (its guesses, which it would copy into every later step)
+            # nothing showed (its guesses, which it would copy into every later step), or
+            # copying the message it answers
             kept = reply
             if parsed.code is not None:
-                kept = unclaimed(reply, [*self._shown, self.conversation.current.opener])
+                kept = unclaimed(
+                    reply,
+                    [*self._shown, self.conversation.current.opener],
+                    self.conversation.last_user_text(),
+                )
             exchange = self.conversation.add_reply(step, kept, parsed.code)
 
             if (
