@@ -726,12 +726,12 @@ def test_the_model_does_not_read_its_guess_again(tracked: TrackedSession) -> Non
 def test_several_numbers_for_the_one_number_asked_are_held_back_once(
     tracked: TrackedSession,
 ) -> None:
-    """The size of a table (``t: 12 rows, 3 columns``) given for a share: held back once."""
+    """The size of a table (``t: 12 rows, 11 columns``) given for a share: held back once."""
     fence = "```"
-    frame = "pd.DataFrame({c: range(12) for c in 'abc'})"
+    frame = "pd.DataFrame({c: range(12) for c in 'abcdefghijk'})"
     cell = f"{fence}python\nimport pandas as pd\nt = {frame}\nprint(*t.shape)\n{fence}"
     question = "What share of the rows is in 2025? Give the percentage rounded to 2 decimals."
-    shape = "<answer>t: 12 rows, 3 columns</answer>"
+    shape = "<answer>t: 12 rows, 11 columns</answer>"
     model = ScriptedModel([cell, shape, shape])
     events = list(
         Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
@@ -739,8 +739,8 @@ def test_several_numbers_for_the_one_number_asked_are_held_back_once(
     steps = [e for e in events if isinstance(e, StepRecord)]
     held = [s for s in steps if s.problem == "many_numbers"]
     assert len(held) == 1, [s.problem for s in steps]
-    assert "gives several (12, 3)" in held[0].observation
-    assert events[-1].answer == "t: 12 rows, 3 columns"  # asked once: the same again goes on
+    assert "gives several (12, 11)" in held[0].observation
+    assert events[-1].answer == "t: 12 rows, 11 columns"  # asked once: the same again goes on
     # near misses: one number; a number the question writes (its year) beside the value
     for answer in ("12", "2025: 12"):
         model = ScriptedModel([cell, f"<answer>{answer}</answer>"])

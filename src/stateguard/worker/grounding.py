@@ -22,7 +22,8 @@ from collections.abc import Iterable
 
 from stateguard.numbers import scan, values_in
 
-_SMALL = 10
+SMALL = 10
+"""Integers below this are not checked: ordinals, counts of decimals, months."""
 
 
 def _matches(decimals: int, value: float, shown: list[float]) -> bool:
@@ -47,7 +48,7 @@ def unseen_numbers(answer: str, shown_texts: Iterable[str]) -> list[str]:
     unseen: list[str] = []
     for n in scan(answer):
         token, plain, value = n.literal, n.plain, n.value
-        if value.is_integer() and abs(value) < _SMALL:
+        if value.is_integer() and abs(value) < SMALL:
             continue
         if any(_written_in(token, t) or _written_in(plain, t) for t in texts):
             continue
@@ -66,7 +67,7 @@ def held_by(answer: str, outputs: Iterable[str]) -> bool:
     if not numbers or unseen_numbers(answer, texts):
         return False
     shown = [x for t in texts for x in values_in(t)]
-    small = [n for n in numbers if n.value.is_integer() and abs(n.value) < _SMALL]
+    small = [n for n in numbers if n.value.is_integer() and abs(n.value) < SMALL]
     return all(any(x == n.value for x in shown) for n in small)
 
 

@@ -95,7 +95,7 @@ from stateguard.worker.events import (
     TurnStarted,
 )
 from stateguard.worker.formatting import NO_OUTPUT, format_hint, format_observation
-from stateguard.worker.grounding import held_by, unclaimed, unseen_numbers
+from stateguard.worker.grounding import SMALL, held_by, unclaimed, unseen_numbers
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
@@ -223,9 +223,11 @@ _REDUCTIONS: dict[str, frozenset[str]] = {
 (a row of ``describe()`` or ``agg([...])`` that is the statistic asked)."""
 
 
-def python(code: str) -> bool:
-    """Whether ``code`` parses as Python; a cell with an IPython magic or shell line
-    (``%time``, ``!ls``) counts as Python, since the kernel runs it."""
+def runnable(code: str) -> bool:
+    """Whether ``code``, less the answer lines the worker strips before running it
+    (`strip_answer_lines`), parses as Python; a cell with an IPython magic or shell line
+    (``%time``, ``!ls``) counts, since the kernel runs it."""
+    code = strip_answer_lines(code)[0]
     if any(line.lstrip().startswith(("%", "!")) for line in code.splitlines()):
         return True
     try:
@@ -554,7 +556,7 @@ class Worker:
                 continue
             if parsed.code is None:
                 return reply, parsed  # an answer: the review decides
-            if attempts.repeat_of(parsed.code) is not None or not python(parsed.code):
+            if attempts.repeat_of(parsed.code) is not None or not runnable(parsed.code):
                 continue
             ok, shows = self._probe_ok(parsed.code)
             if ok and shows:
@@ -874,7 +876,12 @@ class Worker:
         ):
             return []
         text = f"{self._context}\n{self._question}"
-        return [n.literal for n in scan(answer) if not names_number(text, n.literal)]
+        return [
+            n.literal
+            for n in scan(answer)
+            if not names_number(text, n.literal)
+            and not (n.value.is_integer() and abs(n.value) < SMALL)  # ordinals, "6 of 7"
+        ]
 
     def _names_label(self, label: str) -> bool:
         """Whether the turn's question or context names a row ``label``: a number label
@@ -1307,7 +1314,7 @@ class Worker:
             if parsed.problem is None and self._valueless(parsed.answer):
                 parsed = parsed.model_copy(update={"problem": "valueless_answer"})
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
-            unparsable = parsed.code is not None and not repeated and not python(parsed.code)
+            unparsable = parsed.code is not None and not repeated and not runnable(parsed.code)
             doubtful = (
                 doubtful_cell
                 and not repeated
