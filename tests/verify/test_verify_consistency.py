@@ -90,8 +90,12 @@ def test_the_contradiction_rule_doubts_a_cell_and_needs_a_cell_that_ran() -> Non
 
 
 def test_ignored_names_from_the_question_and_from_the_data() -> None:
-    q = 'Mean Goals of teams with more than 6 wins named "Spain" from England, Italy'
-    found = [["column", "Goals"], ["value", "England"], ["value", "Italy"]]
+    q = (
+        'Mean Goals of teams with more than 6 wins named "Spain" from England, Italy, '
+        "as 'Mean Of Goals'"
+    )
+    # 'Mean Of Goals', quoted, is no value or column of the data: a name to give
+    found = [["column", "Goals"], ["value", "Spain"], ["value", "England"], ["value", "Italy"]]
     env = FakeEnv(
         lambda code: ProbeResult(status="ok", wall_time=0.0, value={"found": found, "own": []})
     )

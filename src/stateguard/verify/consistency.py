@@ -255,7 +255,10 @@ def ignored_names(
     own: Sequence[str] = (),
 ) -> list[str]:
     """What the question names (thresholds, quoted values, years it keeps rows to, data
-    columns and values) that ``code`` never uses; each as a short description. Values of
+    columns and values) that ``code`` never uses; each as a short description. With an
+    environment, a quoted value counts only when the data holds it (a value or a column):
+    a quoted name for a column to make ('Most Common MPG Category') or a format is no
+    condition on the rows. Values of
     one column that the question lists and the code uses only some of are also noted
     (`PART_OF_A_LIST`).
     Columns of the frames named ``own`` (those the step bound) count as used: the step
@@ -270,9 +273,11 @@ def ignored_names(
     of_column: dict[str, list[str]] = {}  # column -> the values of it the question names
     built: set[str] = set()
     settled: set[str] = set()
+    probed = False
     if env is not None:
         res = env.probe(_NAMED_PROBE % (question, sorted(set(own))), timeout=timeout)
         if res.ok and isinstance(res.value, dict):
+            probed = True
             for k, n, *col in res.value.get("found", []):
                 found.append((str(k), str(n)))
                 if col and str(n) not in of_column.setdefault(str(col[0]), []):
@@ -288,8 +293,11 @@ def ignored_names(
     for value, direction, pct in thresholds(question):
         if not _applies(tree, numbers, value, direction, pct):
             out.append(f"the threshold {_WORDS[direction]} {value:g}")
+    in_data = {name.strip().lower() for _, name in found}
     for quoted in quoted_values(question):
         q = quoted.strip().lower()
+        if probed and q not in in_data:
+            continue  # no value or column of the data: a name to give, a format, a label
         if q not in text and q not in built:
             out.append(f"the value {quoted!r}")
     for year in kept_years(question):
