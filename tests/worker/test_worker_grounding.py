@@ -742,6 +742,11 @@ def test_several_numbers_for_the_one_number_asked_are_held_back_once(
     assert "gives several (12, 11)" in held[0].observation
     assert events[-1].answer == "t: 12 rows, 11 columns"  # asked once: the same again goes on
     # near misses: one number; a number the question writes (its year) beside the value
+    # a count read off "How many" may be one part of two: no doubt
+    model = ScriptedModel([cell, "<answer>12 rows, 11 columns</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "How many rows are there, and how many columns?"))
+    assert events[-1].answer == "12 rows, 11 columns"
     for answer in ("12", "2025: 12"):
         model = ScriptedModel([cell, f"<answer>{answer}</answer>"])
         worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))

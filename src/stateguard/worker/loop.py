@@ -864,15 +864,19 @@ class Worker:
 
     def _many_numbers(self, answer: str) -> list[str]:
         """The numbers of ``answer`` the turn's question and context do not write, when the
-        question asks for one number (no form of several fields) and ``answer`` gives no
-        labelled values (`_crowded` takes those): ``homeware_shipments: 363 rows, 13
-        columns`` for a share. [] when the question asks for anything else."""
+        question asks for one number in a form it writes out (no form of several fields; a
+        number to N decimals: "Give the percentage rounded to 2 decimals") and ``answer``
+        gives no labelled values (`_crowded` takes those): ``homeware_shipments: 363 rows,
+        13 columns`` for a share. [] when the question asks for anything else, a count
+        read off "How many" included, which may be one part of two ("How many orders are
+        there, and what is the total revenue?")."""
         spec = self._spec
         if (
             spec is None
             or spec.template is not None
             or len(spec.fields) != 1
-            or spec.fields[0].kind not in ("number", "count")
+            or spec.fields[0].kind != "number"
+            or spec.fields[0].decimals is None
         ):
             return []
         text = f"{self._context}\n{self._question}"
