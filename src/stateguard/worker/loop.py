@@ -390,8 +390,9 @@ class Worker:
         self._recomputed_asked = False
         """Whether this turn's answer was already held back as an earlier turn's, re-run."""
         self._element_asked = False
-        self._many_asked = False
         """Whether this turn's answer was already held back as one row of a Series."""
+        self._many_asked = False
+        """Whether this turn's answer was already held back for several numbers."""
         self._total_asked = False
         """Whether this turn's answer was already held back for comparing rows, not totals."""
         self._term_asked = False
@@ -659,8 +660,9 @@ class Worker:
         written = any(d.check == "written_numbers" for d in found)
         if not written:
             self._shown += shown
-        if execution.ok and not written:
-            self._last_shown = shown
+        if execution.ok:
+            if not written:
+                self._last_shown = shown
             self._code_run.append(code)
             if outcome.cell is not None:
                 self._turn_cells.append(outcome.cell)
