@@ -16,6 +16,19 @@ from stateguard.worker.loop import Worker
 SHOWN = ["Output:\n1200 209637.4127", "Result:\n0.51236", "Question: revenue of 2024-06?"]
 
 
+def _register_and_shipments():
+    """Two loaded tables sharing ``sender_id``: a register (``reg``) and shipments (``ship``)."""
+    from stateguard.worker.preload import Preload
+
+    return Preload(
+        code="import pandas as pd\n"
+        "reg = pd.DataFrame({'sender_id': ['a', 'b'], 'sector': ['x', 'y']})\n"
+        "ship = pd.DataFrame({'sender_id': ['a', 'b', 'a'], 'kg': [1.0, 2.0, 3.0]})",
+        frames={"reg": "data/reg.csv", "ship": "data/ship.csv"},
+        columns={"reg": ("sender_id", "sector"), "ship": ("sender_id", "kg")},
+    )
+
+
 @pytest.mark.parametrize(
     ("answer", "unseen"),
     [
@@ -358,16 +371,9 @@ def test_a_named_column_of_a_table_read_whole_is_read_in_every_table_that_holds_
 ) -> None:
     """The context lists the shipments' columns (``sender_id`` among them); the cell reads
     the shipments whole (``.shape``): the register's ``sender_id`` is no unread column."""
-    from stateguard.worker.preload import Preload
 
     fence = "```"
-    setup = Preload(
-        code="import pandas as pd\n"
-        "reg = pd.DataFrame({'sender_id': ['a', 'b'], 'sector': ['x', 'y']})\n"
-        "ship = pd.DataFrame({'sender_id': ['a', 'b', 'a'], 'kg': [1.0, 2.0, 3.0]})",
-        frames={"reg": "data/reg.csv", "ship": "data/ship.csv"},
-        columns={"reg": ("sender_id", "sector"), "ship": ("sender_id", "kg")},
-    )
+    setup = _register_and_shipments()
     context = "data/ship.csv holds one row per shipment (sender_id the sender, kg its weight)."
     model = ScriptedModel([f"{fence}python\nship.shape\n{fence}", "<answer>3</answer>"])
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
@@ -759,16 +765,9 @@ def test_several_numbers_for_the_one_number_asked_are_held_back_once(
 def test_a_table_merged_again_is_told_with_the_line_that_undoes_it(
     tracked: TrackedSession,
 ) -> None:
-    from stateguard.worker.preload import Preload
 
     fence = "```"
-    setup = Preload(
-        code="import pandas as pd\n"
-        "reg = pd.DataFrame({'sender_id': ['a', 'b'], 'sector': ['x', 'y']})\n"
-        "ship = pd.DataFrame({'sender_id': ['a', 'b', 'a'], 'kg': [1.0, 2.0, 3.0]})",
-        frames={"reg": "data/reg.csv", "ship": "data/ship.csv"},
-        columns={"reg": ("sender_id", "sector"), "ship": ("sender_id", "kg")},
-    )
+    setup = _register_and_shipments()
     merge = f"{fence}python\nship = ship.merge(reg, on='sender_id', how='left')\n{fence}"
     again = merge.replace("merge(reg,", "merge(reg[['sender_id', 'sector']],")
     model = ScriptedModel([merge, again, "<answer>none</answer>"] + ["<answer>x</answer>"] * 3)
