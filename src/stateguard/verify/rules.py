@@ -45,7 +45,12 @@ from stateguard.verify.consistency import (
     ignored_names,
     row_condition,
 )
-from stateguard.verify.degenerate import averaged_twice, degenerate, self_products
+from stateguard.verify.degenerate import (
+    averaged_twice,
+    degenerate,
+    self_products,
+    unvaried_rows,
+)
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
@@ -503,7 +508,8 @@ def question_ignored(inp: RuleInput) -> list[Finding]:
 def fixed_by_form(inp: RuleInput) -> list[Finding]:
     """A cell that ran and computes a value fixed by its form (``x - x``, ``a == a``, a
     column selected twice) → 0; a column multiplied by itself while the question asks for
-    no square, or a mean divided by a count, → 0.5 (`stateguard.verify.degenerate`)."""
+    no square, a mean divided by a count, or a value computed once for every row of a
+    comprehension, → 0.5 (`stateguard.verify.degenerate`)."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
@@ -514,6 +520,7 @@ def fixed_by_form(inp: RuleInput) -> list[Finding]:
             for m in self_products(step.code, inp.task.question)
         ]
         + [_doubt("averaged_twice", m, "code") for m in averaged_twice(step.code)]
+        + [_doubt("unvaried_rows", m, "code") for m in unvaried_rows(step.code)]
     )
 
 
