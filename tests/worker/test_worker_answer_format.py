@@ -42,6 +42,19 @@ def test_spec_of_a_single_value(question: str, kind: str, decimals: int | None) 
     assert (spec.fields[0].kind, spec.fields[0].decimals) == (kind, decimals)
 
 
+def test_one_number_is_a_lone_number_or_count_with_no_form_of_several_fields() -> None:
+    def one(question: str) -> str | None:
+        spec = AnswerSpec.from_question(question)
+        field = None if spec is None else spec.one_number
+        return None if field is None else field.kind
+
+    assert one("How many orders are late?") == "count"
+    assert one("What is the mean discount, rounded to 4 decimals?") == "number"
+    assert one("Which month had the most sales? Answer as YYYY-MM.") is None
+    assert one(TEMPLATE_Q) is None
+    assert one("Which region leads? Answer as `region: <name>`.") is None
+
+
 @pytest.mark.parametrize("question", ["Which region leads?", "Load the data.", ""])
 def test_no_spec_when_nothing_can_be_filled(question: str) -> None:
     assert AnswerSpec.from_question(question) is None

@@ -72,6 +72,13 @@ class AnswerSpec(BaseModel):
         )
         return cls(template=form.template, fields=fields)
 
+    @property
+    def one_number(self) -> AnswerField | None:
+        """The field, when the question asks for one number or count and writes no form of
+        several fields; None otherwise."""
+        one = self.template is None and len(self.fields) == 1
+        return self.fields[0] if one and self.fields[0].kind in ("number", "count") else None
+
     def missing_labels(self, answer: str) -> list[str]:
         """Labels of the template's fields that `answer` does not hold (case and the
         spelling of separators aside); none when there is no template of two or more

@@ -328,13 +328,7 @@ def per_row_series(ctx: CellContext) -> list[Finding]:
     the rows (`REDUCING`): a reduction bound to one term of a formula, or a per-row
     quantity never reduced. A grouping (indexed by its groups) is left alone."""
     spec = ctx.spec
-    if (
-        ctx.statistic not in REDUCING
-        or spec is None
-        or spec.template is not None
-        or len(spec.fields) != 1
-        or spec.fields[0].kind not in ("number", "count")
-    ):
+    if ctx.statistic not in REDUCING or spec is None or spec.one_number is None:
         return []
     for text in (ctx.execution.stdout, ctx.execution.result or ""):
         series = shown_series(text) if text.strip() else None

@@ -857,9 +857,7 @@ class Worker:
         spec = self._spec
         return (
             spec is not None
-            and spec.template is None
-            and len(spec.fields) == 1
-            and spec.fields[0].kind in ("number", "count")
+            and spec.one_number is not None
             and len(_FIELD_LABEL.findall(answer)) >= 2
             and len(scan(answer)) >= 1
         )
@@ -875,10 +873,9 @@ class Worker:
         spec = self._spec
         if (
             spec is None
-            or spec.template is not None
-            or len(spec.fields) != 1
-            or spec.fields[0].kind != "number"
-            or spec.fields[0].decimals is None
+            or (field := spec.one_number) is None
+            or field.kind != "number"
+            or field.decimals is None
         ):
             return []
         text = f"{self._context}\n{self._question}"
@@ -908,12 +905,7 @@ class Worker:
         and one that shows the same value in every row (a total broadcast to a column).
         Else None."""
         spec = self._spec
-        if (
-            spec is None
-            or spec.template is not None
-            or len(spec.fields) != 1
-            or spec.fields[0].kind not in ("number", "count")
-        ):
+        if spec is None or spec.one_number is None:
             return None
         numbers = scan(answer)
         if len(numbers) != 1:
