@@ -6,7 +6,12 @@ import pytest
 from steps import ok
 
 from stateguard.verify import StepVerifier, VerifyTask
-from stateguard.verify.degenerate import averaged_twice, degenerate, self_products, unvaried_rows
+from stateguard.verify.degenerate import (
+    averaged_twice,
+    degenerate,
+    one_sided_ranges,
+    self_products,
+)
 
 
 @pytest.mark.parametrize(
@@ -18,12 +23,6 @@ from stateguard.verify.degenerate import averaged_twice, degenerate, self_produc
         ("army[['deaths', 'deaths']]", "selects 'deaths' twice"),
         ("(c.loc[c.m.idxmin(), 'n'], c.loc[c.m.idxmin(), 'n'])", "same computed value twice"),
         ("print([df.a.max(), df.b.max(), df.a.max()])", "same computed value twice"),
-        ("{'a': s['y'].corr(s['a']), 'b': s['b'].corr(s['b'])}", "correlates a column with itself"),
-        ("(s['p'] * s['q'] + s['t'] - s['t']).abs().max()", "adds `s['t']` and takes it away"),
-        ("df.a - df.b + df.a - df.a", "adds `df.a` and takes it away"),
-        ("cars.groupby('o')['o'].agg(lambda x: x.value_counts().idxmax())", "group key 'o'"),
-        ("df.groupby(by='k')['k'].nunique()", "group key 'k'"),
-        ("df.groupby('k')['k'].mean()", "group key 'k'"),
     ],
 )
 def test_an_expression_fixed_by_its_form_is_found(code: str, found: str) -> None:
@@ -45,15 +44,6 @@ def test_an_expression_fixed_by_its_form_is_found(code: str, found: str) -> None
         "[f(), f()]\nx = 1",  # not the last statement
         "('n', 'n')",
         "df.a * df.a",  # a square is not fixed
-        "s['y'].corr(s['a'])",
-        "df.a - df.b + df.c",
-        "df.a + df.b - df.b.mean()",  # a term and its mean are not one term
-        "x = 1 + 2 - 2",  # literals
-        "df.groupby('k')['k'].count()",  # group sizes, an idiom
-        "df.groupby('k')['k'].size()",
-        "df.groupby('k')['k'].sum()",
-        "cars.groupby('o')['m'].agg(lambda x: x.value_counts().idxmax())",
-        "df.groupby('k')['k'].agg('count')",
         "df[",
     ],
 )
@@ -102,20 +92,42 @@ def test_a_mean_divided_by_a_count_is_a_doubt() -> None:
     assert v.score == 0.5 and v.evidence[0].check == "averaged_twice", v.rationale
 
 
-def test_a_value_computed_once_for_every_row_of_a_comprehension_is_a_doubt() -> None:
-    code = (
-        "pd.DataFrame([{'Gender': g, 'Job': j, 'Median': salary['Salary'].median()}\n"
-        "    for g in top for j in top[g]])"
-    )
-    (msg,) = unvaried_rows(code)
-    assert "salary['Salary'].median()" in msg and "reads none of g, j" in msg
-    # a value that reads a loop variable, a comprehension of plain values, a dict with
-    # no field reading the loop: near misses
-    assert unvaried_rows("[{'g': g, 'm': s[s.k == g].x.median()} for g in top]") == []
-    assert unvaried_rows("[{'g': g, 'n': 1} for g in top]") == []
-    assert unvaried_rows("[{'total': s.x.sum()} for _ in range(3)]") == []
-    assert unvaried_rows("[{'g': g,") == []
-    task = VerifyTask(question="Median salary per gender and job title")
-    step = ok(code, result="Gender Job …").model_copy(update={"result": True})
+@pytest.mark.parametrize(
+    ("code", "side"),
+    [
+        ("dists[np.where(np.logical_and(dists < r, dists <= r + dr))]", "above"),
+        ("dists[np.where(np.logical_and(dists >= r, dists > r + dr))]", "below"),
+        ("df[(df.a > 5) & (df.a > 10)]", "below"),
+        ("df[(5 < df.a) & (df.a > 10)]", "below"),  # the value on either side
+        ("df[(df.a > 5) & (df.a < 10) & (df.a > 7)]", "below"),
+        ("df.a.lt(3) if False else df[(df.a < 3) and (df.a < 9)]", "above"),
+    ],
+)
+def test_two_bounds_on_one_value_from_one_side_are_found(code: str, side: str) -> None:
+    (msg,) = one_sided_ranges(code)
+    assert f"from {side} twice" in msg
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "dists[np.where(np.logical_and(dists >= r, dists <= r + dr))]",  # a range
+        "df[(df.a > 5) & (df.a > df.b)]",  # a column bound: both can be meant
+        "(a < b) & (a < c)",  # unrelated names, maybe arrays
+        "(lo < x) & (lo < y)",
+        "df[(df.a > 5) & (df.b > 10)]",  # two values
+        "x > 1 and x > 1",  # the same bound twice is not a range
+        "df[(df.a > 5) | (df.a > 10)]",  # or
+        "(d < r) & (",
+    ],
+)
+def test_near_misses_of_one_sided_ranges_are_not(code: str) -> None:
+    assert one_sided_ranges(code) == []
+
+
+def test_a_one_sided_range_is_a_doubt() -> None:
+    task = VerifyTask(question="Select the distances that lie in the shell from r to r + dr")
+    code = "dists[np.where(np.logical_and(dists < r, dists <= r + dr))]"
+    step = ok(code, result="array([1.2, 2.3])").model_copy(update={"result": True})
     v = StepVerifier("deterministic").verify(task, [step])
-    assert v.score == 0.5 and v.evidence[0].check == "unvaried_rows", v.rationale
+    assert v.score == 0.5 and v.evidence[0].check == "one_sided_range", v.rationale

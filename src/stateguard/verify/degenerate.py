@@ -1,10 +1,7 @@
 """Code whose value is fixed by its own form, whatever the data: ``x - x``, ``a / a``,
 ``df.k < df.k``, ``df[['a', 'a']]``, a tuple or list holding the same computed value twice
-(``(df.a.idxmin(), df.a.idxmin())``), a column correlated with itself (``df.a.corr(df.a)``),
-a term added and taken away again (``a * q + t - t``), a group key aggregated within its
-own groups (``df.groupby('k')['k'].mean()``: each group holds one value of it). No analyst
-means them; a mistyped or swapped operand does (``apple.index.min() - apple.index.min()``
-for ``max() - min()``).
+(``(df.a.idxmin(), df.a.idxmin())``). No analyst means them; a mistyped or swapped
+operand does (``apple.index.min() - apple.index.min()`` for ``max() - min()``).
 
 ``x == x`` and ``x != x`` are left alone: they are the idiom for testing NaN.
 
@@ -12,9 +9,11 @@ for ``max() - min()``).
 (``df['quantity'] * df['quantity']`` for ``quantity * item_price``) when the question
 speaks of no square. Its value is not fixed, so it is a doubt, not a verdict.
 
-`unvaried_rows` finds another: a value computed inside a comprehension that reads none of
-its loop variables (``[{'g': g, 'median': df.s.median()} for g in groups]``), so every row
-gets the same number. It is a doubt (a total repeated on each row can be meant).
+`one_sided_ranges` finds another: two bounds on one value from the same side joined by
+"and" (``(d < r) & (d <= r + dr)``, ``np.logical_and(d >= r, d > r + dr)``), where the
+bounds are two numbers or two expressions of one name. The tighter one alone decides; a
+range has a bound on each side, so one of the two comparisons is most likely flipped. A
+doubt: the value is not fixed.
 
 `averaged_twice` finds another: a mean divided by a count (``df.groupby('g').x.mean() /
 df.g.value_counts()``). The mean has already divided by the count; dividing again gives
@@ -28,13 +27,6 @@ from stateguard.question import aggregate_words
 
 _SAME_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.BitXor)
 _SAME_CMPS = (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
-# statistics of two series that are fixed when both are one series (1, or its variance)
-_PAIRED = frozenset({"corr", "corrwith"})
-# aggregations fixed when a group's values are all its key: the key (or 1 for nunique);
-# ``count``, ``size`` and ``sum`` are not (the first two are the idiom for group sizes)
-_FIXED_WITHIN_KEY = frozenset(
-    {"mean", "median", "min", "max", "first", "last", "mode", "nunique", "unique", "idxmax"}
-)
 
 
 def _is_literal(node: ast.AST) -> bool:
@@ -111,56 +103,6 @@ def _computed(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
-def _signed_terms(node: ast.AST, sign: int = 1) -> list[tuple[int, ast.AST]]:
-    """The terms of a chain of ``+`` and ``-``, with their signs (``a + b - c`` → +a, +b, -c)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
-        right = sign if isinstance(node.op, ast.Add) else -sign
-        return _signed_terms(node.left, sign) + _signed_terms(node.right, right)
-    return [(sign, node)]
-
-
-def _cancelled(node: ast.BinOp, parents: dict[int, ast.AST]) -> str | None:
-    """The first term of the outermost ``+``/``-`` chain at ``node`` added and taken away."""
-    parent = parents.get(id(node))
-    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add | ast.Sub):
-        return None  # the chain is read once, from its top
-    terms = _signed_terms(node)
-    if len(terms) < 3:
-        return None  # ``x - x`` alone is the same-operand case
-    seen: dict[str, int] = {}
-    for sign, term in terms:
-        if _is_literal(term):
-            continue
-        key = ast.dump(term)
-        if seen.get(key) == -sign:
-            return ast.unparse(term)
-        seen.setdefault(key, sign)
-    return None
-
-
-def _grouped_key(node: ast.Call) -> str | None:
-    """``df.groupby('k')['k'].mean()``: the key, when a group's own key is aggregated."""
-    method = getattr(node.func, "attr", None)
-    target = node.func.value if isinstance(node.func, ast.Attribute) else None
-    if method in {"agg", "aggregate", "apply"}:
-        if not node.args or not any(
-            getattr(n, "attr", None) in {"idxmax", "mode"} for n in ast.walk(node.args[0])
-        ):
-            return None
-    elif method not in _FIXED_WITHIN_KEY:
-        return None
-    if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)):
-        return None
-    group = target.value
-    if not (isinstance(group, ast.Call) and getattr(group.func, "attr", None) == "groupby"):
-        return None
-    keys = [a for a in group.args[:1] if isinstance(a, ast.Constant)]
-    keys += [k.value for k in group.keywords if k.arg == "by" and isinstance(k.value, ast.Constant)]
-    if keys and keys[0].value == target.slice.value and isinstance(keys[0].value, str):
-        return keys[0].value
-    return None
-
-
 def degenerate(code: str) -> list[str]:
     """Each expression of ``code`` fixed by its form, as ``shown — why``."""
     try:
@@ -169,7 +111,6 @@ def degenerate(code: str) -> list[str]:
         return []
     out: list[str] = []
     shown = {id(n) for n in _shown_displays(tree)}
-    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.BinOp)
@@ -177,19 +118,6 @@ def degenerate(code: str) -> list[str]:
             and _same(node.left, node.right)
         ):
             out.append(f"`{ast.unparse(node)}` has the same operand on both sides")
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
-            term = _cancelled(node, parents)
-            if term is not None:
-                out.append(f"`{ast.unparse(node)[:200]}` adds `{term}` and takes it away again")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in _PAIRED and node.args and _same(node.func.value, node.args[0]):
-                out.append(f"`{ast.unparse(node)}` correlates a column with itself")
-            key = _grouped_key(node)
-            if key is not None:
-                out.append(
-                    f"`{ast.unparse(node)[:200]}` aggregates the group key {key!r} within its"
-                    " own groups, where it holds one value"
-                )
         elif isinstance(node, ast.Compare) and len(node.ops) == 1:
             if isinstance(node.ops[0], _SAME_CMPS) and _same(node.left, node.comparators[0]):
                 out.append(f"`{ast.unparse(node)}` compares a value with itself")
@@ -215,27 +143,82 @@ def _reads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def unvaried_rows(code: str) -> list[str]:
-    """Each value computed in a comprehension that reads none of its loop variables, beside
-    a field that does (see the module)."""
+_UPPER = (ast.Lt, ast.LtE)
+_MIRROR: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.Gt,
+    ast.LtE: ast.GtE,
+    ast.Gt: ast.Lt,
+    ast.GtE: ast.LtE,
+}
+
+
+def _scalar(node: ast.AST) -> bool:
+    """A bound that is one number: literals and names combined by arithmetic (``r + dr``),
+    not a column, an element or a call."""
+    kinds = (ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
+    return all(isinstance(n, (*kinds, ast.expr_context)) for n in ast.walk(node))
+
+
+def _bounds(node: ast.AST) -> list[tuple[str, str, ast.AST]]:
+    """(value, side, bound) for each reading of ``a < b`` with a scalar bound: ``a`` bounded
+    from above by ``b``, and ``b`` from below by ``a``."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+        return []
+    op, left, right = type(node.ops[0]), node.left, node.comparators[0]
+    if op not in _MIRROR:
+        return []
+    out = []
+    for value, o, bound in ((left, op, right), (right, _MIRROR[op], left)):
+        if _scalar(bound) and not _is_literal(value):
+            out.append((ast.dump(value), "above" if o in _UPPER else "below", bound))
+    return out
+
+
+def _conjuncts(node: ast.AST) -> list[ast.AST]:
+    """The terms of ``a & b & …``, ``a and b`` or ``np.logical_and(a, b)``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
+        return _conjuncts(node.left) + _conjuncts(node.right)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return list(node.values)
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "logical_and":
+        return list(node.args)
+    return [node]
+
+
+def _comparable(a: ast.AST, b: ast.AST) -> bool:
+    """Two different bounds whose order the code fixes: two numbers, or two expressions of
+    one name (``r`` and ``r + dr``). ``b`` and ``c`` may be arrays, and both bounds meant."""
+    if ast.dump(a) == ast.dump(b):
+        return False
+    return (_is_literal(a) and _is_literal(b)) or bool(_reads(a) & _reads(b))
+
+
+def one_sided_ranges(code: str) -> list[str]:
+    """Each conjunction of two bounds on one value from the same side (see the module)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
     out: list[str] = []
-    for comp in ast.walk(tree):
-        if not isinstance(comp, ast.ListComp | ast.GeneratorExp) or not isinstance(
-            comp.elt, ast.Dict
-        ):
+    for node in ast.walk(tree):
+        terms = _conjuncts(node)
+        if len(terms) < 2:
             continue
-        loop = set().union(*(_reads(g.target) for g in comp.generators))
-        fields = [v for v in comp.elt.values if v is not None]
-        if not any(_reads(v) & loop for v in fields):
-            continue
-        out.extend(
-            f"`{ast.unparse(v)[:120]}` is computed once for every row: it reads none of "
-            f"{', '.join(sorted(loop))}"
-            for v in fields
-            if _computed(v) and not _reads(v) & loop
+        readings = [(i, b) for i, term in enumerate(terms) for b in _bounds(term)]
+        pair = next(
+            (
+                (a, b)
+                for i, a in readings
+                for j, b in readings
+                if i < j and a[:2] == b[:2] and _comparable(a[2], b[2])
+            ),
+            None,
         )
+        if pair is not None:
+            (_, side, first), (_, _, second) = pair
+            out.append(
+                f"`{ast.unparse(node)[:160]}` bounds one value from {side} twice "
+                f"(by `{ast.unparse(first)}` and `{ast.unparse(second)}`): the tighter "
+                "bound alone decides, and a range has a bound on each side"
+            )
     return out

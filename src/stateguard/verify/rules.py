@@ -48,8 +48,8 @@ from stateguard.verify.consistency import (
 from stateguard.verify.degenerate import (
     averaged_twice,
     degenerate,
+    one_sided_ranges,
     self_products,
-    unvaried_rows,
 )
 from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
@@ -508,8 +508,8 @@ def question_ignored(inp: RuleInput) -> list[Finding]:
 def fixed_by_form(inp: RuleInput) -> list[Finding]:
     """A cell that ran and computes a value fixed by its form (``x - x``, ``a == a``, a
     column selected twice) → 0; a column multiplied by itself while the question asks for
-    no square, a mean divided by a count, or a value computed once for every row of a
-    comprehension, → 0.5 (`stateguard.verify.degenerate`)."""
+    no square, a mean divided by a count, or two bounds on one value from one side, → 0.5
+    (`stateguard.verify.degenerate`)."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
@@ -520,7 +520,7 @@ def fixed_by_form(inp: RuleInput) -> list[Finding]:
             for m in self_products(step.code, inp.task.question)
         ]
         + [_doubt("averaged_twice", m, "code") for m in averaged_twice(step.code)]
-        + [_doubt("unvaried_rows", m, "code") for m in unvaried_rows(step.code)]
+        + [_doubt("one_sided_range", m, "code") for m in one_sided_ranges(step.code)]
     )
 
 
