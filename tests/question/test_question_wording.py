@@ -162,6 +162,8 @@ def test_the_rows_a_join_should_keep(question: str | None, rows: str | None) -> 
         ("How many bookings in 20150 were canceled?", "2015", []),
         ("Which regiment is the Dragoonsguard?", "Dragoons", []),
         ("What is the mean price?", "Chicken Bowl", []),
+        ("A charge of 0.90 per kg of weight_kg", "0", []),  # a part of a number
+        ("Parcels of zone 1.", "1", [False]),  # at the end of a sentence
     ],
 )
 def test_where_a_question_writes_a_value_and_whether_it_excludes_it(
@@ -181,6 +183,11 @@ def test_where_a_question_writes_a_value_and_whether_it_excludes_it(
         ("Orders above 12.5 dollars", "12", False),
         ("Orders above 1.5 dollars", "1", False),
         ("Orders of customer x1", "1", False),
+        # a full stop after a number ends the sentence; one before a digit is a decimal point
+        ("Count the senders whose charges are above 500.", "500", True),
+        ("A returned parcel is charged a flat fee of 6.50.", "6.50", True),
+        ("A returned parcel is charged a flat fee of 6.50.", "6", False),
+        ("The rate is 0.90 per kg.", "0", False),
     ],
 )
 def test_a_number_written_whole_in_the_question(question: str, written: str, named: bool) -> None:

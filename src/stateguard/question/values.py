@@ -31,15 +31,29 @@ class Mention(BaseModel):
     """A negation stands shortly before it ("not named …", "excluding …", "other than …")."""
 
 
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
+def _bounded(written: str) -> str:
+    """A pattern for ``written`` as a whole word; for a number, also not a part of a
+    longer one (``0`` in ``0.90``, ``5`` in ``1.5``). A full stop after it ends a sentence
+    ("above 500."), so it is no part of the number."""
+    if _NUMBER.fullmatch(written):
+        return rf"(?<![\w.]){re.escape(written)}(?!\w|\.\d)"
+    return r"(?<!\w)" + re.escape(written) + r"(?!\w)"
+
+
 def value_mentions(question: str, value: str) -> list[Mention]:
-    """Every place ``question`` writes ``value`` as a whole word, any case, in text order."""
+    """Every place ``question`` writes ``value`` as a whole word, any case, in text order
+    (a number only as a whole number)."""
     return [
         Mention(start=m.start(), negated=bool(_NEGATION.search(question[: m.start()])))
-        for m in re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", question, re.I)
+        for m in re.finditer(_bounded(value), question, re.I)
     ]
 
 
 def names_number(question: str, written: str) -> bool:
     """Whether ``question`` writes the number ``written`` (``1``, ``2.5``) as a whole number:
-    not a part of another (``12``, ``1.5``, ``x1``)."""
-    return re.search(rf"(?<![\w.]){re.escape(written)}(?![\w.])", question) is not None
+    not a part of another (``12``, ``1.5``, ``x1``), and at the end of a sentence too
+    ("above 500.")."""
+    return re.search(rf"(?<![\w.]){re.escape(written)}(?!\w|\.\d)", question) is not None

@@ -889,10 +889,7 @@ class Worker:
     def _names_label(self, label: str) -> bool:
         """Whether the turn's question or context names a row ``label``: a number label
         (``0`` of a RangeIndex) only as a whole number, not inside ``0.90``."""
-        text = f"{self._context}\n{self._question}"
-        if scan(label) and scan(label)[0].literal == label:
-            return names_number(text, label)
-        return bool(value_mentions(text, label))
+        return bool(value_mentions(f"{self._context}\n{self._question}", label))
 
     def _element_of(self, answer: str) -> tuple[str, int] | None:
         """(row label, length) when ``answer`` is one row's value of a Series the turn's
