@@ -44,13 +44,17 @@ def _is_column(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
 
 
+def _tree(code: str) -> ast.Module:
+    """``code`` parsed; an empty module when it does not parse (nothing to find)."""
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])
+
+
 def _binops(code: str, op: type[ast.operator]) -> list[ast.BinOp]:
     """Every binary operation ``op`` of ``code`` (none when it does not parse)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    return [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, op)]
+    return [n for n in ast.walk(_tree(code)) if isinstance(n, ast.BinOp) and isinstance(n.op, op)]
 
 
 def self_products(code: str, question: str) -> list[str]:
@@ -105,10 +109,7 @@ def _computed(node: ast.AST) -> bool:
 
 def degenerate(code: str) -> list[str]:
     """Each expression of ``code`` fixed by its form, as ``shown — why``."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
+    tree = _tree(code)
     out: list[str] = []
     shown = {id(n) for n in _shown_displays(tree)}
     for node in ast.walk(tree):
@@ -195,10 +196,7 @@ def _comparable(a: ast.AST, b: ast.AST) -> bool:
 
 def one_sided_ranges(code: str) -> list[str]:
     """Each conjunction of two bounds on one value from the same side (see the module)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
+    tree = _tree(code)
     out: list[str] = []
     for node in ast.walk(tree):
         terms = _conjuncts(node)
