@@ -12,7 +12,7 @@ from worker_helpers import write_mini_task
 from stateguard.errors import StateguardError
 from stateguard.llm import ScriptedModel
 from stateguard.worker import run as run_module
-from stateguard.worker.events import AnswerRecorded, dump_event, read_trajectory
+from stateguard.worker.events import AnswerRecorded, StepRecord, dump_event, read_trajectory
 from stateguard.worker.run import (
     RunSession,
     check_manager,
@@ -145,3 +145,24 @@ def test_data_staging(tmp_path: Path) -> None:
     assert sorted(p.name for p in staged.iterdir()) == ["t.csv"]
     assert (staged / "t.csv").read_text() == files.data[0].read_text()
     assert not (staged / "task.json").exists()
+
+
+@pytest.mark.kernel
+def test_a_run_shows_every_top_level_expression_of_a_cell(tmp_path: Path) -> None:
+    """The value of an expression above the last one is shown too (IPython's `all`), so
+    the model reads the sum it computed on the cell's first line."""
+    task = load_task(write_mini_task(tmp_path / "task"))
+    replies = [
+        f"{F}python\nimport pandas as pd\ndf = pd.read_csv('data/t.csv')\n"
+        f"int(df.a.sum())\nx = 1\ndf.b.max() - 1\n{F}",
+        "<answer>6</answer>",
+        f"{F}python\ndf.b.mean()\n{F}",
+        "<answer>20.0</answer>",
+    ]
+    run_task(task, ScriptedModel(replies), "none", tmp_path / "run")
+    events = list(read_trajectory(tmp_path / "run" / "trajectory.jsonl"))
+    first = next(e for e in events if isinstance(e, StepRecord) and e.code and "df.a" in e.code)
+    assert first.observation.index("Displayed:\n6") < first.observation.index("Result:\nnp.int64(29)")
+    # the model read the sum, so the answer grounded on it went through
+    recorded = [e for e in events if isinstance(e, AnswerRecorded)]
+    assert [(e.answer, e.correct) for e in recorded] == [("6", True), ("20.0", True)]

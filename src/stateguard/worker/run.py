@@ -59,6 +59,11 @@ from stateguard.worker.summary import RunSummary, TurnOutcome, TurnTally
 from stateguard.worker.tasks import Task
 
 MANAGER_KINDS = ("none", "deterministic", "llm", "hybrid")
+SHOW_EVERY_EXPRESSION = "get_ipython().ast_node_interactivity = 'all'"
+"""Kernel startup: a cell shows the value of each of its top-level expressions, not only
+the last one (IPython's own setting). A model writes ``df.groupby('g').x.sum().idxmax()``
+on one line and another expression below it, and reads only the output: in a notebook's
+default the first value is computed and never shown."""
 _LISTED_FILES = 30
 _PREVIEWED_FILES = 5
 _PREVIEW_ROWS = 3
@@ -300,6 +305,7 @@ class RunSession:
             limits=self.limits,
             default_timeout=self.worker_options["cell_timeout"],
             sandbox=SandboxPolicy.from_env().model_copy(update={"network": self.task.network}),
+            startup_code=SHOW_EVERY_EXPRESSION,
         )
         self.confinement = kernel.confinement
         self._guard = GuardedSession(
