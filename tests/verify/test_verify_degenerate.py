@@ -108,6 +108,11 @@ def test_two_bounds_on_one_value_from_one_side_are_found(code: str, side: str) -
     assert f"from {side} twice" in msg
 
 
+def test_a_chain_of_conditions_is_read_once() -> None:
+    (msg,) = one_sided_ranges("df[(df.a < 5) & (df.a < 10) & (df.b > 1)]")
+    assert msg.startswith("`(df.a < 5) & (df.a < 10) & (df.b > 1)`")
+
+
 @pytest.mark.parametrize(
     "code",
     [

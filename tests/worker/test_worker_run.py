@@ -162,7 +162,8 @@ def test_a_run_shows_every_top_level_expression_of_a_cell(tmp_path: Path) -> Non
     run_task(task, ScriptedModel(replies), "none", tmp_path / "run")
     events = list(read_trajectory(tmp_path / "run" / "trajectory.jsonl"))
     first = next(e for e in events if isinstance(e, StepRecord) and e.code and "df.a" in e.code)
-    assert first.observation.index("Displayed:\n6") < first.observation.index("Result:\nnp.int64(29)")
+    shown = first.observation
+    assert shown.index("Displayed:\n6") < shown.index("Result:\nnp.int64(29)")
     # the model read the sum, so the answer grounded on it went through
     recorded = [e for e in events if isinstance(e, AnswerRecorded)]
     assert [(e.answer, e.correct) for e in recorded] == [("6", True), ("20.0", True)]

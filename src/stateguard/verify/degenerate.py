@@ -198,8 +198,15 @@ def one_sided_ranges(code: str) -> list[str]:
     """Each conjunction of two bounds on one value from the same side (see the module)."""
     tree = _tree(code)
     out: list[str] = []
+    # ``a & b & c`` is read once, from its top (its inner ``a & b`` is part of it)
+    inner = {
+        id(c)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitAnd)
+        for c in (n.left, n.right)
+    }
     for node in ast.walk(tree):
-        terms = _conjuncts(node)
+        terms = [] if id(node) in inner else _conjuncts(node)
         if len(terms) < 2:
             continue
         readings = [(i, b) for i, term in enumerate(terms) for b in _bounds(term)]
