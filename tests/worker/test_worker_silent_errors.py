@@ -615,3 +615,30 @@ def test_a_loaded_table_read_again_without_the_columns_added_to_it_is_a_doubt(
     note = steps[1].observation
     assert "read `t` again from data/t.csv" in note and "columns 'c'" in note, note
     assert [("read `t` again" in s.observation) for s in steps[:4]] == [False, True, False, False]
+
+
+@pytest.mark.kernel
+def test_totals_multiplied_together_are_a_doubt_whose_note_builds_the_per_row_product(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "s = pd.DataFrame({'weight_kg': [1.0, 2.0, 3.0], 'rate': [0.5, 0.5, 2.0]})\n"
+            "total_weight = s['weight_kg'].sum()\n"
+            "print(total_weight * s['rate'].sum())"
+        ),
+        code("print((s['weight_kg'] * s['rate']).sum())"),
+        "<answer>7.5</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "What is the total of weight_kg × rate over all rows?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    first = steps[0].observation
+    assert "18.0" in first  # the cell ran and showed its (wrong) product of totals
+    assert "multiplies the total of `s['weight_kg']` by the total of `s['rate']`" in first
+    assert "`(s['weight_kg'] * s['rate']).sum()`" in first
+    assert "multiplies the total" not in steps[1].observation
+    assert steps[-1].answer == "7.5"

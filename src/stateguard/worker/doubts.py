@@ -26,7 +26,10 @@ check for the attempt log:
   twice under suffixes (``sector_x``, ``sector_y``) and no longer under their own name
   (`remerged_table`);
 - a cell that computes nothing and only writes numbers (``1400``, ``print(1400)``): what
-  it shows is the model's own guess, so it grounds no answer (`literal_numbers`).
+  it shows is the model's own guess, so it grounds no answer (`literal_numbers`);
+- the totals of two columns of one table multiplied together (``t['w'].sum() *
+  t['r'].sum()``), where the total of their per-row product was meant
+  (`stateguard.audit.totals`).
 
 All but the subset and the rebound or reloaded table (which need the worker's own
 records: the turns' selections, the tables it loaded and their columns), the
@@ -41,6 +44,7 @@ import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from stateguard.audit import totals
 from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.printchecks import shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
@@ -93,6 +97,7 @@ FAILURES: dict[str, str] = {
     "written_numbers": "a cell that only wrote numbers, computing nothing",
     "per_row_series": "a Series of one value per row where one number was asked",
     "remerged_table": "a table merged again with columns it already held",
+    "multiplied_totals": "the totals of two columns multiplied together",
 }
 """Each check's name in the attempt log."""
 
@@ -342,6 +347,24 @@ def per_row_series(ctx: CellContext) -> list[Finding]:
         note = render(observation_notes()["per_row_series"], length=series.length)
         return _doubt("per_row_series", note, "question", "execution")
     return []
+
+
+@CHECKS.check(basis=("code",))
+def multiplied_totals(ctx: CellContext) -> list[Finding]:
+    """The cell multiplies the totals of two columns of one table
+    (`stateguard.audit.totals`), where the total of their per-row product is meant."""
+    found = totals.multiplied_totals(ctx.code)
+    if not found:
+        return []
+    first = found[0]
+    note = render(
+        observation_notes()["multiplied_totals"],
+        lines="; ".join(f.describe() for f in found[:2]),
+        table=first.table,
+        left=repr(first.left),
+        right=repr(first.right),
+    )
+    return _doubt("multiplied_totals", note, "code")
 
 
 _WRITERS = frozenset({"print"})

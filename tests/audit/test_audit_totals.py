@@ -1,0 +1,50 @@
+"""Totals multiplied together (`stateguard.audit.totals`), read from code alone."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from stateguard.audit.totals import multiplied_totals
+
+
+@pytest.mark.parametrize(
+    ("src", "found"),
+    [
+        ("t['w'].sum() * t['r'].sum()", [("t", "w", "r", 1)]),
+        ("t.w.sum() * t['r'].sum()", [("t", "w", "r", 1)]),
+        ("np.sum(t['w']) * t['r'].sum()", [("t", "w", "r", 1)]),
+        ("w = t['w'].sum()\nx = 1\nprint(w * t['r'].sum())", [("t", "w", "r", 3)]),
+        ("a = t['w'].sum()\nb = t['r'].sum()\ntotal = a * b", [("t", "w", "r", 3)]),
+        ("round(t['w'].sum() * t['w'].sum(), 2)", [("t", "w", "w", 1)]),
+    ],
+)
+def test_the_product_of_two_column_totals_of_one_table_is_found(src: str, found: list) -> None:
+    got = [(f.table, f.left, f.right, f.line) for f in multiplied_totals(src)]
+    assert got == found
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "(t['w'] * t['r']).sum()",  # the per-row product, summed: right
+        "t['w'] * t['r'].sum()",  # a column times a total (an allocation)
+        "a['n'].sum() * b['price'].sum()",  # two tables
+        "t['w'].mean() * t['r'].mean()",  # means, not totals
+        "t['w'].sum() / t['r'].sum()",  # a ratio of totals: a weighted mean
+        "t['w'].sum() * 0.09",  # a total times a rate
+        "w = t['w'].sum()\nw = 3\nw * t['r'].sum()",  # the name was bound again
+        "w = t['w'].sum()\nfor w in range(3):\n    pass\nw * t['r'].sum()",
+        "t['w'].sum(axis=1) * t['r'].sum(axis=1)",  # per-row sums
+        "this is not python",
+    ],
+)
+def test_near_misses_are_left_alone(src: str) -> None:
+    assert multiplied_totals(src) == []
+
+
+def test_what_is_found_differs_from_the_total_of_per_row_products() -> None:
+    t = pd.DataFrame({"w": [1.0, 2.0, 3.0], "r": [0.5, 0.5, 2.0]})
+    [found] = multiplied_totals("t['w'].sum() * t['r'].sum()")
+    assert t[found.left].sum() * t[found.right].sum() != (t["w"] * t["r"]).sum()
+    assert found.describe() == ("line 1 multiplies the total of `t['w']` by the total of `t['r']`")
