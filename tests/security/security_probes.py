@@ -45,7 +45,7 @@ def find_processes(marker: str) -> list[int]:
     return found
 
 
-def wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
+def wait_gone(marker: str, seconds: float = 30.0) -> list[int]:
     """Wait until no process carries `marker`; returns those still alive after `seconds`."""
     deadline = time.monotonic() + seconds
     while (alive := find_processes(marker)) and time.monotonic() < deadline:

@@ -157,7 +157,7 @@ def test_orphans_and_daemons_die_with_the_session() -> None:
             "subprocess.Popen(['sh', '-c', 'setsid sh -c \"sleep 600; : "
             f"{marker}\" &'], start_new_session=True)",
         )
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30  # a loaded machine may take seconds to fork
         while not find_processes(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert find_processes(marker)
@@ -200,7 +200,7 @@ def test_kernel_and_its_children_die_when_the_host_is_killed(tmp_path: Path) -> 
     finally:
         host.kill()
         host.wait()
-    left = wait_gone(marker, 10)
+    left = wait_gone(marker)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     if not confined:
