@@ -206,6 +206,8 @@ def test_near_misses_of_rows_for_totals_are_not_held_back(
     assert [s.problem for s in steps if s.problem] == []
 
 
+FORM = "How many rows, and what is the total charge? Answer as `rows: <count>, charge: <total>`."
+
 ROWS = (
     "import pandas as pd\n"
     "s = pd.DataFrame({'area': ['Coastal', 'Lakes', 'Metro'] * 4,\n"
@@ -230,6 +232,12 @@ ROWS = (
         ("s.groupby('area')['kg'].sum()", "What is the total charged?", False),
         ("s['kg'] * 0.90 + s['value'] * 0.02", "Which shipment has the highest charge?", False),
         ("(s['kg'] * 0.90).head(5)", "What is the total charged?", False),
+        # a form of labelled single values: told when the Series is all the cell showed
+        ("s['kg'] * s['value'].sum()", FORM, True),
+        ("print(len(s))\ns['kg'] * s['value'].sum()", FORM, False),
+        ("(s['kg'] * s['value']).sum()", FORM, False),
+        ("s.groupby('area')['kg'].sum()", FORM, False),
+        ("s['kg'] * s['value'].sum()", "Answer as `area: <name>, zone: <name>`.", False),
     ],
 )
 def test_a_per_row_series_shown_for_one_number_is_told(
@@ -241,3 +249,5 @@ def test_a_per_row_series_shown_for_one_number_is_told(
     steps = [e for e in worker.run_turn(2, question) if isinstance(e, StepRecord)]
     note = "a Series of 12 values, one per row"
     assert (note in steps[0].observation) is told, steps[0].observation
+    if told and question == FORM:
+        assert "asks for single values (`rows`, `charge`)" in steps[0].observation

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 from stateguard.audit import totals
 from stateguard.audit.filterchecks import probe_json
-from stateguard.audit.printchecks import shown_series
+from stateguard.audit.printchecks import ShownSeries, shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
 from stateguard.kernel import ExecutionResult, namespace
@@ -326,27 +326,49 @@ _ROWS = 10
 """The fewest values of a per-row Series that `per_row_series` speaks of."""
 
 
+def _per_row(text: str) -> ShownSeries | None:
+    """``text`` as a Series of ten values or more indexed by row position (``0, 1, 3,
+    …``), not all alike; None for anything else (a grouping is indexed by its groups)."""
+    series = shown_series(text) if text.strip() else None
+    if (
+        series is None
+        or series.length < _ROWS
+        or not all(label.isdigit() for label, _ in series.rows)
+        or len({value for _, value in series.rows}) < 2
+    ):
+        return None
+    return series
+
+
 @CHECKS.check(basis=("question", "execution"))
 def per_row_series(ctx: CellContext) -> list[Finding]:
-    """The cell shows, as all its output, a Series of ten values or more indexed by row
-    position (``0, 1, 3, …``), not all alike, while the question asks for one number over
-    the rows (`REDUCING`): a reduction bound to one term of a formula, or a per-row
-    quantity never reduced. A grouping (indexed by its groups) is left alone."""
+    """The cell shows a Series of one value per row (`_per_row`) while the question asks
+    for one number over the rows (`REDUCING`), or, in a form of labelled single values
+    (``shipments: <count>, base_charge: <total …>``), for a number among them and the
+    Series is all the cell showed: a reduction bound to one term of a formula, or a
+    per-row quantity never reduced."""
     spec = ctx.spec
-    if ctx.statistic not in REDUCING or spec is None or spec.one_number is None:
+    if spec is None:
         return []
-    for text in (ctx.execution.stdout, ctx.execution.result or ""):
-        series = shown_series(text) if text.strip() else None
-        if (
-            series is None
-            or series.length < _ROWS
-            or not all(label.isdigit() for label, _ in series.rows)
-            or len({value for _, value in series.rows}) < 2
-        ):
-            continue
-        note = render(observation_notes()["per_row_series"], length=series.length)
-        return _doubt("per_row_series", note, "question", "execution")
-    return []
+    execution = ctx.execution
+    if ctx.statistic in REDUCING and spec.one_number is not None:
+        for text in (execution.stdout, execution.result or ""):
+            series = _per_row(text)
+            if series is not None:
+                note = render(observation_notes()["per_row_series"], length=series.length)
+                return _doubt("per_row_series", note, "question", "execution")
+        return []
+    numbers = [f.label for f in spec.fields if f.kind in ("number", "count") and f.label]
+    if spec.template is None or not numbers:
+        return []
+    shown = [execution.stdout] + [str(d.data.get("text/plain", "")) for d in execution.displays]
+    shown = [t for t in shown if t.strip()]
+    series = _per_row(shown[0]) if len(shown) == 1 else None
+    if series is None:
+        return []
+    labels = ", ".join(f"`{label}`" for label in numbers)
+    note = render(observation_notes()["per_row_series_form"], length=series.length, labels=labels)
+    return _doubt("per_row_series", note, "question", "execution")
 
 
 @CHECKS.check(basis=("code",))
