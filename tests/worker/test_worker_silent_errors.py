@@ -8,10 +8,11 @@ import pytest
 
 from stateguard.audit.filterchecks import absent_filters, describe, equality_filters
 from stateguard.audit.printchecks import labelled_series
+from stateguard.checks import Step
 from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ScriptedModel
-from stateguard.manager import NullSupervisor
+from stateguard.manager import Hint, NullSupervisor
 from stateguard.worker.events import StepRecord
 from stateguard.worker.loop import Worker
 
@@ -642,3 +643,51 @@ def test_totals_multiplied_together_are_a_doubt_whose_note_builds_the_per_row_pr
     assert "`(s['weight_kg'] * s['rate']).sum()`" in first
     assert "multiplies the total" not in steps[1].observation
     assert steps[-1].answer == "7.5"
+
+
+class _RollsBack(NullSupervisor):
+    """A manager stand-in that, after the cell ``after``, takes back the column ``c`` an
+    earlier cell added to the loaded table ``t`` with ``undo`` (as a rollback to a
+    checkpoint, or a heavy repair deleting ``t``, would) and says so."""
+
+    def __init__(self, tracked: TrackedSession, after: str, undo: str) -> None:
+        self.tracked = tracked
+        self.after = after
+        self.undo = undo
+
+    def after_step(self, view: Step) -> list[Hint]:
+        if view.code != self.after:
+            return []
+        self.tracked.kernel.execute(self.undo)
+        return [Hint(kind="repair", text="Rolled back to S0: `t` is as it was before.")]
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("undo", ["t.drop(columns=['c'], inplace=True)", "del t"])
+def test_after_a_rollback_reading_a_loaded_table_again_loses_nothing(
+    tracked: TrackedSession, undo: str
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    setup = Preload(
+        code="import pandas as pd\nt = pd.read_csv('data/t.csv')",
+        frames={"t": "data/t.csv"},
+        columns={"t": ("a", "b")},
+    )
+    replies = [
+        code("t['c'] = t['a'] * 2\nprint(t['c'].sum())"),
+        code("print(t['b'].max())"),
+        code("t = pd.read_csv('data/t.csv')\nprint(len(t))"),
+        "<answer>3</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies),
+        GuardedSession(
+            tracked, manager=_RollsBack(tracked, after="print(t['b'].max())", undo=undo)
+        ),
+        retry_samples=0,
+        setup=setup,
+    )
+    steps = [e for e in worker.run_turn(1, "How many rows?") if isinstance(e, StepRecord)]
+    steps = [s for s in steps if not s.setup]
+    assert "read `t` again" not in steps[2].observation, steps[2].observation

@@ -449,7 +449,10 @@ class Worker:
     def _deliver(
         self, turn: int, step: int | None, hints: list[Hint], question: str | None = None
     ) -> Iterator[TrajectoryEvent]:
-        """Send ``hints``; with ``question`` (a turn's start) state hints are compacted."""
+        """Send ``hints``; with ``question`` (a turn's start) state hints are compacted.
+        A repair may have deleted or restored loaded tables: their columns are read again."""
+        if any(h.kind == "repair" for h in hints):
+            self._read_table_columns(sorted(self._table_columns), gone_to_file=True)
         for given in hints:
             hint: Hint | None = given
             if question is not None and self.compact_hints:
@@ -682,14 +685,22 @@ class Worker:
     def _note_table_columns(self, created: Sequence[str]) -> None:
         """Read again the columns of the loaded tables a cell wrote (one fork probe)."""
         written = {VarKey.name_of(v).split("[")[0].split(".")[0] for v in created}
-        names = sorted(written & self._data_files.keys())
+        self._read_table_columns(sorted(written & self._data_files.keys()))
+
+    def _read_table_columns(self, names: Sequence[str], *, gone_to_file: bool = False) -> None:
+        """Record the columns ``names`` (loaded tables) hold now (one fork probe). With
+        ``gone_to_file``, a table the session no longer holds as a frame (a repair deleted
+        it) is recorded with its file's columns: reading it again loses nothing."""
         if not names:
             return
         found = probe_json(self.guard.executor.run_probe, namespace.call("columns", names), 10)
-        if isinstance(found, dict):
-            for n in names:
-                if isinstance(found.get(n), list):
-                    self._table_columns[n] = tuple(str(c) for c in found[n])
+        if not isinstance(found, dict):
+            return
+        for n in names:
+            if isinstance(found.get(n), list):
+                self._table_columns[n] = tuple(str(c) for c in found[n])
+            elif gone_to_file and n in self._data_columns:
+                self._table_columns[n] = tuple(self._data_columns[n])
 
     def _turn_cell_keys(self) -> frozenset[str]:
         """The cells of this turn that ran, up to comments and layout."""
