@@ -215,6 +215,27 @@ def test_a_column_written_all_missing_scores_zero_in_a_result_step(
         root.close()
 
 
+def test_an_empty_column_carried_into_a_filtered_copy_is_not_the_copys_doing(
+    branches: KernelBranches,
+) -> None:
+    task = VerifyTask(question="How many units were sold in rows with more than 1 unit?")
+    root = branches.root()
+    try:
+        # an empty column the data already has (an all-blank column of a file)
+        root.run(Proposal(code="import numpy as np\nsales['note'] = np.nan"))
+        carried = _result(root, task, "big = sales[sales.units > 1]\nbig['units'].sum()")
+        assert carried.score == 1.0, carried.rationale
+        # near miss: the copy's own empty column is still the copy's doing
+        own = (
+            "big = sales[sales.units > 1].copy()\nbig['by'] = big.groupby('region')['units'].sum()"
+        )
+        v = _result(root, task, own + "\nbig['units'].sum()")
+        assert v.score == 0.0 and v.evidence[0].check == "blank_column", v.rationale
+        assert "`big['by']`" in v.rationale and "note" not in v.rationale
+    finally:
+        root.close()
+
+
 def test_a_map_that_leaves_rows_missing_scores_zero_in_a_result_step(
     branches: KernelBranches,
 ) -> None:

@@ -299,6 +299,8 @@ def test_a_grouped_result_assigned_as_a_column_is_told_to_be_all_nan(
             "t['double'] = t['x'] * 2"
         ),
         code("by_month = t.groupby('month')['x'].sum()\nprint(by_month.idxmax())"),
+        # a filtered copy carries the empty column: not this cell's doing, told once only
+        code("u = t[t['x'] > 1]\nprint(u['x'].sum())"),
         "<answer>01</answer>",
     ]
     worker = Worker(
@@ -309,6 +311,7 @@ def test_a_grouped_result_assigned_as_a_column_is_told_to_be_all_nan(
     assert "`t['by_month']` holds only missing values (NaN) in all 3 rows" in steps[0].observation
     assert "double" not in steps[0].observation  # near miss: a column with values
     assert "missing values" not in steps[1].observation
+    assert steps[2].code.startswith("u = t[") and "missing values" not in steps[2].observation
     probe = tracked.kernel.run_probe
     assert nan_columns(probe, ["t['double']@v1", "nope['x']@v1"]) == []
 

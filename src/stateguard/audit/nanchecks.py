@@ -4,7 +4,9 @@
 result (indexed by month) on the frame's index, matches no row, and fills the column
 with NaN. Whatever is computed from it is empty. `nan_columns` asks the kernel, in a
 copy-on-write probe, which of the columns a cell wrote (lineage's created versions,
-``df['by_month']@v1``) hold only missing values; `describe` words the note.
+``df['by_month']@v1``) hold only missing values, leaving out those the cell only carried
+over from another table's column that was empty already (a filtered copy of a table with
+an empty column); `describe` words the note.
 """
 
 from __future__ import annotations
@@ -41,17 +43,37 @@ def written_columns(created: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def nan_columns(
-    probe: Callable[..., ProbeResult], created: Sequence[str], timeout: float = 20.0
+    probe: Callable[..., ProbeResult],
+    created: Sequence[str],
+    timeout: float = 20.0,
+    *,
+    reads: Sequence[str] = (),
 ) -> list[NanColumn]:
-    """The columns among ``created`` that hold only missing values now."""
+    """The columns among ``created`` that hold only missing values now, less those the
+    cell carried over from a column that already held only missing values.
+
+    ``reads``: the versions the cell read (lineage's). A column ``t['c']`` the cell
+    created (``t = s[s.x > 0]``) is carried when the cell read a column of the same name
+    of another table, ``s['c']``, at a version it did not create, and that column holds
+    only missing values now: unchanged by the cell, it was empty before it, so the empty
+    column is not this cell's doing (an all-empty column of the data file, an earlier
+    cell's slip already told)."""
     pairs = written_columns(created)
     if not pairs:
         return []
-    rows = probe_json(probe, namespace.call("nan_columns", pairs), timeout)
+    made = set(created)
+    sources = [p for p in written_columns([r for r in reads if r not in made]) if p not in pairs]
+    rows = probe_json(probe, namespace.call("nan_columns", [*pairs, *sources]), timeout)
     try:
-        return [NanColumn(frame=f, column=c, rows=int(n)) for f, c, n in rows or []]
+        blank = {(str(f), str(c)): int(n) for f, c, n in rows or []}
     except (TypeError, ValueError):  # a namespace that forged the probe's output
         return []
+    empty_before = {(g, c) for g, c in sources if (g, c) in blank}
+    return [
+        NanColumn(frame=f, column=c, rows=blank[(f, c)])
+        for f, c in pairs
+        if (f, c) in blank and not any(d == c and g != f for g, d in empty_before)
+    ]
 
 
 def describe(found: list[NanColumn]) -> str:

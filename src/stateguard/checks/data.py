@@ -117,13 +117,16 @@ def blank_column(
     execution: ExecutionResult | None,
     probe: Probe,
     *,
+    reads: Sequence[str] = (),
     timeout: float = PROBE_TIMEOUT,
 ) -> Found[NanColumn]:
     """The columns among ``created`` (the versions the cell wrote) that hold only missing
-    values now (one probe, none when the cell wrote no column)."""
+    values now, less those carried over from a column of another table that the cell
+    read (``reads``, the versions it read) and that was empty already (one probe, none
+    when the cell wrote no column)."""
     if not _ran(execution) or not created:
         return Found()
-    found = nan_columns(probe, created, timeout=timeout)
+    found = nan_columns(probe, created, timeout=timeout, reads=reads)
     if not found:
         return Found()
     return Found(tuple(found), describe_nan_columns(found))

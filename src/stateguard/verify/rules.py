@@ -218,7 +218,11 @@ def blank_column(inp: RuleInput) -> list[Finding]:
     if inp.env is None or cell is None:
         return []
     found = data.blank_column(
-        cell.created, step.execution, inp.env.probe, timeout=inp.probe_timeout
+        cell.created,
+        step.execution,
+        inp.env.probe,
+        reads=[r.version for r in cell.reads],
+        timeout=inp.probe_timeout,
     )
     if not found.facts:
         return []

@@ -80,6 +80,8 @@ class CellContext:
     """The statistic the turn's question asks for (`QuestionSpec.statistic`)."""
     seen: Sequence[str] = ()
     """What the session showed before the cell (outputs, the turn's question and context)."""
+    reads: Sequence[str] = ()
+    """The versions the cell read (lineage's)."""
 
 
 CHECKS: CheckRegistry[CellContext] = CheckRegistry("worker")
@@ -135,7 +137,7 @@ def carried_subset(ctx: CellContext) -> list[Finding]:
 
 @CHECKS.check(basis=("lineage", "data"))
 def blank_column(ctx: CellContext) -> list[Finding]:
-    found = data.blank_column(ctx.created, ctx.execution, ctx.probe)
+    found = data.blank_column(ctx.created, ctx.execution, ctx.probe, reads=ctx.reads)
     return _doubt("blank_column", found.note, "lineage", "data") if found.facts else []
 
 
@@ -467,12 +469,14 @@ def silent_errors(
     columns_before: Mapping[str, Sequence[str]] | None = None,
     statistic: str | None = None,
     seen: Sequence[str] = (),
+    reads: Sequence[str] = (),
 ) -> list[Finding]:
     """The doubts about a cell that ran (none for a cell that failed); ``created``: the
     versions it wrote, ``question``: the turn's opener (question with its context),
     ``tables``: the tables loaded before the first question (name -> data file),
     ``columns_before``: the columns each of them held before the cell, ``statistic``: the
-    one the question asks for, ``seen``: what the session showed before the cell."""
+    one the question asks for, ``seen``: what the session showed before the cell,
+    ``reads``: the versions it read."""
     if not execution.ok:
         return []
     ctx = CellContext(
@@ -488,5 +492,6 @@ def silent_errors(
         dict(columns_before or {}),
         statistic,
         tuple(seen),
+        tuple(reads),
     )
     return CHECKS.run(ctx)

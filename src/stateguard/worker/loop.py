@@ -620,6 +620,7 @@ class Worker:
             columns_before=self._table_columns,
             statistic=self._question_spec.statistic,
             seen=[*self._shown, self.conversation.current.opener],
+            reads=[r.version for r in outcome.cell.reads] if outcome.cell is not None else (),
         )
         if execution.ok and outcome.cell is not None:
             self._note_table_columns(outcome.cell.created)
