@@ -15,6 +15,7 @@ from stateguard.llm import ScriptedModel
 from stateguard.manager import Hint, NullSupervisor
 from stateguard.worker.events import StepRecord
 from stateguard.worker.loop import Worker
+from stateguard.worker.preload import Preload
 
 F = "```"
 
@@ -24,13 +25,24 @@ def code(src: str) -> str:
 
 
 def play(
-    tracked: TrackedSession, replies: list[str], question: str
+    tracked: TrackedSession, replies: list[str], question: str, retry_samples: int = 2
 ) -> tuple[ScriptedModel, list, list[StepRecord]]:
-    """One turn of a worker with two extra samples on a repeat or doubt, no manager."""
+    """One turn of a worker with ``retry_samples`` extra samples on a repeat or doubt, no
+    manager."""
     model = ScriptedModel(replies)
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=2)
+    worker = Worker(
+        model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=retry_samples
+    )
     events = list(worker.run_turn(1, question))
     return model, events, [e for e in events if isinstance(e, StepRecord)]
+
+
+LOADED_T = Preload(
+    code="import pandas as pd\nt = pd.read_csv('data/t.csv')",
+    frames={"t": "data/t.csv"},
+    columns={"t": ("a", "b")},
+)
+"""The worker's setup: the table ``t`` loaded from its data file."""
 
 
 def printed(value: object, label: str = "net_revenue") -> str:
@@ -592,14 +604,9 @@ def test_a_loaded_table_read_again_without_the_columns_added_to_it_is_a_doubt(
     tracked: TrackedSession,
 ) -> None:
     from stateguard.worker.doubts import read_into
-    from stateguard.worker.preload import Preload
 
     assert read_into("t = pd.read_csv('data/t.csv')\nu = t\nv = pd.read_json(p)") == ["t", "v"]
-    setup = Preload(
-        code="import pandas as pd\nt = pd.read_csv('data/t.csv')",
-        frames={"t": "data/t.csv"},
-        columns={"t": ("a", "b")},
-    )
+    setup = LOADED_T
     replies = [
         code("t['c'] = t['a'] * 2\nprint(t['c'].sum())"),
         code("t = pd.read_csv('data/t.csv')\nprint(len(t))"),
@@ -635,11 +642,8 @@ def test_totals_multiplied_together_are_a_doubt_whose_note_builds_the_per_row_pr
         code("print((s['weight_kg'] * s['rate']).sum())"),
         "<answer>7.5</answer>",
     ]
-    worker = Worker(
-        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
-    )
-    events = list(worker.run_turn(1, "What is the total of weight_kg × rate over all rows?"))
-    steps = [e for e in events if isinstance(e, StepRecord)]
+    question = "What is the total of weight_kg × rate over all rows?"
+    _, _, steps = play(tracked, replies, question, retry_samples=0)
     first = steps[0].observation
     assert "18.0" in first  # the cell ran and showed its (wrong) product of totals
     assert "multiplies the total of `s['weight_kg']` by the total of `s['rate']`" in first
@@ -670,13 +674,7 @@ class _RollsBack(NullSupervisor):
 def test_after_a_rollback_reading_a_loaded_table_again_loses_nothing(
     tracked: TrackedSession, undo: str
 ) -> None:
-    from stateguard.worker.preload import Preload
-
-    setup = Preload(
-        code="import pandas as pd\nt = pd.read_csv('data/t.csv')",
-        frames={"t": "data/t.csv"},
-        columns={"t": ("a", "b")},
-    )
+    setup = LOADED_T
     replies = [
         code("t['c'] = t['a'] * 2\nprint(t['c'].sum())"),
         code("print(t['b'].max())"),

@@ -18,6 +18,8 @@ import ast
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.audit.filterchecks import frame_column
+
 _NUMPY = frozenset({"np", "numpy"})
 
 
@@ -38,21 +40,6 @@ class MultipliedTotals(BaseModel):
         )
 
 
-def _column(node: ast.expr) -> tuple[str, str] | None:
-    """``t["c"]`` or ``t.c`` with ``t`` a plain name: (t, c)."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-        key = node.slice
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            return node.value.id, key.value
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id not in _NUMPY
-    ):
-        return node.value.id, node.attr
-    return None
-
-
 def _summed(node: ast.expr, bound: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
     """The (table, column) whose total ``node`` is: ``t["c"].sum()``, ``np.sum(t["c"])``,
     or a name bound to one of those."""
@@ -63,11 +50,9 @@ def _summed(node: ast.expr, bound: dict[str, tuple[str, str]]) -> tuple[str, str
     func = node.func
     if not isinstance(func, ast.Attribute) or func.attr != "sum":
         return None
-    if not node.args:
-        return _column(func.value)
-    if len(node.args) == 1 and isinstance(func.value, ast.Name) and func.value.id in _NUMPY:
-        return _column(node.args[0])
-    return None
+    if isinstance(func.value, ast.Name) and func.value.id in _NUMPY:
+        return frame_column(node.args[0]) if len(node.args) == 1 else None
+    return None if node.args else frame_column(func.value)
 
 
 def multiplied_totals(code: str) -> list[MultipliedTotals]:
