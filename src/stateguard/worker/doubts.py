@@ -33,7 +33,8 @@ check for the attempt log:
 
 All but the subset and the rebound or reloaded table (which need the worker's own
 records: the turns' selections, the tables it loaded and their columns), the
-placeholder column and the written numbers (worker-only notes) are the data checks the
+placeholder column, the written numbers and the multiplied totals (worker-only notes:
+the last occurs in no labelled step the verifier is measured on) are the data checks the
 verifier runs too (`stateguard.checks.data`), which find the facts and word the note; here
 they are doubts.
 """
