@@ -781,3 +781,37 @@ def test_a_table_merged_again_is_told_with_the_line_that_undoes_it(
     assert "ship = ship.drop(columns=['sector_y']).rename(columns={'sector_x': 'sector'})" in (
         merges[1].observation
     )
+
+
+@pytest.mark.kernel
+def test_one_value_in_every_part_of_a_breakdown_is_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    """``a: 5.00, b: 5.00, c: 5.00`` for three parts: held back once, then let through."""
+    fence = "```"
+    frame = "pd.DataFrame({'k': list('abc') * 4, 'v': [float(i) for i in range(12)]})"
+    cell = (
+        f"{fence}python\nimport pandas as pd\nt = {frame}\n"
+        f"print(t['v'].mean())\nprint(t.groupby('k')['v'].sum().tolist())\n{fence}"
+    )
+    question = "Summarize the total v by k. Answer as `a: <total>, b: <total>, c: <total>`."
+    same = "<answer>a: 5.50, b: 5.50, c: 5.50</answer>"
+    model = ScriptedModel([cell, same, same])
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    held = [s for s in steps if s.problem == "repeated_value"]
+    assert len(held) == 1, [s.problem for s in steps]
+    assert "it gives 5.50 for every one of `a`, `b`, `c`" in held[0].observation
+    assert events[-1].answer == "a: 5.50, b: 5.50, c: 5.50"  # asked once
+    # near misses: the parts differ; two parts alike (a form of two fields)
+    for answer, form in (
+        ("a: 18.00, b: 22.00, c: 26.00", question),
+        ("mean: 5.50, median: 5.50", "Answer as `mean: <value>, median: <value>`."),
+    ):
+        model = ScriptedModel([cell, f"<answer>{answer}</answer>"])
+        worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+        events = list(worker.run_turn(1, form))
+        problems = [e.problem for e in events if isinstance(e, StepRecord) and e.problem]
+        assert "repeated_value" not in problems, problems

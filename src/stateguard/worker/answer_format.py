@@ -40,6 +40,9 @@ Kind = Literal["number", "count", "month", "text"]
 _NUMBER = rf"[-+]?{DIGITS}{EXPONENT}?"
 _NUMBER_RE = re.compile(rf"(?<![\w.]){_NUMBER}(?![\w.])")
 _MONTH = re.compile(r"(?<!\d)(\d{4})-(\d{2})(?!\d)")
+_REPEATED_FIELDS = 3
+"""The fewest number fields of a form that `AnswerSpec.repeated_value` speaks of (two
+equal values, a mean and a median, are common enough)."""
 _NOISE = re.compile(r"^(?:Name|dtype|Length|Freq):|dtype:", re.I)
 
 
@@ -101,6 +104,19 @@ class AnswerSpec(BaseModel):
         if field.kind == "number" and field.decimals is not None:
             return None if _NUMBER_RE.search(answer) else field
         return None
+
+    def repeated_value(self, answer: str) -> str | None:
+        """The one number ``answer`` gives for every number field of a form of three or
+        more (``Economy: 3.43, Standard: 3.43, Express: 3.43``): parts of a breakdown that
+        are all equal are one value repeated (a total, an earlier turn's result) far more
+        often than a fact. None when a field is unlabelled or two values differ."""
+        if self.template is None:
+            return None
+        numbers = [f for f in self.fields if f.kind in ("number", "count")]
+        if len(numbers) < _REPEATED_FIELDS:
+            return None
+        values = {_labelled(f, answer) for f in numbers}
+        return None if None in values or len(values) != 1 else values.pop()
 
     def text_values(self, answer: str) -> list[str]:
         """The values ``answer`` gives, by label, for the template's text fields (a name:

@@ -393,6 +393,8 @@ class Worker:
         """Whether this turn's answer was already held back as one row of a Series."""
         self._many_asked = False
         """Whether this turn's answer was already held back for several numbers."""
+        self._repeated_asked = False
+        """Whether this turn's answer was already held back for one value in every field."""
         self._total_asked = False
         """Whether this turn's answer was already held back for comparing rows, not totals."""
         self._term_asked = False
@@ -1220,7 +1222,7 @@ class Worker:
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
-        self._many_asked = False
+        self._many_asked = self._repeated_asked = False
         self._total_asked = self._term_asked = False
         if context.strip():
             self._contexts.append(context)
@@ -1457,6 +1459,22 @@ class Worker:
                     )
                 ):
                     return formatted, "answer", steps
+                refused = True
+            elif (
+                not self._repeated_asked
+                and self._spec is not None
+                and (repeated := self._spec.repeated_value(parsed.answer or "")) is not None
+            ):
+                # a doubt, asked once: every part of a breakdown has one same value
+                self._repeated_asked = True
+                exchange.outcome = "invalid: repeated_value"
+                labels = [f.label for f in self._spec.fields if f.kind in ("number", "count")]
+                note = render(
+                    self._corrective["repeated_value"],
+                    value=repeated,
+                    labels=", ".join(f"`{label}`" for label in labels),
+                )
+                yield from self._invalid_step(turn, step, parsed, "repeated_value", note)
                 refused = True
             elif not self._element_asked and (element := self._element_of(parsed.answer or "")):
                 # a doubt, asked once: the answer is one row of a Series shown where the

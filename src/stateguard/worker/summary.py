@@ -41,6 +41,7 @@ REFUSED = frozenset(
         "recomputed_answer",
         "element_answer",
         "many_numbers",
+        "repeated_value",
         "rows_for_totals",
     }
 )
