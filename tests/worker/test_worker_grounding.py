@@ -728,6 +728,16 @@ def test_the_model_does_not_read_its_guess_again(tracked: TrackedSession) -> Non
     assert "7400" not in second and "len(pd.read_csv('data/t.csv'))" in second
 
 
+def _held(
+    tracked: TrackedSession, replies: list[str], question: str, problem: str
+) -> tuple[list, list[StepRecord]]:
+    """One turn with no manager: its events, and the steps held back for ``problem``."""
+    worker = Worker(ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, question))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    return events, [s for s in steps if s.problem == problem]
+
+
 @pytest.mark.kernel
 def test_several_numbers_for_the_one_number_asked_are_held_back_once(
     tracked: TrackedSession,
@@ -738,13 +748,8 @@ def test_several_numbers_for_the_one_number_asked_are_held_back_once(
     cell = f"{fence}python\nimport pandas as pd\nt = {frame}\nprint(*t.shape)\n{fence}"
     question = "What share of the rows is in 2025? Give the percentage rounded to 2 decimals."
     shape = "<answer>t: 12 rows, 11 columns</answer>"
-    model = ScriptedModel([cell, shape, shape])
-    events = list(
-        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
-    )
-    steps = [e for e in events if isinstance(e, StepRecord)]
-    held = [s for s in steps if s.problem == "many_numbers"]
-    assert len(held) == 1, [s.problem for s in steps]
+    events, held = _held(tracked, [cell, shape, shape], question, "many_numbers")
+    assert len(held) == 1, held
     assert "gives several (12, 11)" in held[0].observation
     assert events[-1].answer == "t: 12 rows, 11 columns"  # asked once: the same again goes on
     # near misses: one number; a number the question writes (its year) beside the value
@@ -796,13 +801,8 @@ def test_one_value_in_every_part_of_a_breakdown_is_held_back_once(
     )
     question = "Summarize the total v by k. Answer as `a: <total>, b: <total>, c: <total>`."
     same = "<answer>a: 5.50, b: 5.50, c: 5.50</answer>"
-    model = ScriptedModel([cell, same, same])
-    events = list(
-        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, question)
-    )
-    steps = [e for e in events if isinstance(e, StepRecord)]
-    held = [s for s in steps if s.problem == "repeated_value"]
-    assert len(held) == 1, [s.problem for s in steps]
+    events, held = _held(tracked, [cell, same, same], question, "repeated_value")
+    assert len(held) == 1, held
     assert "it gives 5.50 for every one of `a`, `b`, `c`" in held[0].observation
     assert events[-1].answer == "a: 5.50, b: 5.50, c: 5.50"  # asked once
     # near misses: the parts differ; two parts alike (a form of two fields)
@@ -810,8 +810,5 @@ def test_one_value_in_every_part_of_a_breakdown_is_held_back_once(
         ("a: 18.00, b: 22.00, c: 26.00", question),
         ("mean: 5.50, median: 5.50", "Answer as `mean: <value>, median: <value>`."),
     ):
-        model = ScriptedModel([cell, f"<answer>{answer}</answer>"])
-        worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
-        events = list(worker.run_turn(1, form))
-        problems = [e.problem for e in events if isinstance(e, StepRecord) and e.problem]
-        assert "repeated_value" not in problems, problems
+        _, held = _held(tracked, [cell, f"<answer>{answer}</answer>"], form, "repeated_value")
+        assert held == [], held
