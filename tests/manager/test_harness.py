@@ -209,3 +209,31 @@ def test_events_are_typed_payloads_on_the_wire() -> None:
         logged_types.add(logged.type)
         assert logged.payload.type == logged.type  # every event the harness logs is typed
     assert {"activation", "control", "illegal_action", "commit", "turn_end"} <= logged_types
+
+
+def test_an_answer_refused_until_the_state_was_abandoned_is_not_accepted_after_it() -> None:
+    """A rollback abandons the draft and leaves no steps under review; the same answer,
+    given again without new code, is still refused (it used to pass as nothing to
+    record)."""
+    from stateguard.kernel import ExecutionResult
+    from stateguard.manager.policies.deterministic import DeterministicPolicy
+
+    class Judged(DeterministicPolicy):
+        """A judge that finds every ambiguous finding unsupported (as the hybrid may)."""
+
+        def decide_evidence(self, found, obs, ctx):
+            return list(found)
+
+    h = StateHarness(Judged(), FakeWorkspace(), StateStore(":memory:"), config=HarnessConfig())
+    h.begin_turn(0, "What is the total?")
+    ran = ExecutionResult(status="ok", stdout="5\n", wall_time=0.0)
+    h.after_step(Step(turn=0, step=0, code="print(5)", execution=ran))
+    verdicts, modes = [], []
+    for i in range(1, 5):
+        review = h.review_answer(Step(turn=0, step=i, answer="the total is 42"))
+        verdicts.append(review.accepted)
+        modes += [e.data["mode"] for e in events(h) if e.type == "repair"]
+    assert modes[:3] == ["light", "heavy", "rollback"]
+    assert verdicts == [False, False, False, False]
+    # an answer the turn printed is still accepted after the abandonment
+    assert h.review_answer(Step(turn=0, step=5, answer="the total is 5")).accepted

@@ -692,3 +692,52 @@ def test_after_a_rollback_reading_a_loaded_table_again_loses_nothing(
     steps = [e for e in worker.run_turn(1, "How many rows?") if isinstance(e, StepRecord)]
     steps = [s for s in steps if not s.setup]
     assert "read `t` again" not in steps[2].observation, steps[2].observation
+
+
+@pytest.mark.kernel
+def test_the_first_element_of_an_unordered_series_shown_is_a_doubt(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "s = pd.DataFrame({'gp': [1.0, 4.0, 2.0, 3.0], 'billed': [10.0, 10.0, 20.0, 20.0]})\n"
+            "pct = s['gp'] / s['billed'] * 100\n"
+            'print(f"pct: {pct.iloc[0]:.2f}")'
+        ),
+        # near misses: the same pick once the Series is in order; one reduced value
+        code('top = pct.sort_values()\nprint(f"top: {top.iloc[-1]:.2f}")'),
+        code('print(f"pct: {s.gp.sum() / s.billed.sum() * 100:.2f}")'),
+        "<answer>16.67</answer>",
+    ]
+    question = "What is gp as a percentage of billed, rounded to 2 decimals?"
+    _, _, steps = play(tracked, replies, question, retry_samples=0)
+    first = steps[0].observation
+    assert "pct: 10.00" in first  # the cell ran and showed the first row's ratio
+    assert "`pct.iloc[0]` is the first of 4 values of `pct`" in first, first
+    assert "`a.sum() / b.sum()`" in first
+    assert ["values of `" in s.observation for s in steps[:3]] == [True, False, False]
+    assert steps[-1].answer == "16.67"
+
+
+@pytest.mark.kernel
+def test_a_failed_cell_is_told_of_the_empty_column_it_wrote_before_failing(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "s = pd.DataFrame({'month': ['01', '01', '02'], 'kg': [1.0, 2.0, 5.0]})\n"
+            "s['total'] = s.groupby('month')['kg'].sum()\n"
+            "print(s['total'].idxmax())"
+        ),
+        # near miss: a failure after a column that holds values
+        code("s['double'] = s['kg'] * 2\nprint(s['double'].idxmax(skipna=False, axis=3))"),
+        code("print(s.groupby('month')['kg'].sum().idxmax())"),
+        "<answer>02</answer>",
+    ]
+    _, _, steps = play(tracked, replies, "Which month has the most kg?", retry_samples=0)
+    first, second = steps[0].observation, steps[1].observation
+    assert first.startswith("Error:") and "`s['total']` holds only missing values" in first, first
+    assert "a grouped result (indexed by the groups) matches no row" in first
+    assert second.startswith("Error:") and "holds only missing values" not in second, second

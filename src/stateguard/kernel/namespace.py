@@ -450,6 +450,26 @@ def results_differ(pairs: Sequence[tuple[str, str]]) -> None:
     print(json.dumps(out))
 
 
+def series_order(names: Sequence[str]) -> None:
+    """Print ``{name: [length, ordered]}`` for each of ``names`` that is a pandas Series:
+    its number of values, and whether they are in order (non-decreasing or
+    non-increasing, missing values aside; a Series that cannot be compared counts as
+    ordered)."""
+    ns = _user_ns()
+    out: dict[str, list[Any]] = {}
+    for name in names:
+        value = ns.get(name)
+        if type(value).__name__ != "Series" or not type(value).__module__.startswith("pandas"):
+            continue
+        try:
+            kept = value.dropna()
+            ordered = bool(kept.is_monotonic_increasing or kept.is_monotonic_decreasing)
+        except Exception:
+            ordered = True
+        out[name] = [len(value), ordered]
+    print(json.dumps(out))
+
+
 def values_held(values: Sequence[str]) -> None:
     """Print ``{"columns": n, "held": {value: [frame, column] | null}}``: the number of text
     columns read, and for each of ``values`` the first text column (of the namespace's

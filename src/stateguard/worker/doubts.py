@@ -29,12 +29,15 @@ check for the attempt log:
   it shows is the model's own guess, so it grounds no answer (`literal_numbers`);
 - the totals of two columns of one table multiplied together (``t['w'].sum() *
   t['r'].sum()``), where the total of their per-row product was meant
-  (`stateguard.audit.totals`).
+  (`stateguard.audit.totals`);
+- the first (or last) element of a Series of many values in no order shown
+  (``print(pct.iloc[0])``): one row's value, neither a reduction nor an extreme
+  (`stateguard.audit.picks`).
 
 All but the subset and the rebound or reloaded table (which need the worker's own
 records: the turns' selections, the tables it loaded and their columns), the
-placeholder column, the written numbers and the multiplied totals (worker-only notes:
-the last occurs in no labelled step the verifier is measured on) are the data checks the
+placeholder column, the written numbers, the multiplied totals and the picked element
+(worker-only notes) are the data checks the
 verifier runs too (`stateguard.checks.data`), which find the facts and word the note; here
 they are doubts.
 """
@@ -45,7 +48,7 @@ import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from stateguard.audit import totals
+from stateguard.audit import picks, totals
 from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.printchecks import ShownSeries, shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
@@ -101,6 +104,7 @@ FAILURES: dict[str, str] = {
     "per_row_series": "a Series of one value per row where one number was asked",
     "remerged_table": "a table merged again with columns it already held",
     "multiplied_totals": "the totals of two columns multiplied together",
+    "first_element": "one element of an unordered Series shown as the result",
 }
 """Each check's name in the attempt log."""
 
@@ -390,6 +394,33 @@ def multiplied_totals(ctx: CellContext) -> list[Finding]:
         right=repr(first.right),
     )
     return _doubt("multiplied_totals", note, "code")
+
+
+_PICKED_FROM = 3
+"""A Series of fewer values is always in order: picking an end is picking an extreme."""
+
+
+@CHECKS.check(basis=("code", "execution"))
+def first_element(ctx: CellContext) -> list[Finding]:
+    """The cell shows the first or last element of a Series (`stateguard.audit.picks`)
+    that holds at least `_PICKED_FROM` values in no order (asked of the kernel): one
+    row's value, neither a reduction of the rows nor an extreme."""
+    found = picks.shown_picks(ctx.code)
+    if not found:
+        return []
+    held = probe_json(ctx.probe, namespace.call("series_order", [p.name for p in found]), 10)
+    if not isinstance(held, dict):
+        return []
+    lines = []
+    for pick in found:
+        length, ordered = (held.get(pick.name) or [0, True])[:2]
+        if isinstance(length, int) and length >= _PICKED_FROM and ordered is False:
+            end = "first" if pick.position == 0 else "last"
+            lines.append(f"`{pick.expression}` is the {end} of {length} values of `{pick.name}`")
+    if not lines:
+        return []
+    note = render(observation_notes()["first_element"], picks="; ".join(lines[:2]))
+    return _doubt("first_element", note, "code", "execution")
 
 
 _WRITERS = frozenset({"print"})

@@ -47,6 +47,8 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import PurePosixPath
 
 from stateguard.audit.filterchecks import probe_json
+from stateguard.audit.nanchecks import describe as describe_nan_columns
+from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import shown_series
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
@@ -592,6 +594,9 @@ class Worker:
         context = ""
         if execution.status == "error" and self.error_context:
             context = error_context(self.guard.executor, code, execution)
+            blank = self._blank_before_failure(outcome.cell)
+            if blank:
+                context = f"{context}\n{blank}" if context else blank
             if context:
                 observation = f"{observation}\n\n{context}"
         elif execution.ok and observation == NO_OUTPUT and outcome.cell is not None:
@@ -684,6 +689,16 @@ class Worker:
         yield from self._drain(turn)
         yield from self._deliver(turn, step, list(outcome.notes))
         return bool(doubts)
+
+    def _blank_before_failure(self, cell: CellRecord | None) -> str:
+        """For a cell that failed: the note on columns its statements wrote before the
+        failing one that hold only missing values (a grouped result assigned as a
+        column), which is often why it failed (`stateguard.audit.nanchecks`); "" else."""
+        if cell is None or not cell.created:
+            return ""
+        reads = [r.version for r in cell.reads]
+        found = nan_columns(self.guard.executor.run_probe, cell.created, reads=reads)
+        return describe_nan_columns(found) if found else ""
 
     def _note_table_columns(self, created: Sequence[str]) -> None:
         """Read again the columns of the loaded tables a cell wrote (one fork probe)."""

@@ -97,7 +97,14 @@ class DeterministicPolicy:
         if obs.draft is None:
             if obs.event == "segment" and not any(s.cell and s.cell.created for s in steps):
                 return A.ResumeWorker()
-            if obs.event == "review" and obs.repair_attempts == 0 and not steps:
+            if (
+                obs.event == "review"
+                and obs.repair_attempts == 0
+                and not steps
+                and not (obs.answer and refused_again(obs.answer, ctx.refused))
+            ):
+                # an answer refused earlier in the turn is reviewed again even after its
+                # state was abandoned (a rollback leaves no steps): it does not slip through
                 return A.Abstain(reason="nothing to record")
             return A.OpenState(
                 issue=issue_from_question(ctx.question),
