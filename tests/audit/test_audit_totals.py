@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from stateguard.audit.totals import multiplied_totals
+from stateguard.audit.totals import bound_reduction, multiplied_totals
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,37 @@ def test_what_is_found_differs_from_the_total_of_per_row_products() -> None:
     [found] = multiplied_totals("t['w'].sum() * t['r'].sum()")
     assert t[found.left].sum() * t[found.right].sum() != (t["w"] * t["r"]).sum()
     assert found.describe() == ("line 1 multiplies the total of `t['w']` by the total of `t['r']`")
+
+
+@pytest.mark.parametrize(
+    ("src", "written", "rewrite"),
+    [
+        ("t['w'] * t['r'].sum()", "t['w'] * t['r'].sum()", "(t['w'] * t['r']).sum()"),
+        (
+            "print(a['x'].sum() * 0.9 + a['y'] * 0.03)",
+            "a['x'].sum() * 0.9 + a['y'] * 0.03",
+            "(a['x'] * 0.9 + a['y'] * 0.03).sum()",
+        ),
+        ("round(t.w * t.r.mean(), 2)", "t.w * t.r.mean()", "(t.w * t.r).mean()"),
+    ],
+)
+def test_a_reduction_bound_to_one_term_is_rewritten_over_the_whole_formula(
+    src: str, written: str, rewrite: str
+) -> None:
+    found = bound_reduction(src)
+    assert found is not None and (found.written, found.rewrite) == (written, rewrite)
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "(t['w'] * t['r']).sum()",  # reduced over the whole formula already
+        "t['w'].sum() * t['r'].sum()",  # both reduced (multiplied_totals' case)
+        "t['w'].sum() / u['r']",  # the bare column is another table's
+        "t['w'].sum() * t['r'].mean() + t['x']",  # two kinds of reduction
+        "t['w'] * 2",  # no reduction
+        "t['w'] * t['r'].sum(",  # does not parse
+    ],
+)
+def test_formulas_without_a_bound_reduction_are_left_alone(src: str) -> None:
+    assert bound_reduction(src) is None

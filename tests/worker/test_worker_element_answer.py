@@ -251,3 +251,12 @@ def test_a_per_row_series_shown_for_one_number_is_told(
     assert (note in steps[0].observation) is told, steps[0].observation
     if told and question == FORM:
         assert "asks for single values (`rows`, `charge`)" in steps[0].observation
+    # the note writes the cell's own formula with its reduction over the whole of it
+    rewrites = {
+        "s['value'].sum()": "(s['kg'] * s['value']).sum()",
+        "s['kg'].sum() * 0.90": "(s['kg'] * 0.9 + s['value'] * 0.02).sum()",
+    }
+    wanted = [r for w, r in rewrites.items() if told and w in cell]
+    shown = steps[0].observation
+    told_rewrites = [r for r in rewrites.values() if f"that formula is `{r}`" in shown]
+    assert told_rewrites == wanted, steps[0].observation

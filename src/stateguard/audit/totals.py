@@ -10,6 +10,11 @@ each the ``.sum()`` (or ``np.sum(...)``) of a column of one table, written in pl
 through a name the cell bound to such a sum in an earlier statement
 (``w = t["weight"].sum()`` … ``w * t["rate"].sum()``). Sums of two different tables
 (a count of one times a price of another) are left alone, as are means and counts.
+
+`bound_reduction` reads the other slip of the same formula: a reduction written on one
+term only, ``t["weight"] * t["rate"].sum()``, which leaves the other term one value per
+row. It gives the formula with the reduction moved outside, ``(t["weight"] *
+t["rate"]).sum()``, for the note told when the cell shows a Series of one value per row.
 """
 
 from __future__ import annotations
@@ -86,3 +91,87 @@ def multiplied_totals(code: str) -> list[MultipliedTotals]:
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     bound.pop(node.id, None)
     return found
+
+
+_REDUCERS = frozenset({"sum", "mean"})
+
+
+class BoundReduction(BaseModel):
+    """A formula over columns of ``table`` whose reduction binds to one term, and the
+    formula with the reduction over the whole of it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    table: str
+    reducer: str
+    written: str
+    rewrite: str
+
+
+def _reduced(node: ast.AST) -> tuple[str, str] | None:
+    """(table, reducer) of ``t["c"].sum()`` / ``t["c"].mean()`` (no arguments)."""
+    if not isinstance(node, ast.Call) or node.args or node.keywords:
+        return None
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _REDUCERS:
+        return None
+    column = frame_column(func.value)
+    return (column[0], func.attr) if column is not None else None
+
+
+def _bare_columns(node: ast.AST) -> set[str]:
+    """Tables of the columns ``node`` reads outside any reduction call."""
+    if _reduced(node) is not None:
+        return set()
+    if isinstance(node, ast.Subscript | ast.Attribute) and frame_column(node) is not None:
+        found = frame_column(node)
+        return {found[0]} if found is not None else set()
+    out: set[str] = set()
+    for child in ast.iter_child_nodes(node):
+        out |= _bare_columns(child)
+    return out
+
+
+class _Unreduce(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if _reduced(node) is not None:
+            assert isinstance(node.func, ast.Attribute)
+            return node.func.value
+        return self.generic_visit(node)
+
+
+def _outermost_formulas(tree: ast.AST) -> list[ast.BinOp]:
+    out: list[ast.BinOp] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.BinOp):
+            out.append(node)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return out
+
+
+def bound_reduction(code: str) -> BoundReduction | None:
+    """The first arithmetic formula of ``code`` that reduces a column of a table
+    (``.sum()`` or ``.mean()``, one kind) and reads another column of that table
+    unreduced, with its rewrite; None if there is none or the code does not parse."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    for formula in _outermost_formulas(tree):
+        reductions = {r for n in ast.walk(formula) if (r := _reduced(n)) is not None}
+        if len(reductions) != 1:
+            continue
+        ((table, reducer),) = reductions
+        if table not in _bare_columns(formula):
+            continue
+        inner = _Unreduce().visit(ast.parse(ast.unparse(formula), mode="eval")).body
+        rewrite = f"({ast.unparse(inner)}).{reducer}()"
+        return BoundReduction(
+            table=table, reducer=reducer, written=ast.unparse(formula), rewrite=rewrite
+        )
+    return None

@@ -363,6 +363,7 @@ def per_row_series(ctx: CellContext) -> list[Finding]:
             series = _per_row(text)
             if series is not None:
                 note = render(observation_notes()["per_row_series"], length=series.length)
+                note += _rewrite(ctx.code)
                 return _doubt("per_row_series", note, "question", "execution")
         return []
     numbers = [f.label for f in spec.fields if f.kind in ("number", "count") and f.label]
@@ -375,7 +376,17 @@ def per_row_series(ctx: CellContext) -> list[Finding]:
         return []
     labels = ", ".join(f"`{label}`" for label in numbers)
     note = render(observation_notes()["per_row_series_form"], length=series.length, labels=labels)
-    return _doubt("per_row_series", note, "question", "execution")
+    return _doubt("per_row_series", note + _rewrite(ctx.code), "question", "execution")
+
+
+def _rewrite(code: str) -> str:
+    """The cell's own formula with its reduction over the whole of it
+    (`stateguard.audit.totals.bound_reduction`), as a second sentence; "" if none."""
+    found = totals.bound_reduction(code)
+    if found is None:
+        return ""
+    note = observation_notes()["per_row_rewrite"]
+    return " " + render(note, reducer=found.reducer, written=found.written, rewrite=found.rewrite)
 
 
 @CHECKS.check(basis=("code",))
