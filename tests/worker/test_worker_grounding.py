@@ -554,13 +554,15 @@ def test_an_earlier_answer_recomputed_by_the_same_code_for_another_question_is_h
     tracked: TrackedSession,
 ) -> None:
     fence = "```"
-    share = f"{fence}python\nshare = round(100 * 3 / 7, 2)\nprint(share)\n{fence}"
+    share = f"{fence}python\nshare = round(100 * 3 / 7, 2)\nprint('share', share)\n{fence}"
     fee = f"{fence}python\nfee = round(0.1 * 5000, 2)\nprint(fee)\n{fence}"
     model = ScriptedModel(
         [
             share,
             "<answer>42.86</answer>",
-            share,  # turn 5 runs turn 4's code again
+            # turn 5 runs turn 4's code again, printed with a label (what it shows differs,
+            # so it is not a replayed cell: the answer is what repeats turn 4's)
+            f"{fence}python\nshare = round(100 * 3 / 7, 2)\nprint('share now', share)\n{fence}",
             "<answer>42.86</answer>",
             fee,
             "<answer>500.0</answer>",

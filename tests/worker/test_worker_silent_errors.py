@@ -741,3 +741,31 @@ def test_a_failed_cell_is_told_of_the_empty_column_it_wrote_before_failing(
     assert first.startswith("Error:") and "`s['total']` holds only missing values" in first, first
     assert "a grouped result (indexed by the groups) matches no row" in first
     assert second.startswith("Error:") and "holds only missing values" not in second, second
+
+
+@pytest.mark.kernel
+def test_an_earlier_turns_cell_run_again_showing_the_same_is_a_doubt(
+    tracked: TrackedSession,
+) -> None:
+    cell = code("print(t['a'].sum())")
+    replies = [
+        cell,
+        "<answer>6</answer>",
+        cell,  # turn 2: the same cell, the same output
+        code("t['a'] = t['a'] * 10"),
+        cell,  # turn 2: the same cell after a change it reads: another output
+        "<answer>60</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies),
+        GuardedSession(tracked, manager=NullSupervisor()),
+        retry_samples=0,
+        setup=LOADED_T,
+    )
+    first = [e for e in worker.run_turn(1, "Total of a?") if isinstance(e, StepRecord)]
+    second = [e for e in worker.run_turn(2, "Total of a in tens?") if isinstance(e, StepRecord)]
+    ran = [s for s in first + second if s.code and not s.setup]
+    notes = ["which ran in turn 1 for another question (Total of a?)" in s.observation for s in ran]
+    assert notes == [False, True, False, False], [s.observation for s in ran]
+    assert "This turn asks: Total of a in tens?" in ran[1].observation
+    assert second[-1].answer == "60"

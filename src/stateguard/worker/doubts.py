@@ -105,6 +105,7 @@ FAILURES: dict[str, str] = {
     "remerged_table": "a table merged again with columns it already held",
     "multiplied_totals": "the totals of two columns multiplied together",
     "first_element": "one element of an unordered Series shown as the result",
+    "replayed_cell": "an earlier turn's cell run again, showing the same",
 }
 """Each check's name in the attempt log."""
 

@@ -50,9 +50,10 @@ from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.nanchecks import describe as describe_nan_columns
 from stateguard.audit.nanchecks import nan_columns
 from stateguard.audit.printchecks import shown_series
+from stateguard.checks import Finding
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
-from stateguard.kernel import namespace
+from stateguard.kernel import ExecutionResult, namespace
 from stateguard.lineage import CellRecord
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
@@ -101,7 +102,12 @@ from stateguard.worker.grounding import SMALL, held_by, unclaimed, unseen_number
 from stateguard.worker.history import Conversation, Exchange
 from stateguard.worker.parsing import ParsedReply, close_open_block, parse_reply
 from stateguard.worker.preload import SETUP_THOUGHT, Preload, variable_name
-from stateguard.worker.prompts import corrective_messages, render, system_template
+from stateguard.worker.prompts import (
+    corrective_messages,
+    observation_notes,
+    render,
+    system_template,
+)
 from stateguard.worker.scope import ScopeLog
 from stateguard.worker.terms import is_column, names_term, reduced_columns
 
@@ -380,6 +386,9 @@ class Worker:
         """Preloaded frame -> its columns after the latest cell that wrote it."""
         self._turn_cells: list[CellRecord] = []
         """The lineage records of the current turn's cells that ran without error."""
+        self._cell_runs: dict[str, tuple[int, int, str, str]] = {}
+        """Cell key (`cell_key`) -> (turn, step, what it showed, the turn's question) of
+        its latest run without error."""
         self._unread_asked = False
         self._unformed_asked = False
         """Whether this turn's answer was already held back for lacking the asked form."""
@@ -629,6 +638,9 @@ class Worker:
             seen=[*self._shown, self.conversation.current.opener],
             reads=[r.version for r in outcome.cell.reads] if outcome.cell is not None else (),
         )
+        replayed = self._replayed(turn, step, code, execution)
+        if replayed is not None:
+            found.append(replayed)
         if execution.ok and outcome.cell is not None:
             self._note_table_columns(outcome.cell.created)
         doubts = [FAILURES[d.check] for d in found]
@@ -689,6 +701,37 @@ class Worker:
         yield from self._drain(turn)
         yield from self._deliver(turn, step, list(outcome.notes))
         return bool(doubts)
+
+    def _replayed(
+        self, turn: int, step: int, code: str, execution: ExecutionResult
+    ) -> Finding | None:
+        """A doubt when this cell, which ran, is the code of a cell of an earlier turn (up
+        to comments and layout) and showed exactly what that one showed: it answers that
+        turn's question again, not this one (a small model replays earlier cells when it
+        is lost). A cell run again after a change it reads (a revised rate) shows
+        something else, and is left alone. Records the run."""
+        if not execution.ok:
+            return None
+        shown = "\n".join(
+            [execution.stdout, execution.result or ""]
+            + [str(d.data.get("text/plain", "")) for d in execution.displays]
+        ).strip()
+        key = cell_key(code)
+        earlier = self._cell_runs.get(key)
+        self._cell_runs[key] = (turn, step, shown, self._question)
+        if earlier is None or earlier[0] >= turn or not shown or earlier[2] != shown:
+            return None
+        then, at, _, question = earlier
+        note = render(
+            observation_notes()["replayed_cell"],
+            step=at,
+            turn=then,
+            earlier=_clip(question.strip(), 120),
+            question=self._question.strip(),
+        )
+        return Finding(
+            check="replayed_cell", severity="doubt", message=note, basis=("code", "execution")
+        )
 
     def _blank_before_failure(self, cell: CellRecord | None) -> str:
         """For a cell that failed: the note on columns its statements wrote before the
@@ -1601,3 +1644,8 @@ class Worker:
                 ):
                     return formatted, "answer", steps
         return None, "steps", steps
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
