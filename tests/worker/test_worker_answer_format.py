@@ -75,6 +75,12 @@ def test_no_spec_when_nothing_can_be_filled(question: str) -> None:
         (["rows: 3, total: 0    33137.10\n1    32238.12"], None),  # a Series after the label
         (["rows: 3 rows x 10 columns\ntotal: 60"], "rows: 3, total: 60"),  # a unit word
         (["rows: 3 7\ntotal: 60"], None),  # two numbers after the label
+        # labels fill all fields but one; the newest output is one bare value: it fills it
+        (["np.float64(60.0)", "rows: 3 rows x 10 columns"], "rows: 3, total: 60.0"),
+        (["3", "rows: 3"], None),  # the bare value is the one a label gave already
+        (["60 of 3", "rows: 3"], None),  # two numbers: not one bare value
+        (["60.0", "x", "rows: 3"], "rows: 3, total: 60.0"),
+        (["x", "60.0", "rows: 3"], None),  # only the newest output
     ],
 )
 def test_extract_a_template(outputs: list[str], answer: str | None) -> None:
@@ -98,6 +104,7 @@ def test_labelled_only_ignores_positions() -> None:
     spec = AnswerSpec.from_question(TEMPLATE_Q)
     assert spec is not None
     assert extract_answer(spec, ["3\n60"], positional=False) is None
+    assert extract_answer(spec, ["60.0", "rows: 3"], positional=False) is None
     assert extract_answer(spec, ["rows: 3\ntotal: 60"], positional=False) == "rows: 3, total: 60"
 
 

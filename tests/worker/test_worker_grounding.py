@@ -114,8 +114,9 @@ def test_a_bare_answer_fills_the_field_the_setups_output_leaves_open(
     events = list(worker.run_turn(1, question))
     # the setup printed `t: 3 rows x 2 columns`; the model's bare 60 is the one open field
     assert events[-1].answer == "t: 3, total: 60"
-    # a bare value that was never shown fills nothing
-    replies = [f"{fence}python\nt['b'].sum()\n{fence}", "<answer>61</answer>"]
+    # a bare value that was never shown fills nothing (the newest output shows two values,
+    # so it fills nothing by itself either)
+    replies = [f"{fence}python\nt['b'].sum(), t['a'].sum()\n{fence}", "<answer>61</answer>"]
     model = ScriptedModel([*replies, "<answer>t: 3, total: 60</answer>"])
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
     events = list(worker.run_turn(1, question))

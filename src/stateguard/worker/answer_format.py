@@ -202,6 +202,21 @@ def _last_value(field: AnswerField, line: str) -> str | None:
     return _format_number(m.group(1), field) if m else None
 
 
+def _held(value: str, values: Sequence[str | None]) -> bool:
+    """Whether ``value`` is, as a number, one of ``values``."""
+    try:
+        number = float(value)
+    except ValueError:
+        return value in values
+    for v in values:
+        try:
+            if v is not None and float(v) == number:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def extract_answer(
     spec: AnswerSpec, outputs: Sequence[str], *, positional: bool = True, given: str | None = None
 ) -> str | None:
@@ -229,6 +244,12 @@ def extract_answer(
     open_fields = [i for i, v in enumerate(values) if v is None]
     if given is not None and len(open_fields) == 1 and len(open_fields) < len(values):
         values[open_fields[0]] = _single(spec.fields[open_fields[0]], given)
+    elif positional and len(open_fields) == 1 and len(open_fields) < len(values):
+        # the labels fill every field but one, and the newest output is one bare value
+        # (``np.float64(11163.77)``) no filled field holds: that field's value
+        bare = _single(spec.fields[open_fields[0]], outputs[0])
+        if bare is not None and len(_lines(outputs[0])) == 1 and not _held(bare, values):
+            values[open_fields[0]] = bare
     if any(v is None for v in values):
         return None
     return ", ".join(f"{f.label}: {v}" for f, v in zip(spec.fields, values, strict=True))
