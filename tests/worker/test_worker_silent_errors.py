@@ -769,3 +769,29 @@ def test_an_earlier_turns_cell_run_again_showing_the_same_is_a_doubt(
     assert notes == [False, True, False, False], [s.observation for s in ran]
     assert "This turn asks: Total of a in tens?" in ran[1].observation
     assert second[-1].answer == "60"
+
+
+@pytest.mark.kernel
+def test_a_column_defined_again_from_fewer_columns_in_a_later_turn_is_a_doubt(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code("t['c'] = t['a'] * 2 + t['b']\nprint(t['c'].sum())"),
+        "<answer>72</answer>",
+        code("t['c'] = t['a'] * 3\nprint(t['c'].sum())"),  # turn 2: without `b`
+        code("t['c'] = t['a'] * 3 + t['b']\nprint(t['c'].sum())"),  # revised, all terms
+        "<answer>78</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies),
+        GuardedSession(tracked, manager=NullSupervisor()),
+        retry_samples=0,
+        setup=LOADED_T,
+    )
+    list(worker.run_turn(1, "Total of c?"))
+    second = [e for e in worker.run_turn(2, "Total of c, now 3a?") if isinstance(e, StepRecord)]
+    ran = [s for s in second if s.code]
+    told = "writes `t['c']` again from fewer columns than it was defined from"
+    assert [told in s.observation for s in ran] == [True, False], [s.observation for s in ran]
+    assert "it no longer uses `t['b']`" in ran[0].observation
+    assert second[-1].answer == "78"

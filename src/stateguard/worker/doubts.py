@@ -106,6 +106,7 @@ FAILURES: dict[str, str] = {
     "multiplied_totals": "the totals of two columns multiplied together",
     "first_element": "one element of an unordered Series shown as the result",
     "replayed_cell": "an earlier turn's cell run again, showing the same",
+    "narrowed_column": "a column defined again from fewer of its columns",
 }
 """Each check's name in the attempt log."""
 

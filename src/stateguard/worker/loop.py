@@ -55,6 +55,7 @@ from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
 from stateguard.kernel import ExecutionResult, namespace
 from stateguard.lineage import CellRecord
+from stateguard.lineage.narrowing import narrowed_columns
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
 from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
@@ -386,6 +387,8 @@ class Worker:
         """Preloaded frame -> its columns after the latest cell that wrote it."""
         self._turn_cells: list[CellRecord] = []
         """The lineage records of the current turn's cells that ran without error."""
+        self._first_cell = 0
+        """The lineage index of the current turn's first cell."""
         self._cell_runs: dict[str, tuple[int, int, str, str]] = {}
         """Cell key (`cell_key`) -> (turn, step, what it showed, the turn's question) of
         its latest run without error."""
@@ -642,6 +645,8 @@ class Worker:
         if replayed is not None:
             found.append(replayed)
         if execution.ok and outcome.cell is not None:
+            found += self._narrowed(outcome.cell)
+        if execution.ok and outcome.cell is not None:
             self._note_table_columns(outcome.cell.created)
         doubts = [FAILURES[d.check] for d in found]
         for d in found:
@@ -732,6 +737,28 @@ class Worker:
         return Finding(
             check="replayed_cell", severity="doubt", message=note, basis=("code", "execution")
         )
+
+    def _narrowed(self, cell: CellRecord) -> list[Finding]:
+        """A doubt for each column this cell wrote again from a strict subset of the
+        columns an earlier turn's cell defined it from (`stateguard.lineage.narrowing`):
+        a definition that silently lost a term."""
+        found = narrowed_columns(self.guard.graph, cell.created, before_cell=self._first_cell)
+        notes = observation_notes()
+        return [
+            Finding(
+                check="narrowed_column",
+                severity="doubt",
+                message=render(
+                    notes["narrowed_column"],
+                    column=f"`{n.column}`",
+                    cell=n.earlier_cell,
+                    dropped=", ".join(f"`{d}`" for d in n.dropped[:4]),
+                ),
+                basis=("code", "lineage"),
+                variables=(n.version, n.earlier),
+            )
+            for n in found[:2]
+        ]
 
     def _blank_before_failure(self, cell: CellRecord | None) -> str:
         """For a cell that failed: the note on columns its statements wrote before the
@@ -1285,6 +1312,7 @@ class Worker:
         if context.strip():
             self._contexts.append(context)
         self._last_shown = []
+        self._first_cell = len(self.guard.graph.cells)
         self._spec = AnswerSpec.from_question(question)
         self._question_spec = QuestionSpec.parse(question, context)
         self._shown.append(self.conversation.current.opener)
