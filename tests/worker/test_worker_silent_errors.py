@@ -795,3 +795,27 @@ def test_a_column_defined_again_from_fewer_columns_in_a_later_turn_is_a_doubt(
     assert [told in s.observation for s in ran] == [True, False], [s.observation for s in ran]
     assert "it no longer uses `t['b']`" in ran[0].observation
     assert second[-1].answer == "78"
+
+
+@pytest.mark.kernel
+def test_a_missing_column_the_task_defines_is_told_with_its_definition(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code("print(t['base_charge'].sum())"),
+        code("print(t['zzz'].sum())"),  # near miss: a name the task does not define
+        code("t['base_charge'] = t['a'] * t['b']\nprint(t['base_charge'].sum())"),
+        "<answer>140</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies),
+        GuardedSession(tracked, manager=NullSupervisor()),
+        retry_samples=0,
+        setup=LOADED_T,
+    )
+    context = "The base charge of a row is a × b. Rows are shipments."
+    events = worker.run_turn(1, "What is the total base charge?", context)
+    ran = [e for e in events if isinstance(e, StepRecord) and e.code and not e.setup]
+    told = "'base_charge' is a quantity the task defines: «The base charge of a row is a × b.»"
+    assert [told in s.observation for s in ran] == [True, False, False], ran[0].observation
+    assert ran[-1].observation.startswith("Output:\n140")

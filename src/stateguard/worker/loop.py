@@ -609,6 +609,9 @@ class Worker:
             blank = self._blank_before_failure(outcome.cell)
             if blank:
                 context = f"{context}\n{blank}" if context else blank
+            defined = self._defined_key(execution)
+            if defined:
+                context = f"{context}\n{defined}" if context else defined
             if context:
                 observation = f"{observation}\n\n{context}"
         elif execution.ok and observation == NO_OUTPUT and outcome.cell is not None:
@@ -759,6 +762,33 @@ class Worker:
             )
             for n in found[:2]
         ]
+
+    def _defined_key(self, execution: ExecutionResult) -> str:
+        """For a ``KeyError`` on a name that a context of the task defines as a quantity
+        (``'base_charge'``, "The base charge of a shipment is weight_kg × rate_per_kg"):
+        the sentences that define it, and that it must be made first; "" otherwise."""
+        error = execution.error
+        if error is None or error.ename != "KeyError" or not self._contexts:
+            return ""
+        try:
+            key = ast.literal_eval(error.evalue.strip())
+        except (ValueError, SyntaxError):
+            return ""
+        if not isinstance(key, str) or not key.strip():
+            return ""
+        asked = asked_terms(key.replace("_", " "), defined_terms("\n".join(self._contexts)))
+        if not asked:
+            return ""
+        term = asked[0]
+        # the defining sentence, then the latest later context that speaks of it (a revision)
+        where = next((i for i, c in enumerate(self._contexts) if term.clause in c), None)
+        later = [
+            s
+            for c in self._contexts[(where if where is not None else len(self._contexts)) + 1 :]
+            for s in sentences_about(term, c)
+        ]
+        quoted = " ".join(f"«{s}»" for s in [term.clause, *later[-1:]])
+        return render(observation_notes()["defined_column"], key=repr(key), sentences=quoted)
 
     def _blank_before_failure(self, cell: CellRecord | None) -> str:
         """For a cell that failed: the note on columns its statements wrote before the
