@@ -78,6 +78,10 @@ def test_a_reduction_bound_to_one_term_is_rewritten_over_the_whole_formula(
         "t['w'].sum() * t['r'].mean() + t['x']",  # two kinds of reduction
         "t['w'] * 2",  # no reduction
         "t['w'] * t['r'].sum(",  # does not parse
+        "t['w'] / t['r'].sum()",  # each row's share of a total: a ratio moves nothing
+        # a filtered total over a total: the mask reads a column to select rows
+        "t[t['c'] == 'x']['w'].sum() / t['w'].sum() * 100",
+        "t[t['c'] == 'x']['w'].sum() * 2 + t['w'].sum()",
     ],
 )
 def test_formulas_without_a_bound_reduction_are_left_alone(src: str) -> None:

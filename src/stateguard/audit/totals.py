@@ -119,17 +119,34 @@ def _reduced(node: ast.AST) -> tuple[str, str] | None:
     return (column[0], func.attr) if column is not None else None
 
 
+def _reducer_call(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _REDUCERS
+    )
+
+
 def _bare_columns(node: ast.AST) -> set[str]:
-    """Tables of the columns ``node`` reads outside any reduction call."""
-    if _reduced(node) is not None:
+    """Tables of the columns ``node`` reads as per-row terms: outside any reduction call
+    and outside the selector of a subscript (``t[t['x'] > 0]['y']`` reads ``x`` to
+    select rows, not as a term)."""
+    if _reducer_call(node):
         return set()
     if isinstance(node, ast.Subscript | ast.Attribute) and frame_column(node) is not None:
         found = frame_column(node)
         return {found[0]} if found is not None else set()
+    if isinstance(node, ast.Subscript):
+        return _bare_columns(node.value)
     out: set[str] = set()
     for child in ast.iter_child_nodes(node):
         out |= _bare_columns(child)
     return out
+
+
+_TERMS = (ast.Add, ast.Sub, ast.Mult)
+"""The operators of a formula whose reduction can move outside it: a sum of products is
+the product summed; a ratio is not (``a / b.sum()`` is each row's share of a total)."""
 
 
 class _Unreduce(ast.NodeTransformer):
@@ -155,16 +172,21 @@ def _outermost_formulas(tree: ast.AST) -> list[ast.BinOp]:
 
 
 def bound_reduction(code: str) -> BoundReduction | None:
-    """The first arithmetic formula of ``code`` that reduces a column of a table
-    (``.sum()`` or ``.mean()``, one kind) and reads another column of that table
-    unreduced, with its rewrite; None if there is none or the code does not parse."""
+    """The first formula of ``code`` (sums, differences and products only) that reduces
+    columns of a table (``.sum()`` or ``.mean()``, one kind, each on a plain column) and
+    reads another column of that table as a per-row term, with its rewrite; None if
+    there is none or the code does not parse."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return None
     for formula in _outermost_formulas(tree):
-        reductions = {r for n in ast.walk(formula) if (r := _reduced(n)) is not None}
-        if len(reductions) != 1:
+        operators = [n.op for n in ast.walk(formula) if isinstance(n, ast.BinOp)]
+        if not all(isinstance(op, _TERMS) for op in operators):
+            continue
+        calls = [n for n in ast.walk(formula) if _reducer_call(n)]
+        reductions = {r for n in calls if (r := _reduced(n)) is not None}
+        if len(reductions) != 1 or len(calls) != len([n for n in calls if _reduced(n)]):
             continue
         ((table, reducer),) = reductions
         if table not in _bare_columns(formula):
