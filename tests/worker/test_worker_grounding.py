@@ -815,3 +815,43 @@ def test_one_value_in_every_part_of_a_breakdown_is_held_back_once(
     ):
         _, held = _held(tracked, [cell, f"<answer>{answer}</answer>"], form, "repeated_value")
         assert held == [], held
+
+
+@pytest.mark.kernel
+def test_an_unread_column_the_form_asks_a_name_of_is_told_with_its_grouping(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "d = pd.DataFrame({'depot': ['Leeds', 'York', 'Leeds'], 'profit': [5.0, 7.0, 4.0]})",
+        frames={"d": "data/d.csv"},
+        columns={"d": ("depot", "profit")},
+    )
+    question = (
+        "Which depot has the highest total profit? Answer as `depot: <name>, profit: <total>`."
+    )
+    grouped = f"{fence}python\nprint(d.groupby('depot')['profit'].sum())\n{fence}"
+    model = ScriptedModel(
+        [
+            f"{fence}python\nprint(d['profit'].max())\n{fence}",
+            "<answer>depot: York, profit: 7.0</answer>",
+            grouped,
+            "<answer>depot: Leeds, profit: 9.0</answer>",
+        ]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    (held,) = [e for e in events if isinstance(e, StepRecord) and e.problem == "unread_column"]
+    assert "for example `d.groupby('depot')['profit'].sum()`" in held.observation
+    assert events[-1].answer == "depot: Leeds, profit: 9.0"
+    # near miss: a form that asks no name of the unread column gets no grouping
+    model = ScriptedModel(
+        [f"{fence}python\nprint(d['profit'].max())\n{fence}", *["<answer>7.0</answer>"] * 2]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, "What is the highest profit of any depot?"))
+    held = [e for e in events if isinstance(e, StepRecord) and e.problem == "unread_column"]
+    assert held and "groupby" not in held[0].observation

@@ -890,7 +890,7 @@ class Worker:
             out.append(item)
         return out
 
-    def _unread_columns(self) -> list[str]:
+    def _unread_columns(self) -> list[tuple[str, str]]:
         """The columns of the data as loaded that this turn's context or question names
         (every word of the name, `stateguard.question.named_columns`) and that no cell of
         this turn that ran read, directly or through what it read (lineage ancestry): a
@@ -915,8 +915,24 @@ class Worker:
             for column in sorted(named_columns(text, columns) - covered):
                 part = f"[{column!r}]"  # of this frame, or of one read again from the file
                 if not any(name.endswith(part) for name in read) and not names_key(sources, part):
-                    out.append(f"`{frame}{part}`")
+                    out.append((frame, column))
         return out
+
+    def _grouping_example(self, unread: Sequence[tuple[str, str]]) -> str:
+        """For an unread column that the answer's form asks a name of (``depot:
+        <name>``) while the turn's latest cell reduced another column without it: the
+        grouping that compares the form's things, built from those names; "" else."""
+        if self._spec is None or not self._turn_cells:
+            return ""
+        labels = {f.label for f in self._spec.fields if f.kind == "text" and f.label}
+        reduced = reduced_columns(self._turn_cells[-1].source)
+        reducer = "mean" if self._question_spec.statistic == "mean" else "sum"
+        for frame, column in unread:
+            values = [v for v in reduced if v != column]
+            if column in labels and values:
+                note = self._corrective["grouping_example"]
+                return render(note, frame=frame, key=column, value=values[0], reducer=reducer)
+        return ""
 
     def _unapplied_revisions(self) -> list[Revision]:
         """The revisions this turn's context or question states ("from 8 % to 10 %") whose
@@ -1644,7 +1660,11 @@ class Worker:
                 # nothing this turn computed read (a term of a stated formula left out)
                 self._unread_asked = True
                 exchange.outcome = "invalid: unread_column"
-                note = render(self._corrective["unread_column"], columns=", ".join(unread[:3]))
+                named = ", ".join(f"`{frame}[{column!r}]`" for frame, column in unread[:3])
+                note = render(self._corrective["unread_column"], columns=named)
+                grouping = self._grouping_example(unread)
+                if grouping:
+                    note = f"{note}\n{grouping}"
                 yield from self._invalid_step(turn, step, parsed, "unread_column", note)
                 refused = True
             elif not self._term_asked and (term := self._unbuilt_term()) is not None:
