@@ -855,3 +855,43 @@ def test_an_unread_column_the_form_asks_a_name_of_is_told_with_its_grouping(
     events = list(worker.run_turn(1, "What is the highest profit of any depot?"))
     held = [e for e in events if isinstance(e, StepRecord) and e.problem == "unread_column"]
     assert held and "groupby" not in held[0].observation
+
+
+@pytest.mark.kernel
+def test_values_the_question_names_applied_one_at_a_time_are_held_back_once(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "d = pd.DataFrame({'depot': ['Leeds', 'Glasgow', 'Glasgow', 'Glasgow'],\n"
+        "                  'segment': ['Retail', 'Retail', 'Wholesale', 'Wholesale'],\n"
+        "                  'parcels': [1, 2, 5, 7]})",
+        frames={"d": "data/d.csv"},
+        columns={"d": ("depot", "segment", "parcels")},
+    )
+    question = (
+        "What is the average number of parcels of Wholesale shipments from the Glasgow depot?"
+    )
+    cell = f"{fence}python\nprint(d[d['segment'] == 'Wholesale']['parcels'].mean())\n{fence}"
+    glasgow = f"{fence}python\nprint(d[d['depot'] == 'Glasgow']['parcels'].mean())\n{fence}"
+    both = (
+        f"{fence}python\n"
+        "print(d[(d['depot'] == 'Glasgow') & (d['segment'] == 'Wholesale')]['parcels'].mean())\n"
+        f"{fence}"
+    )
+    model = ScriptedModel([cell, glasgow, "<answer>4.67</answer>", both, "<answer>6.0</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    (held,) = [e for e in events if isinstance(e, StepRecord) and e.problem == "parted_values"]
+    assert "selects by 'Glasgow' (`d['depot']`) only" in held.observation, held.observation
+    assert "`d[(d['depot'] == 'Glasgow') & (d['segment'] == 'Wholesale')]`" in held.observation
+    assert events[-1].answer == "6.0"
+    # near miss: one cell selecting by both goes straight through
+    model = ScriptedModel([both, "<answer>6.0</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
+    assert events[-1].answer == "6.0"

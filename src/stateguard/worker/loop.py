@@ -410,6 +410,8 @@ class Worker:
         self._repeated_asked = False
         """Whether this turn's answer was already held back for one value in every field."""
         self._total_asked = False
+        self._parted_asked = False
+        """Whether this turn's answer was already held back for values applied apart."""
         """Whether this turn's answer was already held back for comparing rows, not totals."""
         self._term_asked = False
         """Whether this turn's answer was already held back for a defined quantity unbuilt."""
@@ -861,25 +863,11 @@ class Worker:
         13.43%" from a filter on some ``sender_id``) is no use of it. One fork probe; empty
         when it fails. The match is on the data's own values, so a word of the question
         that is no value of the data never counts."""
-        if not self._question.strip():
-            return []
-        cell = namespace.call("named_values", self._question)
-        try:
-            result = self.guard.executor.run_probe(cell, timeout=self.cell_timeout)
-            named = json.loads(result.stdout.strip().splitlines()[-1]) if result.ok else []
-        except Exception:  # a probe is a courtesy: it never fails the step
-            return []
         code = "\n".join(self._code_run)
         reads: tuple[set[str], set[str]] | None = None
-        out = []
-        for item in named if isinstance(named, list) else []:
-            if (
-                not isinstance(item, list)
-                or len(item) != 3
-                or not all(isinstance(x, str) for x in item)
-                or _mentions(code, item[2])
-                or item in out
-            ):
+        out: list[list[str]] = []
+        for item in self._named_values():
+            if _mentions(code, item[2]) or item in out:
                 continue
             if _mentions(answer, item[2]):
                 reads = reads or self._turn_reads()
@@ -889,6 +877,58 @@ class Worker:
                     continue
             out.append(item)
         return out
+
+    def _named_values(self) -> list[list[str]]:
+        """``[frame, column, value]`` for each value of the data the question names
+        verbatim (one fork probe; empty when it fails)."""
+        if not self._question.strip():
+            return []
+        cell = namespace.call("named_values", self._question)
+        try:
+            result = self.guard.executor.run_probe(cell, timeout=self.cell_timeout)
+            named = json.loads(result.stdout.strip().splitlines()[-1]) if result.ok else []
+        except Exception:  # a probe is a courtesy: it never fails the step
+            return []
+        return [
+            item
+            for item in (named if isinstance(named, list) else [])
+            if isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) for x in item)
+        ]
+
+    def _parted_values(self, answer: str) -> tuple[list[list[str]], list[list[str]]]:
+        """(used, left out): when the question names values of two columns or more and
+        the code behind the answer (the turn's latest cell, with the cells of this turn
+        that made what it read, through lineage) uses some of them and not the others,
+        though earlier cells did: the filters were applied one at a time ("Wholesale
+        shipments from the Glasgow depot" answered from the Glasgow rows only). A value
+        the answer names, from a column the turn read, is a pick, not a filter left out.
+        ([], []) otherwise."""
+        if not self._turn_cells:
+            return [], []
+        named = self._named_values()
+        if len({(f, c) for f, c, _ in named}) < 2:
+            return [], []
+        last = self._turn_cells[-1]
+        graph = self.guard.graph
+        behind: set[str] = set()
+        for r in last.reads:
+            behind |= {r.version, *graph.ancestors(r.version)}
+        sources = [last.source] + [
+            c.source for c in self._turn_cells[:-1] if set(c.created) & behind
+        ]
+        code = "\n".join(sources)
+        used = [v for v in named if _mentions(code, v[2])]
+        ancestry, direct = self._turn_reads()
+        left = [
+            v
+            for v in named
+            if not _mentions(code, v[2])
+            and not (
+                _mentions(answer, v[2])
+                and (v[0] in direct or f"{v[0]}[{v[1]!r}]" in ancestry | direct)
+            )
+        ]
+        return (used, left) if used and left else ([], [])
 
     def _unread_columns(self) -> list[tuple[str, str]]:
         """The columns of the data as loaded that this turn's context or question names
@@ -1354,7 +1394,7 @@ class Worker:
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
         self._many_asked = self._repeated_asked = False
-        self._total_asked = self._term_asked = False
+        self._total_asked = self._term_asked = self._parted_asked = False
         if context.strip():
             self._contexts.append(context)
         self._last_shown = []
@@ -1704,6 +1744,14 @@ class Worker:
                 note = render(self._corrective["unused_value"], values=values)
                 yield from self._invalid_step(turn, step, parsed, "unused_value", note)
                 refused = True
+            elif not self._parted_asked and (parted := self._parted_values(parsed.answer or ""))[1]:
+                # a doubt, asked once: the answer's code applies some of the values the
+                # question names and not the others, which earlier cells applied alone
+                self._parted_asked = True
+                exchange.outcome = "invalid: parted_values"
+                note = render(self._corrective["parted_values"], **_parted_note(*parted))
+                yield from self._invalid_step(turn, step, parsed, "parted_values", note)
+                refused = True
             else:
                 attempts.progress()
                 if (yield from self._answer_step(turn, step, parsed, exchange)):
@@ -1727,3 +1775,16 @@ class Worker:
 def _clip(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, with an ellipsis when cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _parted_note(used: list[list[str]], left: list[list[str]]) -> dict[str, str]:
+    """The fields of the ``parted_values`` note: the values used and left out, and a
+    selection of the rows that hold both, built from their frame and columns."""
+
+    def said(items: list[list[str]]) -> str:
+        return ", ".join(f"{v!r} (`{f}[{c!r}]`)" for f, c, v in items[:3])
+
+    (f1, c1, v1), (f2, c2, v2) = used[0], left[0]
+    frame = f1 if f1 == f2 else f2
+    both = f"{frame}[({frame}[{c1!r}] == {v1!r}) & ({frame}[{c2!r}] == {v2!r})]"
+    return {"used": said(used), "left": said(left), "both": both}

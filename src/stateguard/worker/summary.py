@@ -43,6 +43,7 @@ REFUSED = frozenset(
         "many_numbers",
         "repeated_value",
         "rows_for_totals",
+        "parted_values",
     }
 )
 """Problems of well-formed answers the worker refused or held back before review (numbers
