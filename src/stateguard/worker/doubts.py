@@ -105,10 +105,16 @@ FAILURES: dict[str, str] = {
     "remerged_table": "a table merged again with columns it already held",
     "multiplied_totals": "the totals of two columns multiplied together",
     "first_element": "one element of an unordered Series shown as the result",
+}
+"""Each check's name in the attempt log."""
+
+SESSION_FAILURES: dict[str, str] = {
     "replayed_cell": "an earlier turn's cell run again, showing the same",
     "narrowed_column": "a column defined again from fewer of its columns",
 }
-"""Each check's name in the attempt log."""
+"""The attempt-log names of the doubts the worker's loop finds itself, from what it keeps
+of earlier turns (their cells and outputs) and the session's lineage graph, which a
+`CellContext` does not hold."""
 
 
 def _doubt(check: str, note: str, *basis: Basis) -> list[Finding]:

@@ -80,7 +80,7 @@ from stateguard.question import (
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog, cell_key
-from stateguard.worker.doubts import FAILURES, silent_errors
+from stateguard.worker.doubts import FAILURES, SESSION_FAILURES, silent_errors
 from stateguard.worker.error_context import (
     assigned_names,
     bare_annotations,
@@ -653,7 +653,7 @@ class Worker:
             found += self._narrowed(outcome.cell)
         if execution.ok and outcome.cell is not None:
             self._note_table_columns(outcome.cell.created)
-        doubts = [FAILURES[d.check] for d in found]
+        doubts = [{**FAILURES, **SESSION_FAILURES}[d.check] for d in found]
         for d in found:
             observation = f"{observation}\n\n{d.message}"
         if outcome.cell is not None:
