@@ -3,11 +3,8 @@ on a real tracked kernel."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
 from stateguard.lineage.narrowing import narrowed_columns
 
@@ -22,16 +19,6 @@ DEFINED = (
     "s['billed'] = s['base'] * 1.09 + s['fee']\n"
     "s['gp'] = s['billed'] - s['cost']"
 )
-
-
-@pytest.fixture(scope="module")
-def tracked() -> Iterator[TrackedSession]:
-    ts = TrackedSession(KernelSession(default_timeout=30))
-    ts.start()
-    try:
-        yield ts
-    finally:
-        ts.stop()
 
 
 def narrowed(ts: TrackedSession, *cells: str) -> list[tuple[str, tuple[str, ...]]]:

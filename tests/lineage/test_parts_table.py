@@ -8,12 +8,10 @@ maps a cell index to the version keys that cell must create (exactly, in order).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 
-from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedSession
 
 pytestmark = pytest.mark.kernel
@@ -302,16 +300,6 @@ ROWS = [
         stale={4: {"a"}},
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def tracked() -> Iterator[TrackedSession]:
-    ts = TrackedSession(KernelSession(default_timeout=60))
-    ts.start()
-    try:
-        yield ts
-    finally:
-        ts.stop()
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])

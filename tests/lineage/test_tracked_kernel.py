@@ -6,25 +6,11 @@ namespace, new graph). Tests that kill the kernel restart it themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from stateguard.kernel import KernelSession
 from stateguard.lineage import TrackedResult, TrackedSession
 
 pytestmark = pytest.mark.kernel
-
-
-@pytest.fixture(scope="module")
-def tracked() -> Iterator[TrackedSession]:
-    """One tracked kernel for the module."""
-    ts = TrackedSession(KernelSession(default_timeout=30))
-    ts.start()
-    try:
-        yield ts
-    finally:
-        ts.stop()
 
 
 @pytest.fixture

@@ -45,6 +45,16 @@ LOADED_T = Preload(
 """The worker's setup: the table ``t`` loaded from its data file."""
 
 
+def loaded_worker(tracked: TrackedSession, replies: list[str]) -> Worker:
+    """A worker with no manager and no extra samples, whose setup loads ``t``."""
+    return Worker(
+        ScriptedModel(replies),
+        GuardedSession(tracked, manager=NullSupervisor()),
+        retry_samples=0,
+        setup=LOADED_T,
+    )
+
+
 def printed(value: object, label: str = "net_revenue") -> str:
     return f"orders: 1200, {label}: {value}\n"
 
@@ -756,12 +766,7 @@ def test_an_earlier_turns_cell_run_again_showing_the_same_is_a_doubt(
         cell,  # turn 2: the same cell after a change it reads: another output
         "<answer>60</answer>",
     ]
-    worker = Worker(
-        ScriptedModel(replies),
-        GuardedSession(tracked, manager=NullSupervisor()),
-        retry_samples=0,
-        setup=LOADED_T,
-    )
+    worker = loaded_worker(tracked, replies)
     first = [e for e in worker.run_turn(1, "Total of a?") if isinstance(e, StepRecord)]
     second = [e for e in worker.run_turn(2, "Total of a in tens?") if isinstance(e, StepRecord)]
     ran = [s for s in first + second if s.code and not s.setup]
@@ -782,12 +787,7 @@ def test_a_column_defined_again_from_fewer_columns_in_a_later_turn_is_a_doubt(
         code("t['c'] = t['a'] * 3 + t['b']\nprint(t['c'].sum())"),  # revised, all terms
         "<answer>78</answer>",
     ]
-    worker = Worker(
-        ScriptedModel(replies),
-        GuardedSession(tracked, manager=NullSupervisor()),
-        retry_samples=0,
-        setup=LOADED_T,
-    )
+    worker = loaded_worker(tracked, replies)
     list(worker.run_turn(1, "Total of c?"))
     second = [e for e in worker.run_turn(2, "Total of c, now 3a?") if isinstance(e, StepRecord)]
     ran = [s for s in second if s.code]
@@ -807,12 +807,7 @@ def test_a_missing_column_the_task_defines_is_told_with_its_definition(
         code("t['base_charge'] = t['a'] * t['b']\nprint(t['base_charge'].sum())"),
         "<answer>140</answer>",
     ]
-    worker = Worker(
-        ScriptedModel(replies),
-        GuardedSession(tracked, manager=NullSupervisor()),
-        retry_samples=0,
-        setup=LOADED_T,
-    )
+    worker = loaded_worker(tracked, replies)
     context = "The base charge of a row is a × b. Rows are shipments."
     events = worker.run_turn(1, "What is the total base charge?", context)
     ran = [e for e in events if isinstance(e, StepRecord) and e.code and not e.setup]
