@@ -58,12 +58,7 @@ def _picks(node: ast.AST) -> list[Pick]:
             continue
         attr = sub.value
         position = _position(sub.slice)
-        if (
-            attr.attr in _POSITIONAL
-            and isinstance(attr.value, ast.Name)
-            and position in _ENDS
-            and position is not None
-        ):
+        if attr.attr in _POSITIONAL and isinstance(attr.value, ast.Name) and position in _ENDS:
             out.append(
                 Pick(name=attr.value.id, accessor=attr.attr, position=position, line=sub.lineno)
             )

@@ -184,11 +184,10 @@ def bound_reduction(code: str) -> BoundReduction | None:
         operators = [n.op for n in ast.walk(formula) if isinstance(n, ast.BinOp)]
         if not all(isinstance(op, _TERMS) for op in operators):
             continue
-        calls = [n for n in ast.walk(formula) if _reducer_call(n)]
-        reductions = {r for n in calls if (r := _reduced(n)) is not None}
-        if len(reductions) != 1 or len(calls) != len([n for n in calls if _reduced(n)]):
-            continue
-        ((table, reducer),) = reductions
+        reduced = [_reduced(n) for n in ast.walk(formula) if _reducer_call(n)]
+        if None in reduced or len(set(reduced)) != 1:
+            continue  # a reduction of something else than a plain column, or two kinds
+        ((table, reducer),) = set(reduced)
         if table not in _bare_columns(formula):
             continue
         inner = _Unreduce().visit(ast.parse(ast.unparse(formula), mode="eval")).body

@@ -112,6 +112,9 @@ from stateguard.worker.prompts import (
 from stateguard.worker.scope import ScopeLog
 from stateguard.worker.terms import is_column, names_term, reduced_columns
 
+_FAILURE_NAMES = {**FAILURES, **SESSION_FAILURES}
+"""Every doubt's name in the attempt log: the registered checks' and the loop's own."""
+
 NO_DATA_TEXT = "There are no input files for this session."
 
 READ_ONLY_DATA = "data"
@@ -389,6 +392,9 @@ class Worker:
         """The lineage records of the current turn's cells that ran without error."""
         self._first_cell = 0
         """The lineage index of the current turn's first cell."""
+        self._named_cache: tuple[tuple[str, int], list[list[str]]] | None = None
+        """(question, step) -> `_named_values` of that step: the namespace a reply's checks
+        probe does not change between them."""
         self._cell_runs: dict[str, tuple[int, int, str, str]] = {}
         """Cell key (`cell_key`) -> (turn, step, what it showed, the turn's question) of
         its latest run without error."""
@@ -410,9 +416,9 @@ class Worker:
         self._repeated_asked = False
         """Whether this turn's answer was already held back for one value in every field."""
         self._total_asked = False
+        """Whether this turn's answer was already held back for comparing rows, not totals."""
         self._parted_asked = False
         """Whether this turn's answer was already held back for values applied apart."""
-        """Whether this turn's answer was already held back for comparing rows, not totals."""
         self._term_asked = False
         """Whether this turn's answer was already held back for a defined quantity unbuilt."""
         self._last_shown: list[str] = []
@@ -646,14 +652,16 @@ class Worker:
             seen=[*self._shown, self.conversation.current.opener],
             reads=[r.version for r in outcome.cell.reads] if outcome.cell is not None else (),
         )
-        replayed = self._replayed(turn, step, code, execution)
+        # what the cell printed or showed (not tracebacks or notes, which quote the code)
+        shown = [execution.stdout, execution.result or ""]
+        shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
+        replayed = self._replayed(turn, step, code, execution, shown)
         if replayed is not None:
             found.append(replayed)
         if execution.ok and outcome.cell is not None:
             found += self._narrowed(outcome.cell)
-        if execution.ok and outcome.cell is not None:
             self._note_table_columns(outcome.cell.created)
-        doubts = [{**FAILURES, **SESSION_FAILURES}[d.check] for d in found]
+        doubts = [_FAILURE_NAMES[d.check] for d in found]
         for d in found:
             observation = f"{observation}\n\n{d.message}"
         if outcome.cell is not None:
@@ -686,10 +694,7 @@ class Worker:
             execution=execution,
             cell=outcome.cell,
         )
-        # what the cell printed or showed (not tracebacks or notes, which quote the code);
         # numbers a cell only wrote (``print(1400)``) were never shown by the data
-        shown = [execution.stdout, execution.result or ""]
-        shown += [str(d.data.get("text/plain", "")) for d in execution.displays]
         written = any(d.check == "written_numbers" for d in found)
         if not written:
             self._shown += shown
@@ -713,23 +718,21 @@ class Worker:
         return bool(doubts)
 
     def _replayed(
-        self, turn: int, step: int, code: str, execution: ExecutionResult
+        self, turn: int, step: int, code: str, execution: ExecutionResult, shown: list[str]
     ) -> Finding | None:
         """A doubt when this cell, which ran, is the code of a cell of an earlier turn (up
         to comments and layout) and showed exactly what that one showed: it answers that
         turn's question again, not this one (a small model replays earlier cells when it
         is lost). A cell run again after a change it reads (a revised rate) shows
-        something else, and is left alone. Records the run."""
+        something else, and is left alone. ``shown``: what the cell printed or showed.
+        Records the run."""
         if not execution.ok:
             return None
-        shown = "\n".join(
-            [execution.stdout, execution.result or ""]
-            + [str(d.data.get("text/plain", "")) for d in execution.displays]
-        ).strip()
+        text = "\n".join(shown).strip()
         key = cell_key(code)
         earlier = self._cell_runs.get(key)
-        self._cell_runs[key] = (turn, step, shown, self._question)
-        if earlier is None or earlier[0] >= turn or not shown or earlier[2] != shown:
+        self._cell_runs[key] = (turn, step, text, self._question)
+        if earlier is None or earlier[0] >= turn or not text or earlier[2] != text:
             return None
         then, at, _, question = earlier
         note = render(
@@ -783,12 +786,9 @@ class Worker:
             return ""
         term = asked[0]
         # the defining sentence, then the latest later context that speaks of it (a revision)
-        where = next((i for i, c in enumerate(self._contexts) if term.clause in c), None)
-        later = [
-            s
-            for c in self._contexts[(where if where is not None else len(self._contexts)) + 1 :]
-            for s in sentences_about(term, c)
-        ]
+        contexts = self._contexts
+        after = next((i + 1 for i, c in enumerate(contexts) if term.clause in c), len(contexts))
+        later = [s for c in contexts[after:] for s in sentences_about(term, c)]
         quoted = " ".join(f"«{s}»" for s in [term.clause, *later[-1:]])
         return render(observation_notes()["defined_column"], key=repr(key), sentences=quoted)
 
@@ -880,9 +880,19 @@ class Worker:
 
     def _named_values(self) -> list[list[str]]:
         """``[frame, column, value]`` for each value of the data the question names
-        verbatim (one fork probe; empty when it fails)."""
+        verbatim (one fork probe per step, shared by the checks of one reply; empty when
+        it fails)."""
         if not self._question.strip():
             return []
+        key = (self._question, self.steps_taken)
+        if self._named_cache is not None and self._named_cache[0] == key:
+            return self._named_cache[1]
+        named = self._probe_named_values()
+        self._named_cache = (key, named)
+        return named
+
+    def _probe_named_values(self) -> list[list[str]]:
+        """The fork probe behind `_named_values`: well-formed items only."""
         cell = namespace.call("named_values", self._question)
         try:
             result = self.guard.executor.run_probe(cell, timeout=self.cell_timeout)
