@@ -455,6 +455,12 @@ def test_a_comparison_against_the_question_is_an_alarm_only_where_the_data_corro
         v = _result(root, TASK, "sales[sales['units'].map(lambda u: u <= 10)].region.tolist()")
         (f,) = [e for e in v.evidence if e.check == "question_contradiction"]
         assert v.score == 0.5 and f.severity == "doubt" and not f.corroboration
+        # a name holding one value (a loop's last value): its two readings always differ
+        # on that one value, whatever the rows hold, so they corroborate nothing
+        root.run(Proposal(code="u = 5"))
+        v = _result(root, TASK, "[r for r in sales.region if u <= 10]")
+        (f,) = [e for e in v.evidence if e.check == "question_contradiction"]
+        assert v.score == 0.5 and f.severity == "doubt" and not f.corroboration, v.rationale
     finally:
         root.close()
 

@@ -347,9 +347,11 @@ def fractional_columns(pairs: Sequence[tuple[str, str]]) -> None:
 
 
 def _kept(value: Any) -> tuple[int, Any] | None:
-    """(rows kept, the mask) of a boolean Series, array or Python bool; None otherwise."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return int(bool(value)), bool(value)
+    """(rows kept, the mask) of a one-dimensional boolean Series or array; None otherwise.
+
+    A single truth value is no mask: two readings of ``x != v`` always differ on one
+    value, whatever the data holds (a loop variable's last value, one group's length),
+    so it cannot corroborate a reading of the question."""
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if kind == "b" and getattr(value, "ndim", 0) == 1:
         return int(value.sum()), value
@@ -359,8 +361,9 @@ def _kept(value: Any) -> tuple[int, Any] | None:
 def readings_differ(pairs: Sequence[tuple[str, str]]) -> None:
     """Print ``[[kept_as_written, kept_as_read, differing] | null, ...]``, one per pair of
     boolean expressions (the cell's own comparison, and the same comparison as the
-    question reads it): ``null`` when either fails or is not a mask or a bool, or the two
-    masks are not aligned. Run in a probe: the expressions are the cell's own code."""
+    question reads it): ``null`` when either fails or is not a mask (a single truth value
+    is none, see `_kept`), or the two masks are not aligned. Run in a probe: the
+    expressions are the cell's own code."""
     ns = _user_ns()
     out: list[list[int] | None] = []
     for written, read in pairs:
@@ -370,10 +373,7 @@ def readings_differ(pairs: Sequence[tuple[str, str]]) -> None:
             if a is None or b is None:
                 out.append(None)
                 continue
-            if isinstance(a[1], bool) or isinstance(b[1], bool):
-                differ = int(a[1] != b[1]) if type(a[1]) is type(b[1]) else None
-            else:
-                differ = int((a[1] != b[1]).sum()) if len(a[1]) == len(b[1]) else None
+            differ = int((a[1] != b[1]).sum()) if len(a[1]) == len(b[1]) else None
             out.append(None if differ is None else [a[0], b[0], differ])
         except Exception:
             out.append(None)

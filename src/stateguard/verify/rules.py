@@ -712,10 +712,10 @@ def _weighed(inp: RuleInput, rule: str, found: Sequence[Reading]) -> list[Findin
     it, a doubt otherwise.
 
     The corroboration is one fork probe: the comparison as the code wrote it and as the
-    question reads it, evaluated on the data after the step, keep different rows (or give
-    a different truth value). It shows the reading changes the result on this data; it
-    cannot show the English was read right, which is why a comparison the probe cannot
-    evaluate (a loop variable, a lambda's argument, no environment) stays a doubt."""
+    question reads it, evaluated on the data after the step, keep different rows. It shows
+    the reading changes the result on this data; it cannot show the English was read
+    right, which is why a comparison the probe cannot evaluate as a mask over rows (a loop
+    variable, a group's length, a lambda's argument, no environment) stays a doubt."""
     if not found:
         return []
     rows = None
