@@ -78,6 +78,34 @@ def test_no_progress_ends_a_turn_that_resends_the_same_failure(tracked: TrackedS
 
 
 @pytest.mark.kernel
+def test_consecutive_resends_of_a_cell_that_ran_end_the_turn(tracked: TrackedSession) -> None:
+    """A model locked on a cell that ran (sent again after being told it was not run, and
+    again when resampled) ends the turn after ``repeat_limit`` such steps in a row; a step
+    that does something else starts the count again."""
+    sent = ["x = 1", "x = 1", "z = 0", "x = 1", "x = 1", "x = 1"]
+    replies = iter(sent)
+    model = ScriptedModel(fn=lambda messages: code(next(replies, "x = 1")))
+    worker = Worker(
+        model,
+        GuardedSession(tracked, manager=NullSupervisor()),
+        max_steps_per_turn=12,
+        no_progress_limit=10,
+        retry_samples=0,
+    )
+    assert worker.repeat_limit == 2
+    events = list(worker.run_turn(1, "What is x?"))
+    final = events[-1]
+    assert isinstance(final, AnswerRecorded)
+    assert final.answer is None and final.ended == "no_progress" and final.steps == 6
+    problems = [s.problem for s in steps_of(events)]
+    # `z = 0` changed the session, so the next `x = 1` ran again and the count restarted
+    assert problems == [None, "repeated_cell", None, None, "repeated_cell", "repeated_cell"]
+    assert len(model.requests) == 6
+    with pytest.raises(ValueError, match="repeat_limit"):
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor()), repeat_limit=0)
+
+
+@pytest.mark.kernel
 def test_best_of_n_runs_the_first_candidate_that_works_and_leaves_no_trace(
     tracked: TrackedSession,
 ) -> None:

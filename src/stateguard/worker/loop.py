@@ -18,7 +18,9 @@ A turn without an accepted answer ends at the first of: the step budget, the
 token budget (``turn_tokens``, the worker model's completion tokens, checked before
 each model call), the optional time budget (``turn_seconds``, off by default, checked
 before each model call), ``no_progress_limit``
-consecutive steps without progress (see `stateguard.worker.attempts`), or an
+consecutive steps without progress (see `stateguard.worker.attempts`), ``repeat_limit``
+consecutive steps that only re-sent a cell not run again (with greedy decoding the
+model is then locked on it: its resampled candidates repeated it too), or an
 interrupt (KeyboardInterrupt: the turn is closed, its `AnswerRecorded` yielded, then
 the interrupt is raised again).
 
@@ -285,6 +287,7 @@ class Worker:
         max_steps_per_turn: int = 12,
         turn_seconds: float | None = None,
         no_progress_limit: int = 4,
+        repeat_limit: int = 2,
         retry_samples: int = 2,
         observation_chars: int = 4000,
         cell_timeout: float = 120,
@@ -312,8 +315,9 @@ class Worker:
         as the session's first cell, before the first model call. ``turn_tokens``
         (completion tokens of the worker's model in one turn, candidates included; None:
         no limit), ``turn_seconds`` (wall clock; None: no limit, the default: a turn then
-        ends the same way on a fast or a slow machine) and ``no_progress_limit`` end a turn
-        without an answer;
+        ends the same way on a fast or a slow machine), ``no_progress_limit`` and
+        ``repeat_limit`` (consecutive steps whose reply, and every resampled candidate,
+        re-sent a cell that is not run again) end a turn without an answer;
         ``retry_samples`` extra candidates are drawn when a reply repeats a failed cell
         (0: none).
         ``constrain_replies`` passes `STEP_GRAMMAR` to a model that takes a grammar
@@ -338,13 +342,16 @@ class Worker:
             raise ValueError(f"turn_tokens must be >= 1, got {turn_tokens}")
         if call_seconds is not None and call_seconds <= 0:
             raise ValueError(f"call_seconds must be positive, got {call_seconds}")
-        if no_progress_limit < 1 or retry_samples < 0:
-            raise ValueError("no_progress_limit must be >= 1 and retry_samples >= 0")
+        if no_progress_limit < 1 or repeat_limit < 1 or retry_samples < 0:
+            raise ValueError(
+                "no_progress_limit and repeat_limit must be >= 1 and retry_samples >= 0"
+            )
         self.model = model
         self.guard = guard
         self.max_steps_per_turn = max_steps_per_turn
         self.turn_seconds = turn_seconds
         self.no_progress_limit = no_progress_limit
+        self.repeat_limit = repeat_limit
         self.retry_samples = retry_samples
         self.observation_chars = observation_chars
         self.cell_timeout = cell_timeout
@@ -1469,6 +1476,8 @@ class Worker:
         """The last answer was refused or rejected: the next reply must be code (a small
         model otherwise sends the same answer again), except at the last step."""
         steps = 0
+        repeats = 0
+        """Consecutive steps that only re-sent a cell not run again."""
         temperature = self.temperature
         self._turn_tokens_used = 0
         while steps < self.max_steps_per_turn:
@@ -1476,7 +1485,7 @@ class Worker:
                 return None, "time", steps
             if self._over_tokens():
                 return None, "tokens", steps
-            if attempts.stalled >= self.no_progress_limit:
+            if attempts.stalled >= self.no_progress_limit or repeats >= self.repeat_limit:
                 return None, "no_progress", steps
             if steps > 0 and steps == self.max_steps_per_turn - 1:
                 yield self._user(turn, self.steps_taken, self._note("last_step"))
@@ -1487,6 +1496,7 @@ class Worker:
             temperature = self.temperature
             yield event
             steps += 1
+            repeats, repeated_before = 0, repeats
             if event.cut in CUT_PROBLEMS:
                 problem = CUT_PROBLEMS[event.cut]
                 shown = reply[:_CUT_SHOWN] + (" …" if len(reply) > _CUT_SHOWN else "")
@@ -1558,6 +1568,7 @@ class Worker:
                 exchange.outcome = "not run: repeats " + ("a failed cell" if failed else "a cell")
                 attempts.no_progress()
                 note = self._repeat_note(attempts, parsed.code)
+                repeats = repeated_before + 1
                 problem = "repeated_failure" if failed else "repeated_cell"
                 yield from self._invalid_step(turn, step, parsed, problem, note)
                 temperature = max(self.temperature, self.retry_temperature)
