@@ -61,6 +61,7 @@ def test_no_progress_ends_a_turn_that_resends_the_same_failure(tracked: TrackedS
         GuardedSession(tracked, manager=NullSupervisor()),
         max_steps_per_turn=40,
         no_progress_limit=3,
+        repeat_limit=10,  # the no-progress count, not the repeat count, ends this turn
         retry_samples=1,
     )
     events = list(worker.run_turn(1, "t?"))
