@@ -1496,7 +1496,7 @@ class Worker:
             temperature = self.temperature
             yield event
             steps += 1
-            repeats, repeated_before = 0, repeats
+            repeats_before, repeats = repeats, 0  # counted on below if this step repeats too
             if event.cut in CUT_PROBLEMS:
                 problem = CUT_PROBLEMS[event.cut]
                 shown = reply[:_CUT_SHOWN] + (" …" if len(reply) > _CUT_SHOWN else "")
@@ -1568,7 +1568,7 @@ class Worker:
                 exchange.outcome = "not run: repeats " + ("a failed cell" if failed else "a cell")
                 attempts.no_progress()
                 note = self._repeat_note(attempts, parsed.code)
-                repeats = repeated_before + 1
+                repeats = repeats_before + 1
                 problem = "repeated_failure" if failed else "repeated_cell"
                 yield from self._invalid_step(turn, step, parsed, problem, note)
                 temperature = max(self.temperature, self.retry_temperature)
