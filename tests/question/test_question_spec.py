@@ -114,6 +114,25 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
         {"statistic": None},
     ),
     (
+        "ours: one amount as a percentage of another is a share of two totals",
+        "What is the gross profit of the Express service as a percentage of the Express"
+        " service's billed amount? Give the percentage rounded to 2 decimals.",
+        {"decimals": 2, "statistic": "share"},
+    ),
+    (
+        "dabench 593: a per-row feature as a percentage of an average asks no one share",
+        "Using feature engineering techniques, create a new feature that represents the"
+        " waiting time for callers before being answered by an agent as a percentage of the"
+        " average abandonment time. Then, explore the distribution of this new feature and"
+        " determine if it adheres to a normal distribution.",
+        {"statistic": None},
+    ),
+    (
+        "ours: a percentage named as a column is not a share asked",
+        "What is the mean of the discount percentage of orders?",
+        {"statistic": "mean"},
+    ),
+    (
         "ours: the worker and the manager once disagreed",
         "What is the average margin, in 2 digits after the decimal point?",
         {"decimals": 2, "statistic": "mean"},

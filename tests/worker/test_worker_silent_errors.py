@@ -814,3 +814,79 @@ def test_a_missing_column_the_task_defines_is_told_with_its_definition(
     told = "'base_charge' is a quantity the task defines: «The base charge of a row is a × b.»"
     assert [told in s.observation for s in ran] == [True, False, False], ran[0].observation
     assert ran[-1].observation.startswith("Output:\n140")
+
+
+@pytest.mark.kernel
+def test_the_largest_group_total_shown_for_a_total_over_all_rows_is_a_doubt(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "s = pd.DataFrame({'depot': ['A', 'A', 'B'], 'profit': [1.0, 2.0, 5.0]})\n"
+            "s.groupby('depot')['profit'].sum().max()"
+        ),
+        # near miss: the total over all the rows
+        code("s['profit'].sum()"),
+        "<answer>8.00</answer>",
+    ]
+    question = "What is the total profit, rounded to 2 decimals?"
+    _, _, steps = play(tracked, replies, question, retry_samples=0)
+    first = steps[0].observation
+    assert "5.0" in first  # the cell ran and showed the largest depot's total
+    assert "is the largest of the figures per 'depot'" in first, first
+    assert "Over all the rows it is `s['profit'].sum()`" in first
+    assert ["figures per" in s.observation for s in steps[:2]] == [True, False]
+    assert steps[-1].answer == "8.00"
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the highest total profit of a depot, rounded to 2 decimals?",  # an extreme
+        "What is the total profit per depot for depot B, rounded to 2 decimals?",  # per thing
+        "What is the correlation of profit and weight, rounded to 2 decimals?",  # no statistic
+    ],
+)
+def test_a_group_extreme_is_no_doubt_when_the_question_asks_for_it(
+    tracked: TrackedSession, question: str
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "s = pd.DataFrame({'depot': ['A', 'A', 'B'], 'profit': [1.0, 2.0, 5.0]})\n"
+            "s.groupby('depot')['profit'].sum().max()"
+        ),
+        "<answer>5.00</answer>",
+    ]
+    _, _, steps = play(tracked, replies, question, retry_samples=0)
+    assert "figures per" not in steps[0].observation, steps[0].observation
+    assert steps[-1].answer == "5.00"
+
+
+@pytest.mark.kernel
+def test_a_day_shown_for_the_month_asked_is_a_doubt(tracked: TrackedSession) -> None:
+    days = ["2025-01-03", "2025-01-04", "2025-01-05", "2025-02-11"]
+    replies = [
+        code(
+            "import pandas as pd\n"
+            f"s = pd.DataFrame({{'day': {days!r}, 'kg': [3.0, 3.0, 3.0, 5.0]}})\n"
+            "s.groupby('day')['kg'].sum().idxmax()"
+        ),
+        # near misses: grouped by month; a month kept as its first day
+        code("s.groupby(pd.to_datetime(s['day']).dt.to_period('M'))['kg'].sum().idxmax()"),
+        code(
+            "m = pd.DataFrame({'month': ['2025-01-01', '2025-02-01'], 'kg': [9.0, 5.0]})\n"
+            "m.groupby('month')['kg'].sum().idxmax()"
+        ),
+        "<answer>2025-01</answer>",
+    ]
+    question = "Which month had the highest total weight? Answer with the month as YYYY-MM."
+    _, _, steps = play(tracked, replies, question, retry_samples=0)
+    first = steps[0].observation
+    assert "2025-02-11" in first
+    assert "this shows a day, 2025-02-11" in first, first
+    assert "`s.groupby(pd.to_datetime(s['day']).dt.to_period('M'))['kg'].sum().idxmax()`" in first
+    assert ["shows a day" in s.observation for s in steps[:3]] == [True, False, False]
+    assert steps[-1].answer == "2025-01"

@@ -137,10 +137,11 @@ _STATISTICS: tuple[tuple[Statistic, re.Pattern[str]], ...] = (
     ("mean", re.compile(V.MEAN, re.I)),
     ("median", re.compile(V.MEDIAN, re.I)),
     (
-        # "the percentage of votes" is a column; "what percentage of …" asks for a share
+        # "the percentage of votes" is a column; "what percentage of …" asks for a share,
+        # and so does "… as a percentage of …" (one amount over another)
         "share",
         re.compile(
-            r"\b(?:what|calculate|compute|find|determine|report)\s+(?:the\s+)?"
+            r"\b(?:(?:what|calculate|compute|find|determine|report)\s+(?:the\s+)?|as\s+an?\s+)"
             r"(?:percent(?:age)?|proportion|share|fraction)\s+of\b",
             re.I,
         ),

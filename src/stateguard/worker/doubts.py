@@ -32,12 +32,19 @@ check for the attempt log:
   (`stateguard.audit.totals`);
 - the first (or last) element of a Series of many values in no order shown
   (``print(pct.iloc[0])``): one row's value, neither a reduction nor an extreme
-  (`stateguard.audit.picks`).
+  (`stateguard.audit.picks`);
+- the largest (or smallest) of a grouping's totals shown where the question asks for one
+  total, mean, median or count over the rows and names no group, no extreme and nothing
+  "per" (``t.groupby('depot')['profit'].sum().max()`` for "the total gross profit"): one
+  group's figure (`extreme_of_groups`, `stateguard.audit.extremes`);
+- the label of a grouping's extreme shown as a day (``2025-06-11``) where the question
+  asks for a month (``YYYY-MM``): the rows were grouped by day, and the day with the
+  largest total need not fall in the month with the largest total (`day_for_month`).
 
 All but the subset and the rebound or reloaded table (which need the worker's own
 records: the turns' selections, the tables it loaded and their columns), the
 placeholder column, the written numbers, the multiplied totals and the picked element
-(worker-only notes) are the data checks the
+(worker-only notes), and the grouped extremes (worker-only notes) are the data checks the
 verifier runs too (`stateguard.checks.data`), which find the facts and word the note; here
 they are doubts.
 """
@@ -45,15 +52,17 @@ they are doubts.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from stateguard.audit import picks, totals
+from stateguard.audit import extremes, picks, totals
 from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.printchecks import ShownSeries, shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
 from stateguard.kernel import ExecutionResult, namespace
+from stateguard.question import aggregate_words
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec
 from stateguard.worker.error_context import assigned_names, describe_names, holders_of
@@ -105,6 +114,8 @@ FAILURES: dict[str, str] = {
     "remerged_table": "a table merged again with columns it already held",
     "multiplied_totals": "the totals of two columns multiplied together",
     "first_element": "one element of an unordered Series shown as the result",
+    "extreme_of_groups": "the extreme of a grouping's figures where one over all rows was asked",
+    "day_for_month": "a day's grouping shown where a month was asked",
 }
 """Each check's name in the attempt log."""
 
@@ -440,6 +451,85 @@ def first_element(ctx: CellContext) -> list[Finding]:
         return []
     note = render(observation_notes()["first_element"], picks="; ".join(lines[:2]))
     return _doubt("first_element", note, "code", "execution")
+
+
+_OVER_ROWS = {"sum": "total", "mean": "mean", "median": "median", "count": "count"}
+"""The statistics (`QuestionSpec.statistic`) of one figure over all the rows, as the note
+names them."""
+
+
+def _extreme_word(extreme: str) -> str:
+    return "largest" if extreme in ("max", "idxmax", "nlargest") else "smallest"
+
+
+@CHECKS.check(basis=("code", "question"))
+def extreme_of_groups(ctx: CellContext) -> list[Finding]:
+    """The cell shows the largest (or smallest) of a grouping's figures
+    (`stateguard.audit.extremes`) while the question asks for one number that is a
+    statistic over the rows (`_OVER_ROWS`) and names no extreme and nothing per thing
+    (`aggregate_words`): one group's figure where the figure over all the rows was
+    meant. A question whose statistic is not stated, or that names several, is left
+    alone."""
+    spec = ctx.spec
+    if spec is None or spec.one_number is None or ctx.statistic not in _OVER_ROWS:
+        return []
+    found = extremes.group_extreme(ctx.code)
+    if found is None:
+        return []
+    words = aggregate_words(ctx.question)
+    if words.most or words.least or words.per_thing:
+        return []
+    notes = observation_notes()
+    note = render(
+        notes["extreme_of_groups"],
+        expression=found.expression,
+        which=_extreme_word(found.extreme),
+        key=found.key,
+        statistic=_OVER_ROWS[ctx.statistic],
+    )
+    if found.rewrite is not None:
+        note += " " + render(notes["extreme_of_groups_rewrite"], rewrite=found.rewrite)
+    return _doubt("extreme_of_groups", note, "code", "question")
+
+
+_DAY = re.compile(
+    r"""^\s*(?:Timestamp\()?['"]?((\d{4})-(\d{2})-(\d{2}))(?:[ T]00:00:00)?['"]?\)?\s*$"""
+)
+"""One day shown on its own: ``'2025-06-11'``, ``Timestamp('2025-06-11 00:00:00')``."""
+
+
+@CHECKS.check(basis=("code", "question", "execution"))
+def day_for_month(ctx: CellContext) -> list[Finding]:
+    """The question asks for one month (``YYYY-MM``), and the cell shows, on its own, the
+    label of a grouping's extreme (``t.groupby('date')['kg'].sum().idxmax()``, `
+    stateguard.audit.extremes`) that is a day other than a month's first (a month kept as
+    its first day is a month): the rows were grouped by day, and the day with the largest
+    total need not fall in the month with the largest total."""
+    spec = ctx.spec
+    if spec is None or spec.template is not None or len(spec.fields) != 1:
+        return []
+    if spec.fields[0].kind != "month":
+        return []
+    found = extremes.group_extreme(ctx.code)
+    if found is None or not found.extreme.startswith("idx") or found.key_column is None:
+        return []
+    shown = [t for t in (ctx.execution.result or "", ctx.execution.stdout) if t.strip()]
+    day = _DAY.match(shown[0]) if len(shown) == 1 else None
+    if day is None or day.group(4) == "01":
+        return []
+    column = f"[{found.column}]" if found.column is not None else ""
+    example = (
+        f"{found.table}.groupby(pd.to_datetime({found.table}[{found.key_column!r}])"
+        f".dt.to_period('M')){column}.{found.reducer}().{found.extreme}()"
+    )
+    note = render(
+        observation_notes()["day_for_month"],
+        day=day.group(1),
+        key=found.key,
+        which=_extreme_word(found.extreme),
+        example=example,
+    )
+    return _doubt("day_for_month", note, "code", "question", "execution")
 
 
 _WRITERS = frozenset({"print"})
