@@ -18,7 +18,7 @@ from stateguard.worker.events import (
     TrajectoryEvent,
     TurnStarted,
 )
-from stateguard.worker.loop import Worker
+from stateguard.worker.loop import Worker, writer_lines
 
 pytestmark = pytest.mark.kernel
 
@@ -181,6 +181,39 @@ def test_rejected_answer_injects_repairs_and_the_loop_continues(tracked: Tracked
     reviews = [v.answer for name, v in supervisor.calls if name == "review_answer"]
     assert reviews == ["42", "47"]
     assert [e.event.type for e in of_type(events, ManagerLogged)] == ["activate", "repair"]
+
+
+def test_a_refused_answer_and_a_repeated_cell_quote_the_line_that_wrote_what_was_named(
+    tracked: TrackedSession,
+) -> None:
+    # the manager names t['profit']@v1; the worker quotes the line of the cell that wrote it
+    repair = Hint(kind="repair", text="t['profit']@v1 is stale.", variables=("t['profit']@v1",))
+    supervisor = FakeSupervisor(reject=1, repair=repair)
+    model = ScriptedModel(
+        [
+            code(
+                "import pandas as pd\nt = pd.DataFrame({'c': [1.0, 2.0]})\n"
+                't["profit"] = t["c"] * 0.09'
+            ),
+            code('t["profit"].sum()'),
+            "<answer>0.27</answer>",
+            code('t["profit"].sum()'),  # a repeat of the cell that read it
+            code("t['profit'] = t['c'] * 0.04\nt['profit'].sum()"),
+            "<answer>0.12</answer>",
+        ]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=supervisor), retry_samples=0)
+    events = list(worker.run_turn(1, "Profit?"))
+    line = "cell 0 wrote `t['profit']` with `t[\"profit\"] = t[\"c\"] * 0.09`"
+    assert line in user_contents(model, 3)[-1], user_contents(model, 3)[-1]
+    assert "not accepted" in user_contents(model, 3)[-1]
+    assert line in user_contents(model, 4)[-1]  # the repeat's note
+    assert "was not run again" in user_contents(model, 4)[-1]
+    assert events[-1].answer == "0.12"
+    # the whole table's line; unknown versions quote nothing
+    assert writer_lines(tracked.graph, ["t@v1", "u@v1", "t['profit']@v9"]) == [
+        ("t", 0, "t = pd.DataFrame({'c': [1.0, 2.0]})")
+    ]
 
 
 def test_step_budget_exhaustion_records_no_answer(tracked: TrackedSession) -> None:

@@ -575,6 +575,59 @@ def test_a_subset_carried_into_another_question_is_told_and_resampled(
     assert events[-1].answer == "6.0"
 
 
+def test_rows_selected_inline_as_for_an_earlier_question_are_found() -> None:
+    from stateguard.worker.scope import ScopeLog
+
+    log = ScopeLog()
+    log.record(4, "orders.loc[orders['channel'] == 'Online', 'm'].sum()")
+    cell = "orders.loc[orders['channel'] == 'Online', 'm'].sum() * 2"
+    found = log.carried_filters(5, cell, "What is the total margin of 2024?")
+    assert [(c.selection, c.turn) for c in found] == [("orders['channel'] == 'Online'", 4)]
+    # near misses: the question names the value; the same turn only; another value;
+    # no selection at all
+    assert log.carried_filters(5, cell, "And the Online margin, doubled?") == []
+    assert log.carried_filters(4, cell, "What is the total?") == []
+    assert log.carried_filters(5, "orders[orders['channel'] == 'Retail'].m.sum()", "Total?") == []
+    assert log.carried_filters(5, "orders['m'].sum()", "What is the total?") == []
+
+
+@pytest.mark.kernel
+def test_an_inline_selection_carried_into_another_question_is_told(
+    tracked: TrackedSession,
+) -> None:
+    setup = (
+        "import pandas as pd\n"
+        "t = pd.DataFrame({'channel': ['Online', 'Retail'], 'm': [1.0, 2.0]})\n"
+        "t.loc[t['channel'] == 'Online', 'm'].sum()"
+    )
+    worker = Worker(
+        ScriptedModel(
+            [
+                code(setup),
+                "<answer>1.0</answer>",
+                code("t.loc[t['channel'] == 'Online', 'm'].sum() * 2"),
+                code("t['m'].sum() * 2"),
+                "<answer>6.0</answer>",
+            ]
+        ),
+        GuardedSession(tracked, manager=NullSupervisor()),
+        retry_samples=0,
+    )
+    first = [
+        e for e in worker.run_turn(1, "What is the Online margin?") if isinstance(e, StepRecord)
+    ]
+    assert "as cells of turn" not in first[0].observation
+    events = list(worker.run_turn(2, "What is twice the total margin?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert (
+        "keeps only the rows where `t['channel'] == 'Online'`, as cells of turn 1 did"
+        in steps[0].observation
+    ), steps[0].observation
+    assert "all the rows of `t`" in steps[0].observation
+    assert "as cells of turn" not in steps[1].observation
+    assert events[-1].answer == "6.0"
+
+
 def test_a_subset_bound_before_a_cell_failed_is_remembered() -> None:
     from stateguard.worker.scope import ScopeLog
 
@@ -890,3 +943,45 @@ def test_a_day_shown_for_the_month_asked_is_a_doubt(tracked: TrackedSession) -> 
     assert "`s.groupby(pd.to_datetime(s['day']).dt.to_period('M'))['kg'].sum().idxmax()`" in first
     assert ["shows a day" in s.observation for s in steps[:3]] == [True, False, False]
     assert steps[-1].answer == "2025-01"
+
+
+SHARE_TABLE = (
+    "import pandas as pd\n"
+    "s = pd.DataFrame({'gp': [1.0, 4.0, 2.0, 3.0] * 3, 'billed': [10.0, 10.0, 20.0, 40.0] * 3})\n"
+)
+
+
+@pytest.mark.kernel
+def test_per_row_ratios_and_their_mean_shown_for_one_share_are_doubts(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(SHARE_TABLE + "s['gp'] / s['billed']"),
+        code("(s['gp'] / s['billed'] * 100).mean()"),
+        # near miss: the ratio of the totals
+        code("s['gp'].sum() / s['billed'].sum() * 100"),
+        "<answer>12.50</answer>",
+    ]
+    question = "What is gp as a percentage of billed? Give it rounded to 2 decimals."
+    _, _, steps = play(tracked, replies, question, retry_samples=0)
+    assert "the question asks for one share" in steps[0].observation, steps[0].observation
+    assert "`a.sum() / b.sum()`" in steps[0].observation
+    second = steps[1].observation
+    assert "16.875" in second  # the cell ran and showed the mean of the ratios
+    assert "`(s['gp'] / s['billed'] * 100).mean()` is the mean of one ratio per row" in second
+    assert "`s['gp'].sum() / s['billed'].sum() * 100`" in second, second
+    assert ["ratio" in s.observation for s in steps[:3]] == [True, True, False]
+    assert steps[-1].answer == "12.50"
+
+
+@pytest.mark.kernel
+def test_the_mean_of_ratios_is_no_doubt_where_a_mean_is_asked(tracked: TrackedSession) -> None:
+    replies = [
+        code(SHARE_TABLE + "(s['gp'] / s['billed'] * 100).mean()"),
+        "<answer>16.88</answer>",
+    ]
+    question = "What is the average gp percentage of an order, rounded to 2 decimals?"
+    _, _, steps = play(tracked, replies, question, retry_samples=0)
+    assert "16.875" in steps[0].observation
+    assert "ratio" not in steps[0].observation, steps[0].observation
+    assert steps[-1].answer == "16.88"

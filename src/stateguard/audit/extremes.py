@@ -19,6 +19,8 @@ import ast
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.audit.shown import shown_expression
+
 _EXTREMES = frozenset({"max", "min", "idxmax", "idxmin", "nlargest", "nsmallest"})
 _REDUCERS = frozenset({"sum", "mean", "median", "count", "size", "nunique"})
 
@@ -46,27 +48,6 @@ class GroupExtreme(BaseModel):
     chain selects no column after the grouping."""
 
 
-def _shown(tree: ast.Module) -> ast.expr | None:
-    """The expression the last statement shows: a bare expression, or a ``print``'s one
-    argument (an f-string's one formatted value)."""
-    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
-        return None
-    value = tree.body[-1].value
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Name)
-        and value.func.id == "print"
-        and len(value.args) == 1
-    ):
-        value = value.args[0]
-        if isinstance(value, ast.JoinedStr):
-            parts = [v for v in value.values if isinstance(v, ast.FormattedValue)]
-            if len(parts) != 1:
-                return None
-            value = parts[0].value
-    return value
-
-
 def _method(node: ast.expr) -> tuple[str, ast.expr] | None:
     """(method name, the object it is called on) for ``obj.name(...)``."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -81,7 +62,7 @@ def group_extreme(code: str) -> GroupExtreme | None:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    shown = _shown(tree)
+    shown = shown_expression(tree)
     if shown is None:
         return None
     outer = _method(shown)

@@ -7,8 +7,9 @@ check for the attempt log:
 
 - a whole Series printed after the label of a value the question asks for;
 - an equality filter on a value its column does not hold;
-- a subset selected for an earlier question, read by one that does not ask for it
-  (`stateguard.worker.scope`);
+- a subset selected for an earlier question, read by one that does not ask for it, or
+  rows selected inline on a value as cells of an earlier turn did, for a question that
+  does not name it (`stateguard.worker.scope`);
 - a column just written that holds only missing values;
 - a column written by a ``map``/``apply`` that is missing where its source holds a value;
 - a ``rename(columns={...})`` key the renamed table does not hold (pandas skips it);
@@ -39,7 +40,10 @@ check for the attempt log:
   group's figure (`extreme_of_groups`, `stateguard.audit.extremes`);
 - the label of a grouping's extreme shown as a day (``2025-06-11``) where the question
   asks for a month (``YYYY-MM``): the rows were grouped by day, and the day with the
-  largest total need not fall in the month with the largest total (`day_for_month`).
+  largest total need not fall in the month with the largest total (`day_for_month`);
+- the mean of per-row ratios (``(t['profit'] / t['billed']).mean()``) shown where the
+  question asks for one share: the ratio of the totals was meant (`mean_of_ratios`,
+  `stateguard.audit.ratios`).
 
 All but the subset and the rebound or reloaded table (which need the worker's own
 records: the turns' selections, the tables it loaded and their columns), the
@@ -56,7 +60,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from stateguard.audit import extremes, picks, totals
+from stateguard.audit import extremes, picks, ratios, totals
 from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.printchecks import ShownSeries, shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
@@ -103,6 +107,7 @@ FAILURES: dict[str, str] = {
     "printed_series": "a Series printed where one value was meant",
     "absent_filter": "a filter on a value its column does not hold",
     "carried_subset": "a subset made for an earlier question",
+    "carried_filter": "rows selected as for an earlier question",
     "blank_column": "a column written with only missing values",
     "lost_mapping": "a map or apply that left values missing",
     "unmatched_rename": "a rename of a column the table does not hold",
@@ -116,6 +121,7 @@ FAILURES: dict[str, str] = {
     "first_element": "one element of an unordered Series shown as the result",
     "extreme_of_groups": "the extreme of a grouping's figures where one over all rows was asked",
     "day_for_month": "a day's grouping shown where a month was asked",
+    "mean_of_ratios": "the mean of per-row ratios where one share was asked",
 }
 """Each check's name in the attempt log."""
 
@@ -157,6 +163,24 @@ def carried_subset(ctx: CellContext) -> list[Finding]:
         " unless the question asks for that subset."
     )
     return _doubt("carried_subset", note, "code", "question")
+
+
+@CHECKS.check(basis=("code", "question"))
+def carried_filter(ctx: CellContext) -> list[Finding]:
+    """The cell selects rows on a value inline, as cells of an earlier turn did, while
+    this turn's question mentions none of the values it selects on (`ScopeLog.
+    carried_filters`): a cell copied from the turn before, with the earlier question's
+    subset."""
+    carried = ctx.scopes.carried_filters(ctx.turn, ctx.code, ctx.question)
+    if not carried or ctx.scopes.carried(ctx.turn, ctx.code, ctx.question):
+        return []  # a subset read by name is `carried_subset`'s
+    note = render(
+        observation_notes()["carried_filter"],
+        selections=" and ".join(f"`{c.selection}`" for c in carried[:2]),
+        turn=carried[0].turn,
+        frames=", ".join(sorted({f"`{c.frame}`" for c in carried})),
+    )
+    return _doubt("carried_filter", note, "code", "question")
 
 
 @CHECKS.check(basis=("lineage", "data"))
@@ -378,10 +402,11 @@ def per_row_series(ctx: CellContext) -> list[Finding]:
         return []
     execution = ctx.execution
     if ctx.statistic in REDUCING and spec.one_number is not None:
+        key = "per_row_series_share" if ctx.statistic == "share" else "per_row_series"
         for text in (execution.stdout, execution.result or ""):
             series = _per_row(text)
             if series is not None:
-                note = render(observation_notes()["per_row_series"], length=series.length)
+                note = render(observation_notes()[key], length=series.length)
                 note += _rewrite(ctx.code)
                 return _doubt("per_row_series", note, "question", "execution")
         return []
@@ -490,6 +515,24 @@ def extreme_of_groups(ctx: CellContext) -> list[Finding]:
     if found.rewrite is not None:
         note += " " + render(notes["extreme_of_groups_rewrite"], rewrite=found.rewrite)
     return _doubt("extreme_of_groups", note, "code", "question")
+
+
+@CHECKS.check(basis=("code", "question"))
+def mean_of_ratios(ctx: CellContext) -> list[Finding]:
+    """The cell shows the mean of a per-row ratio (`stateguard.audit.ratios`) while the
+    question asks for one share (`QuestionSpec.statistic`, which names no mean then):
+    every row weighs the same in that mean, whatever its amounts, and the share is the
+    ratio of the totals."""
+    spec = ctx.spec
+    if spec is None or spec.one_number is None or ctx.statistic != "share":
+        return []
+    found = ratios.mean_of_ratios(ctx.code)
+    if found is None:
+        return []
+    note = render(
+        observation_notes()["mean_of_ratios"], expression=found.expression, rewrite=found.rewrite
+    )
+    return _doubt("mean_of_ratios", note, "code", "question")
 
 
 _DAY = re.compile(

@@ -56,7 +56,7 @@ from stateguard.checks import Finding
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
 from stateguard.kernel import ExecutionResult, namespace
-from stateguard.lineage import CellRecord
+from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.narrowing import narrowed_columns
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
@@ -235,6 +235,42 @@ _REDUCTIONS: dict[str, frozenset[str]] = {
 }
 """The statistics that reduce rows to one number, with the index labels that name each
 (a row of ``describe()`` or ``agg([...])`` that is the statistic asked)."""
+
+
+_WRITER_LINE_CHARS = 300
+"""The longest line `writer_lines` quotes."""
+
+
+def writer_lines(graph: LineageGraph, versions: Sequence[str]) -> list[tuple[str, int, str]]:
+    """(name, cell, line) for each of ``versions`` (``name@vN``) that a top-level
+    assignment to that name wrote, as written in the cell that created the version (the
+    cell's last such assignment); versions written otherwise (a method call, a function)
+    or unknown are left out."""
+    cells = {c.cell: c.source for c in graph.cells}
+    out: list[tuple[str, int, str]] = []
+    for key in dict.fromkeys(versions):
+        try:
+            version = graph.version(key)
+        except KeyError:
+            continue
+        source = cells.get(version.cell)
+        try:
+            tree = ast.parse(source or "")
+        except SyntaxError:
+            continue
+        found = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.Assign | ast.AugAssign)
+            and any(
+                ast.unparse(t) == version.name
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+        ]
+        line = ast.get_source_segment(source or "", found[-1]) if found else None
+        if line and len(line) <= _WRITER_LINE_CHARS and "\n" not in line:
+            out.append((version.name, version.cell, line))
+    return out
 
 
 def runnable(code: str) -> bool:
@@ -428,6 +464,9 @@ class Worker:
         """Whether this turn's answer was already held back for values applied apart."""
         self._term_asked = False
         """Whether this turn's answer was already held back for a defined quantity unbuilt."""
+        self._refused_for: tuple[str, ...] = ()
+        """The versions (``name@vN``) the manager named when it last refused this turn's
+        answer."""
         self._last_shown: list[str] = []
         """What the current turn's latest cell that ran showed (printed, result, displays)."""
         self.setup = setup
@@ -1283,8 +1322,23 @@ class Worker:
             return True
         exchange.outcome = "answer rejected"
         yield from self._deliver(turn, step, list(review.notes))
-        yield self._user(turn, step, self._note("answer_rejected"))
+        self._refused_for = tuple(v for h in review.notes for v in h.variables)
+        yield self._user(turn, step, self._note("answer_rejected") + self._writer_note())
         return False
+
+    def _writer_note(self) -> str:
+        """The lines of the session's cells that wrote the versions the manager named when
+        it refused the answer (`_refused_for`), as a second paragraph: a small model told
+        that ``t['profit']@v1`` is stale re-runs the cell that read it, unless shown the
+        line to write again. "" when none is found (a version written by a call, not an
+        assignment)."""
+        lines = writer_lines(self.guard.graph, self._refused_for)
+        if not lines:
+            return ""
+        written = "; ".join(
+            f"cell {cell} wrote `{name}` with `{line}`" for name, cell, line in lines
+        )
+        return "\n\n" + render(self._corrective["writer_lines"], lines=written)
 
     def _valueless(self, answer: str | None) -> bool:
         """An answer of ``None``/``nan``/``N/A`` to a question that asks for a number: what a
@@ -1380,7 +1434,9 @@ class Worker:
         failure = attempts.repeat_of(code)
         assert failure is not None
         if not failure.error:
-            return render(self._corrective["repeated_cell"], step=failure.step)
+            return render(self._corrective["repeated_cell"], step=failure.step) + (
+                self._writer_note()
+            )
         return render(
             self._corrective["repeated_failure"],
             step=failure.step,
@@ -1412,6 +1468,7 @@ class Worker:
         self._revision_asked = self._recomputed_asked = self._element_asked = False
         self._many_asked = self._repeated_asked = False
         self._total_asked = self._term_asked = self._parted_asked = False
+        self._refused_for = ()
         if context.strip():
             self._contexts.append(context)
         self._last_shown = []

@@ -7,6 +7,12 @@ is the Online total. `ScopeLog` remembers which variables an assignment made by
 selecting rows on a value (``frame[col] == value``, ``.isin([...])``, see
 `stateguard.audit.filterchecks.equality_filters`), and in which turn; `carried` names the
 ones a later turn's cell reads although its question mentions none of their values.
+
+The same selection is often written inline instead (``orders.loc[orders["channel"] ==
+"Online", "net"].sum()``), and a small model copies the cell of the turn before into the
+next one with it. `ScopeLog` also remembers, per turn, the values cells selected rows on
+inline; `carried_filters` names the selections of a later turn's cell on a value an
+earlier turn selected on while the later question mentions none of them.
 """
 
 from __future__ import annotations
@@ -69,11 +75,28 @@ def _mentioned(value: Any, text: str) -> bool:
     return str(value).strip().lower() in text.lower()
 
 
+class CarriedFilter(BaseModel):
+    """``frame[column] == value`` selected by a cell, as cells of ``turn`` did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    frame: str
+    column: str
+    value: Any
+    turn: int
+
+    @property
+    def selection(self) -> str:
+        return f"{self.frame}[{self.column!r}] == {self.value!r}"
+
+
 class ScopeLog:
-    """Which variables were made by selecting rows on values, and in which turn."""
+    """Which variables were made by selecting rows on values, and in which turn; which
+    values cells selected rows on, in which turns."""
 
     def __init__(self) -> None:
         self._made: dict[str, tuple[int, list[tuple[str, str, Any]]]] = {}
+        self._filtered: dict[tuple[str, str, str], set[int]] = {}
 
     def record(self, turn: int, code: str, made: set[str] | None = None) -> None:
         """Account for a cell that ran in ``turn``: its assignments replace earlier ones
@@ -91,6 +114,8 @@ class ScopeLog:
             }
         except SyntaxError:
             return
+        for frame, column, value in equality_filters(code):
+            self._filtered.setdefault((frame, column, repr(value)), set()).add(turn)
         for name in assigned if made is None else assigned & made:
             if name in subsets:
                 self._made[name] = (turn, subsets[name])
@@ -111,4 +136,19 @@ class ScopeLog:
                 continue
             selections = [f"{frame}[{col!r}] == {value!r}" for frame, col, value in filters]
             out.append(CarriedSubset(name=name, turn=made_in, selections=selections))
+        return out
+
+    def carried_filters(self, turn: int, code: str, question: str) -> list[CarriedFilter]:
+        """The selections on a value (`equality_filters`) ``code`` makes that cells of an
+        earlier turn made too, while ``question`` (with its context) mentions none of the
+        values ``code`` selects on; the latest earlier turn for each."""
+        filters = equality_filters(code)
+        if any(_mentioned(value, question) for _, _, value in filters):
+            return []
+        out = []
+        for frame, column, value in filters:
+            earlier = [t for t in self._filtered.get((frame, column, repr(value)), ()) if t < turn]
+            found = CarriedFilter(frame=frame, column=column, value=value, turn=max(earlier or [0]))
+            if earlier and found not in out:
+                out.append(found)
         return out

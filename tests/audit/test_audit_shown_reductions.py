@@ -1,10 +1,12 @@
-"""`group_extreme`: the extreme of a grouped reduction a cell shows last."""
+"""`group_extreme` and `mean_of_ratios`: the extreme of a grouped reduction, and the mean
+of a per-row ratio, that a cell shows last."""
 
 from __future__ import annotations
 
 import pytest
 
 from stateguard.audit.extremes import group_extreme
+from stateguard.audit.ratios import mean_of_ratios
 
 
 @pytest.mark.parametrize(
@@ -47,3 +49,20 @@ def test_the_shown_extreme_of_a_grouping_is_read(code: str, expected: tuple) -> 
 )
 def test_anything_else_is_no_group_extreme(code: str) -> None:
     assert group_extreme(code) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "rewrite"),
+    [
+        ("(t['p'] / t['b']).mean()", "t['p'].sum() / t['b'].sum()"),
+        ("round((t.p / (t.b + t.c) * 100).mean(), 2)", "t.p.sum() / (t.b + t.c).sum() * 100"),
+        ("x = 1\n(t.p / t.b).mean() * 100", "t.p.sum() / t.b.sum() * 100"),
+        ('print(f"{(a - c) / b).mean():.2f}")', None),  # does not parse
+        ("(t.p / 2).mean()", None),  # a column scaled by a number
+        ("t.p.mean() / t.b.mean()", None),  # a ratio of means
+        ("r = (t.p / t.b).mean()", None),  # not shown
+    ],
+)
+def test_the_shown_mean_of_a_per_row_ratio_is_read(code: str, rewrite: str | None) -> None:
+    found = mean_of_ratios(code)
+    assert (found and found.rewrite) == rewrite
