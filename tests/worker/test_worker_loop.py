@@ -204,7 +204,7 @@ def test_a_refused_answer_and_a_repeated_cell_quote_the_line_that_wrote_what_was
     )
     worker = Worker(model, GuardedSession(tracked, manager=supervisor), retry_samples=0)
     events = list(worker.run_turn(1, "Profit?"))
-    line = "cell 0 wrote `t['profit']` with `t[\"profit\"] = t[\"c\"] * 0.09`"
+    line = 'cell 0 wrote `t[\'profit\']` with `t["profit"] = t["c"] * 0.09`'
     assert line in user_contents(model, 3)[-1], user_contents(model, 3)[-1]
     assert "not accepted" in user_contents(model, 3)[-1]
     assert line in user_contents(model, 4)[-1]  # the repeat's note
