@@ -193,3 +193,29 @@ def test_the_deterministic_policy_keeps_a_refusal_across_attempts() -> None:
     assert [f.check for f in found] == ["refused_again"]
     fresh = PolicyContext(**{**ctx.__dict__, "refused": {}})
     assert DeterministicPolicy().evidence(obs, fresh) == []
+
+
+def test_a_refusal_for_an_unprinted_number_does_not_stand_once_a_step_prints_it() -> None:
+    # refused: "2025-01" while only 8685.36 was printed; then a step printed the month
+    (unprinted,) = unsupported_claims([_step("8685.36")], "2025-01", "Which month?")
+    refused = {refusal_key("2025-01"): (unprinted,)}
+    obs = Observation(event="review", turn=0, question="Which month?", answer="2025-01")
+    for printed, expected in (
+        ("8685.36", ["unsupported_claim", "refused_again"]),
+        (
+            "Period('2025-01', 'M')",
+            [],
+        ),
+    ):
+        steps = (_step(printed),)
+        ctx = PolicyContext(
+            **{**_ctx(steps).__dict__, "refused": refused, "question": "Which month?"}
+        )
+        found = DeterministicPolicy().evidence(obs, ctx)
+        assert [f.check for f in found] == expected, printed
+    # another carried finding still stands when the number is printed
+    steps = (_step("Period('2025-01', 'M')"),)
+    ctx = PolicyContext(
+        **{**_ctx(steps).__dict__, "refused": {refusal_key("2025-01"): (_revised(),)}}
+    )
+    assert [f.check for f in DeterministicPolicy().evidence(obs, ctx)] == ["refused_again"]

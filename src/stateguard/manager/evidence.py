@@ -339,16 +339,20 @@ def same_answer(answer: str, key: str) -> bool:
     return bool(mine) and mine == [n.value for n in scan(key)]
 
 
-def refused_again(answer: str, refused: dict[str, tuple[Finding, ...]]) -> list[Finding]:
+def refused_again(
+    answer: str, refused: dict[str, tuple[Finding, ...]], *, settled: frozenset[str] = frozenset()
+) -> list[Finding]:
     """The answer is one the manager refused earlier in this turn (`same_answer`): what
     refused it (of the `CARRIED` checks) still stands, with the severity and basis it
-    had."""
+    had. ``settled``: checks run again over the whole turn that no longer find anything
+    (a number the answer states, printed by a step after the refusal): their earlier
+    findings do not stand."""
     earlier = tuple(
         f
         for key, found in refused.items()
         if same_answer(answer, key)
         for f in found
-        if f.check in CARRIED
+        if f.check in CARRIED and f.check not in settled
     )
     if not earlier:
         return []

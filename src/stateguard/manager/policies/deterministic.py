@@ -64,10 +64,14 @@ class DeterministicPolicy:
             ]  # the turn's attempts before a repair
             found += silent_joins(steps, before, ctx.question or None)
             found += revised_constants(steps, ctx.graph, ctx.revisions)
-            found += unsupported_claims(
+            claims = unsupported_claims(
                 steps, obs.answer, ctx.question, grounds=ctx.this_turn_steps
             )
-            found += refused_again(obs.answer, ctx.refused)
+            found += claims
+            # the claim check sees every step of the turn: what it no longer finds, a step
+            # after the refusal printed
+            settled = frozenset() if claims else frozenset({"unsupported_claim"})
+            found += refused_again(obs.answer, ctx.refused, settled=settled)
         if obs.draft is not None:
             found += constraint_failures(obs.draft.constraints, ctx.probe)
         return found
