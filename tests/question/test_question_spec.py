@@ -62,7 +62,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     (
         "leetcode immediate-food-delivery-i",
         "Find the percentage of immediate orders in the table, rounded to 2 decimal places.",
-        {"decimals": 2, "statistic": "share"},
+        {"decimals": 2, "statistic": "share", "percent": False},  # not stated as the form
     ),
     (
         "exercise chipotle #12",
@@ -111,13 +111,13 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
         "dabench 139",
         "Are the percentage of votes received by the Democratic party in a particular county"
         " normally distributed?",
-        {"statistic": None},
+        {"statistic": None, "percent": False},
     ),
     (
         "ours: one amount as a percentage of another is a share of two totals",
         "What is the gross profit of the Express service as a percentage of the Express"
         " service's billed amount? Give the percentage rounded to 2 decimals.",
-        {"decimals": 2, "statistic": "share"},
+        {"decimals": 2, "statistic": "share", "percent": True},
     ),
     (
         "dabench 593: a per-row feature as a percentage of an average asks no one share",
@@ -130,7 +130,18 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     (
         "ours: a percentage named as a column is not a share asked",
         "What is the mean of the discount percentage of orders?",
-        {"statistic": "mean"},
+        {"statistic": "mean", "percent": False},
+    ),
+    (
+        "ours: a fraction asked is no percentage",
+        "What is the average discount of Enterprise orders sold through the Partner channel?"
+        " Give it as a fraction rounded to 4 decimals.",
+        {"decimals": 4, "percent": False},
+    ),
+    (
+        "ours: what percentage",
+        "What percentage of sessions were cancelled? Round to 1 decimal.",
+        {"percent": True},
     ),
     (
         "ours: the worker and the manager once disagreed",

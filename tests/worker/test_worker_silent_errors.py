@@ -985,3 +985,38 @@ def test_the_mean_of_ratios_is_no_doubt_where_a_mean_is_asked(tracked: TrackedSe
     assert "16.875" in steps[0].observation
     assert "ratio" not in steps[0].observation, steps[0].observation
     assert steps[-1].answer == "16.88"
+
+
+@pytest.mark.kernel
+def test_a_fraction_answered_for_a_percentage_is_held_back_once(tracked: TrackedSession) -> None:
+    replies = [
+        code(SHARE_TABLE + "s['gp'].sum() / s['billed'].sum()"),
+        "<answer>0.1250</answer>",
+        "<answer>12.50</answer>",
+    ]
+    question = "What is gp as a percentage of billed? Give the percentage rounded to 2 decimals."
+    _, events, steps = play(tracked, replies, question, retry_samples=0)
+    assert [s.problem for s in steps] == [None, "fraction_answer", None]
+    note = steps[1].observation
+    assert "0.1250 is the fraction your code showed (0.125)" in note, note
+    assert "As a percentage that is 12.50" in note
+    assert events[-1].answer == "12.50"
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("cell", "question"),
+    [
+        # the cell scaled by 100: 0.4 may be a percentage below 1
+        ("s['gp'].sum() / s['billed'].sum() * 100 / 31.25", "What percentage is it?"),
+        # a fraction asked
+        ("s['gp'].sum() / s['billed'].sum()", "What is gp over billed? Give it as a fraction."),
+    ],
+)
+def test_a_fraction_is_not_held_back_unless_a_percentage_is_asked_of_a_fraction(
+    tracked: TrackedSession, cell: str, question: str
+) -> None:
+    replies = [code(SHARE_TABLE + cell), "<answer>0.125</answer>", "<answer>0.4</answer>"]
+    _, events, steps = play(tracked, replies, question, retry_samples=0)
+    assert all(s.problem != "fraction_answer" for s in steps), [s.problem for s in steps]
+    assert events[-1].answer in ("0.125", "0.4")  # the turn ended on an answer

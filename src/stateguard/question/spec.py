@@ -75,6 +75,10 @@ class QuestionSpec(_Frozen):
     """Which rows a join should keep: "all" (those without a match too), "matched" (only
     those with one); None: not stated."""
     revisions: tuple[Revision, ...] = ()
+    percent: bool = False
+    """The answer is asked for as a percentage ("as a percentage of", "what percentage",
+    "give the percentage", "in percent"); False: not stated (a column named "percentage"
+    says nothing)."""
 
     @classmethod
     def parse(cls, text: str, context: str = "", columns: Sequence[str] = ()) -> QuestionSpec:
@@ -166,6 +170,12 @@ _JOIN_MATCHED = re.compile(
     r"(?:present|found|appear\w*|listed)\s+in\s+both)\b",
     re.I,
 )
+_PERCENT = re.compile(
+    r"\bas\s+an?\s+percent(?:age)?\b|\bwhat\s+percent(?:age)?\b|\bin\s+percent(?:age)?s?\b|"
+    r"\b(?:give|report|express)\s+the\s+percentage\b",
+    re.I,
+)
+"""The answer asked for as a percentage."""
 _MAGNITUDE = re.compile(r"\s+(" + "|".join(V.MAGNITUDES) + r")\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|n't)\s*$", re.I)
 _REVISED = re.compile(
@@ -250,4 +260,5 @@ def _parse(text: str, context: str, columns: tuple[str, ...]) -> QuestionSpec:
         columns=tuple(named),
         join_rows=join,
         revisions=tuple(revisions),
+        percent=bool(_PERCENT.search(text)),
     )

@@ -237,6 +237,8 @@ _REDUCTIONS: dict[str, frozenset[str]] = {
 (a row of ``describe()`` or ``agg([...])`` that is the statistic asked)."""
 
 
+_HUNDRED = re.compile(r"(?<![\w.])100(?:\.0*)?(?![\w.])")
+"""The number 100 in code (not 1000, 0.100 or a name)."""
 _WRITER_LINE_CHARS = 300
 """The longest line `writer_lines` quotes."""
 
@@ -464,6 +466,8 @@ class Worker:
         """Whether this turn's answer was already held back for values applied apart."""
         self._term_asked = False
         """Whether this turn's answer was already held back for a defined quantity unbuilt."""
+        self._percent_asked = False
+        """Whether this turn's answer was already held back as a fraction for a percent."""
         self._refused_for: tuple[str, ...] = ()
         """The versions (``name@vN``) the manager named when it last refused this turn's
         answer."""
@@ -1132,6 +1136,38 @@ class Worker:
         (``0`` of a RangeIndex) only as a whole number, not inside ``0.90``."""
         return bool(value_mentions(f"{self._context}\n{self._question}", label))
 
+    def _fraction_for_percent(self, answer: str) -> dict[str, str] | None:
+        """When the question asks for one number as a percentage (`QuestionSpec.percent`)
+        and ``answer`` is one number between -1 and 1, not written as a percent, that the
+        turn's latest cell showed (to the answer's places) with no ``100`` in its code:
+        the fraction, where its percentage was asked. The parts of the note (the answer,
+        the shown value, its percentage to the places asked), else None."""
+        if (
+            self._spec is None
+            or self._spec.one_number is None
+            or not self._question_spec.percent
+            or not self._turn_cells
+        ):
+            return None
+        numbers = scan(answer)
+        if len(numbers) != 1 or numbers[0].percent or not 0 < abs(numbers[0].value) < 1:
+            return None
+        if _HUNDRED.search(self._turn_cells[-1].source):
+            return None  # scaled, or compared with 100: the cell may hold a percentage
+        number = numbers[0]
+        half = 0.5 * 10**-number.decimals + 1e-12
+        for text in self._last_shown:
+            for shown in scan(text):
+                if abs(shown.value) < 1 and abs(shown.value - number.value) <= half:
+                    places = self._spec.one_number.decimals
+                    places = number.decimals if places is None else places
+                    return {
+                        "answer": number.literal,
+                        "shown": shown.literal,
+                        "percent": f"{shown.value * 100:.{places}f}",
+                    }
+        return None
+
     def _element_of(self, answer: str) -> tuple[str, int] | None:
         """(row label, length) when ``answer`` is one row's value of a Series the turn's
         latest cell showed on its own, of two rows or more, while the question asks for one
@@ -1469,6 +1505,7 @@ class Worker:
         self._many_asked = self._repeated_asked = False
         self._total_asked = self._term_asked = self._parted_asked = False
         self._refused_for = ()
+        self._percent_asked = False
         if context.strip():
             self._contexts.append(context)
         self._last_shown = []
@@ -1725,6 +1762,16 @@ class Worker:
                     labels=", ".join(f"`{label}`" for label in labels),
                 )
                 yield from self._invalid_step(turn, step, parsed, "repeated_value", note)
+                refused = True
+            elif not self._percent_asked and (
+                percent := self._fraction_for_percent(parsed.answer or "")
+            ):
+                # a doubt, asked once: the question asks for a percentage, and the answer
+                # is the fraction the turn's latest cell showed, never scaled by 100
+                self._percent_asked = True
+                exchange.outcome = "invalid: fraction_answer"
+                note = render(self._corrective["fraction_answer"], **percent)
+                yield from self._invalid_step(turn, step, parsed, "fraction_answer", note)
                 refused = True
             elif not self._element_asked and (element := self._element_of(parsed.answer or "")):
                 # a doubt, asked once: the answer is one row of a Series shown where the

@@ -40,6 +40,7 @@ REFUSED = frozenset(
         "unapplied_revision",
         "recomputed_answer",
         "element_answer",
+        "fraction_answer",
         "many_numbers",
         "repeated_value",
         "rows_for_totals",
