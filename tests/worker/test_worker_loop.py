@@ -9,6 +9,7 @@ from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ChatResponse, ScriptedModel
 from stateguard.manager import Hint, NullSupervisor
+from stateguard.question.spec import Revision
 from stateguard.worker.events import (
     AnswerRecorded,
     HintDelivered,
@@ -18,7 +19,7 @@ from stateguard.worker.events import (
     TrajectoryEvent,
     TurnStarted,
 )
-from stateguard.worker.loop import Worker, writer_lines
+from stateguard.worker.loop import Worker, revised_line, writer_lines
 
 pytestmark = pytest.mark.kernel
 
@@ -214,6 +215,69 @@ def test_a_refused_answer_and_a_repeated_cell_quote_the_line_that_wrote_what_was
     assert writer_lines(tracked.graph, ["t@v1", "u@v1", "t['profit']@v9"]) == [
         ("t", 0, "t = pd.DataFrame({'c': [1.0, 2.0]})")
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "revision", "expected"),
+    [
+        (
+            "t['p'] = (t['b'] + t['b'] * 0.09) - t['c']",
+            (9, 4, True),
+            "t['p'] = t['b'] + t['b'] * 0.04 - t['c']",
+        ),
+        (
+            "t['x'] = t['a'] * 1.09 - t['b'] * 0.91",
+            (9, 4, True),
+            "t['x'] = t['a'] * 1.04 - t['b'] * 0.96",
+        ),
+        ("cost = 180 * n", (180, 195, False), "cost = 195 * n"),
+        ("t['x'] = t['a'] * 2", (9, 4, True), None),  # no number of the old value
+        ("cost = 0 * n", (0, 5, False), None),  # a 0 says nothing
+        ("t['x'] = (", (9, 4, True), None),  # does not parse
+    ],
+)
+def test_a_line_is_rewritten_with_a_revised_value(
+    line: str, revision: tuple[float, float, bool], expected: str | None
+) -> None:
+    old, new, percent = revision
+    assert revised_line(line, Revision(old=old, new=new, percent=percent)) == expected
+
+
+def test_a_refusal_for_a_revised_value_quotes_the_line_with_the_value_revised(
+    tracked: TrackedSession,
+) -> None:
+    # turn 1 writes t['profit'] with 9 %; turn 2 revises it to 4 %; turn 3 reads the old
+    # column and the manager refuses: the note gives that line with the revised value
+    repair = Hint(kind="repair", text="t['profit']@v1 is stale.", variables=("t['profit']@v1",))
+    supervisor = FakeSupervisor(reject=0, repair=repair)
+    model = ScriptedModel(
+        [
+            code(
+                "import pandas as pd\nt = pd.DataFrame({'c': [1.0, 2.0]})\n"
+                "t['profit'] = t['c'] * 0.09\nt['profit'].sum()"
+            ),
+            "<answer>0.27</answer>",
+            code("len(t)"),
+            "<answer>2</answer>",
+            "<answer>2</answer>",  # again, once told of the revision
+            code("(t['profit'] > 0.1).sum()"),
+            "<answer>1</answer>",
+            code("t['profit'] = t['c'] * 0.04\n(t['profit'] > 0.1).sum()"),
+            "<answer>0</answer>",
+        ]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=supervisor), retry_samples=0)
+    assert list(worker.run_turn(1, "What is the profit?"))[-1].answer == "0.27"
+    context = "The rate was revised from 9% to 4%."
+    assert list(worker.run_turn(2, "How many rows?", context=context))[-1].answer == "2"
+    supervisor.reject_left = 1
+    events = list(worker.run_turn(3, "How many rows have a profit above 0.1?"))
+    note = user_contents(model, 7)[-1]
+    assert "not accepted" in note
+    assert "cell 0 wrote `t['profit']` with `t['profit'] = t['c'] * 0.09`" in note, note
+    assert "(from 9 % to 4 %)" in note
+    assert "that line is `t['profit'] = t['c'] * 0.04`: run it first" in note
+    assert events[-1].answer == "0"
 
 
 def test_step_budget_exhaustion_records_no_answer(tracked: TrackedSession) -> None:

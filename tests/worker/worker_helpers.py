@@ -38,7 +38,7 @@ class FakeSupervisor:
         self.calls: list[tuple[str, object]] = []
         self._events: list[ManagerEvent] = []
 
-    def begin_turn(self, turn: int, question: str) -> list[Hint]:
+    def begin_turn(self, turn: int, question: str, context: str = "") -> list[Hint]:
         """Scripted state hints for `turn`."""
         self.calls.append(("begin_turn", turn))
         self._events.append(ManagerEvent(type="activate", turn=turn))

@@ -275,6 +275,38 @@ def writer_lines(graph: LineageGraph, versions: Sequence[str]) -> list[tuple[str
     return out
 
 
+def _rate_form(value: float) -> str:
+    return f"{round(value, 10):.10g}"
+
+
+def revised_line(line: str, revision: Revision) -> str | None:
+    """``line`` with each number that writes ``revision``'s old value written with its new
+    one: a percent as its rate (``0.09`` -> ``0.04`` for 9 % -> 4 %) or its complements
+    (``1.09``, ``0.91``), a plain value as itself. None when the line writes no such number
+    or does not parse."""
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    if revision.percent:
+        old, new = revision.old / 100, revision.new / 100
+        pairs = [(old, new), (1 + old, 1 + new), (1 - old, 1 - new)]
+    elif revision.old != 0:
+        pairs = [(revision.old, revision.new)]
+    else:
+        return None
+    changed = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            for was, now in pairs:
+                if abs(float(node.value) - was) <= 1e-9 * max(1.0, abs(was)):
+                    whole = isinstance(node.value, int) and float(now).is_integer()
+                    node.value = int(now) if whole else float(_rate_form(now))
+                    changed = True
+                    break
+    return ast.unparse(tree) if changed else None
+
+
 def runnable(code: str) -> bool:
     """Whether ``code``, less the answer lines the worker strips before running it
     (`strip_answer_lines`), parses as Python; a cell with an IPython magic or shell line
@@ -426,6 +458,8 @@ class Worker:
         self._contexts: list[str] = []
         """Every turn's context so far, the current one included."""
         self._question_spec = QuestionSpec.parse("", "")
+        self._revisions: list[Revision] = []
+        """Every revision the session's turns stated so far, in order."""
         """What the current turn's question and context state (`stateguard.question`)."""
         self._data_columns: dict[str, tuple[str, ...]] = {}
         """Every column of each loaded frame, as the setup loaded it."""
@@ -1371,6 +1405,18 @@ class Worker:
         lines = writer_lines(self.guard.graph, self._refused_for)
         if not lines:
             return ""
+        for name, cell, line in lines:
+            for revision in self._revisions[::-1]:
+                rewrite = revised_line(line, revision)
+                if rewrite is not None:
+                    return "\n\n" + render(
+                        self._corrective["writer_line_revised"],
+                        cell=cell,
+                        name=name,
+                        line=line,
+                        revision=_revision_words(revision),
+                        rewrite=rewrite,
+                    )
         written = "; ".join(
             f"cell {cell} wrote `{name}` with `{line}`" for name, cell, line in lines
         )
@@ -1512,6 +1558,7 @@ class Worker:
         self._first_cell = len(self.guard.graph.cells)
         self._spec = AnswerSpec.from_question(question)
         self._question_spec = QuestionSpec.parse(question, context)
+        self._revisions += [r for r in self._question_spec.revisions if r not in self._revisions]
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
             turn=turn_index,
