@@ -239,6 +239,8 @@ _REDUCTIONS: dict[str, frozenset[str]] = {
 
 _HUNDRED = re.compile(r"(?<![\w.])100(?:\.0*)?(?![\w.])")
 """The number 100 in code (not 1000, 0.100 or a name)."""
+_REVISED_LINES = 3
+"""The most lines `Worker._revised_lines` quotes."""
 _WRITER_LINE_CHARS = 300
 """The longest line `writer_lines` quotes."""
 
@@ -1396,6 +1398,31 @@ class Worker:
         yield self._user(turn, step, self._note("answer_rejected") + self._writer_note())
         return False
 
+    def _revised_lines(self) -> str:
+        """For a turn that states revisions ("from 9% to 4%"): the lines of earlier cells
+        that wrote a current value with an old one (`writer_lines`, `revised_line`), each
+        with the revised value, as a note (at most `_REVISED_LINES`); "" if none. A small
+        model told "recompute" re-runs the cell that read the old column; shown the line,
+        it writes it again."""
+        revisions = self._question_spec.revisions
+        if not revisions:
+            return ""
+        graph = self.guard.graph
+        names = [n for root in graph.live_names() for n in (root, *graph.parts_of(root))]
+        keys = [v.key for name in names if (v := graph.current(name)) is not None]
+        found: list[str] = []
+        for name, cell, line in writer_lines(graph, keys):
+            rewrite = next((w for r in revisions if (w := revised_line(line, r)) is not None), None)
+            if rewrite is not None:
+                found.append(f"cell {cell} wrote `{name}` with `{line}`; revised: `{rewrite}`")
+        if not found:
+            return ""
+        return render(
+            self._corrective["revised_lines"],
+            revisions="; ".join(_revision_words(r) for r in revisions[:2]),
+            lines="\n".join(f"- {f}" for f in found[:_REVISED_LINES]),
+        )
+
     def _writer_note(self) -> str:
         """The lines of the session's cells that wrote the versions the manager named when
         it refused the answer (`_refused_for`), as a second paragraph: a small model told
@@ -1569,6 +1596,9 @@ class Worker:
         hints = self.guard.begin_turn(question, turn=turn_index, context=context)
         yield from self._drain(turn_index)
         yield from self._deliver(turn_index, None, hints, f"{context}\n{question}")
+        revised = self._revised_lines()
+        if revised:
+            yield self._user(turn_index, self.steps_taken, revised)
         if self.setup is not None:
             setup, self.setup = self.setup, None
             self._data_columns = dict(setup.columns)
