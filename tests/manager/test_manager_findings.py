@@ -12,6 +12,8 @@ from stateguard.llm import ScriptedModel
 from stateguard.manager import Hint
 from stateguard.manager import actions as A
 from stateguard.manager.evidence import (
+    grounding_steps,
+    off_answer,
     output_requirements,
     refusal_key,
     refused_again,
@@ -219,3 +221,36 @@ def test_a_refusal_for_an_unprinted_number_does_not_stand_once_a_step_prints_it(
         **{**_ctx(steps).__dict__, "refused": {refusal_key("2025-01"): (_revised(),)}}
     )
     assert [f.check for f in DeterministicPolicy().evidence(obs, ctx)] == ["refused_again"]
+
+
+def _numbered(step: int, stdout: str) -> Step:
+    execution = ExecutionResult(status="ok", stdout=stdout, wall_time=0.01)
+    return Step(turn=0, step=step, code="print(1)", execution=execution)
+
+
+def _own(step: int, variables: tuple[str, ...] = ()) -> Finding:
+    return Finding(
+        check="revised_constant",
+        severity="doubt",
+        message=f"step {step} computes with 0.09",
+        basis=("code", "question"),
+        variables=variables,
+        facts=EvidenceFacts(step=step).as_facts(),
+    )
+
+
+def test_an_old_literal_in_a_step_the_answer_does_not_rest_on_does_not_stand() -> None:
+    steps = [_numbered(1, "0.11266321811157885"), _numbered(2, "32")]
+    grounds = grounding_steps(steps, "32 shipments", "How many shipments lost money?")
+    assert grounds == {2}
+    found = [_own(1), _own(2), _own(1, ("t['profit']@v1",))]
+    kept = off_answer(found, grounds)
+    # the exploration's own literal goes; the grounding step's, and a read through
+    # lineage, stay
+    assert kept == found[1:]
+    # an answer no step shows (or with no number) keeps everything
+    assert grounding_steps(steps, "41", "How many?") == set()
+    assert grounding_steps(steps, "none", "How many?") == set()
+    assert off_answer(found, set()) == found
+    # a number the question writes is no ground
+    assert grounding_steps(steps, "32", "Of 32 shipments, how many?") == set()

@@ -281,6 +281,45 @@ def unsupported_claims(
     ]
 
 
+def grounding_steps(steps: Sequence[Step], answer: str, question: str) -> set[int]:
+    """The steps (by number) whose successful output shows a number the answer states
+    (possibly rounded, or as a percentage; numbers the question writes aside): what the
+    answer rests on. Empty when the answer states no such number or none is shown."""
+    claimed = [n for n in numbers_in(answer) if n[0] not in {v for v, _, _ in numbers_in(question)}]
+    out: set[int] = set()
+    for step in steps:
+        ex = step.execution
+        if not claimed or ex is None or not ex.ok:
+            continue
+        text = "\n".join(
+            [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
+        )
+        observed = [v for v, _, _ in numbers_in(text)]
+        if any(_matches(v, d, p, observed) for v, d, p in claimed):
+            out.add(step.step)
+    return out
+
+
+def off_answer(found: Sequence[Finding], grounds: set[int]) -> list[Finding]:
+    """``found`` less the findings that a step computes with a revised value's old literal
+    (no version read: the literal is in the step's own code) when that step is none of the
+    ``grounds`` the answer rests on (`grounding_steps`): an exploration the answer does not
+    use. A step that read what such a step made is found through lineage, with the version
+    it read, and stays. Nothing is dropped when the grounds are not known (empty)."""
+    if not grounds:
+        return list(found)
+    return [
+        f
+        for f in found
+        if not (
+            f.check == "revised_constant"
+            and not f.variables
+            and EvidenceFacts.of(f).step is not None
+            and EvidenceFacts.of(f).step not in grounds
+        )
+    ]
+
+
 def decimal_requirement(question: str) -> int | None:
     """A machine-checkable "N decimal places" requirement in the question, if any ("rounded
     to the nearest integer" is 0 places): `QuestionSpec.decimals`."""

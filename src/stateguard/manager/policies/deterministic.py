@@ -17,6 +17,8 @@ from stateguard.manager import actions as A
 from stateguard.manager.binding import infer_relations
 from stateguard.manager.evidence import (
     decimal_requirement,
+    grounding_steps,
+    off_answer,
     output_requirements,
     refused_again,
     silent_joins,
@@ -63,7 +65,8 @@ class DeterministicPolicy:
                 s for s in ctx.steps if steps and s.turn == steps[0].turn and s.step < steps[0].step
             ]  # the turn's attempts before a repair
             found += silent_joins(steps, before, ctx.question or None)
-            found += revised_constants(steps, ctx.graph, ctx.revisions)
+            grounds = grounding_steps(ctx.this_turn_steps or steps, obs.answer, ctx.question)
+            found += off_answer(revised_constants(steps, ctx.graph, ctx.revisions), grounds)
             claims = unsupported_claims(
                 steps, obs.answer, ctx.question, grounds=ctx.this_turn_steps
             )
