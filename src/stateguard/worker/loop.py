@@ -56,7 +56,7 @@ from stateguard.checks import Finding
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
 from stateguard.kernel import ExecutionResult, namespace
-from stateguard.lineage import CellRecord, LineageGraph
+from stateguard.lineage import CellRecord, LineageGraph, VariableVersion
 from stateguard.lineage.narrowing import narrowed_columns
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
@@ -239,7 +239,7 @@ _REDUCTIONS: dict[str, frozenset[str]] = {
 
 _HUNDRED = re.compile(r"(?<![\w.])100(?:\.0*)?(?![\w.])")
 """The number 100 in code (not 1000, 0.100 or a name)."""
-_REVISED_LINES = 3
+_REVISED_LINES = 4
 """The most lines `Worker._revised_lines` quotes."""
 _WRITER_LINE_CHARS = 300
 """The longest line `writer_lines` quotes."""
@@ -247,9 +247,10 @@ _WRITER_LINE_CHARS = 300
 
 def writer_lines(graph: LineageGraph, versions: Sequence[str]) -> list[tuple[str, int, str]]:
     """(name, cell, line) for each of ``versions`` (``name@vN``) that a top-level
-    assignment to that name wrote, as written in the cell that created the version (the
-    cell's last such assignment); versions written otherwise (a method call, a function)
-    or unknown are left out."""
+    assignment to that name wrote whole (a binding, or a store to a part), as written in
+    the cell that created the version (the cell's last such assignment); versions written
+    otherwise (a method call, a function, a change to one of their parts) or unknown are
+    left out."""
     cells = {c.cell: c.source for c in graph.cells}
     out: list[tuple[str, int, str]] = []
     for key in dict.fromkeys(versions):
@@ -257,6 +258,8 @@ def writer_lines(graph: LineageGraph, versions: Sequence[str]) -> list[tuple[str
             version = graph.version(key)
         except KeyError:
             continue
+        if version.kind not in ("bind", "store"):
+            continue  # a value changed in part, or in place: no line wrote it whole
         source = cells.get(version.cell)
         try:
             tree = ast.parse(source or "")
@@ -275,6 +278,14 @@ def writer_lines(graph: LineageGraph, versions: Sequence[str]) -> list[tuple[str
         if line and len(line) <= _WRITER_LINE_CHARS and "\n" not in line:
             out.append((version.name, version.cell, line))
     return out
+
+
+def _written_keys(
+    written: Sequence[tuple[str, int, str]], current: dict[str, VariableVersion]
+) -> list[str]:
+    """The version key of each `writer_lines` entry, among the ``current`` versions."""
+    by_name = {(v.name, v.cell): k for k, v in current.items()}
+    return [by_name[(name, cell)] for name, cell, _ in written]
 
 
 def _rate_form(value: float) -> str:
@@ -1401,26 +1412,34 @@ class Worker:
     def _revised_lines(self) -> str:
         """For a turn that states revisions ("from 9% to 4%"): the lines of earlier cells
         that wrote a current value with an old one (`writer_lines`, `revised_line`), each
-        with the revised value, as a note (at most `_REVISED_LINES`); "" if none. A small
-        model told "recompute" re-runs the cell that read the old column; shown the line,
-        it writes it again."""
+        with the revised value, then the lines that wrote current values derived from
+        those (lineage: ``contribution = net - COGS`` after ``COGS = net * 0.42``), in the
+        order they ran, as one block to run (at most `_REVISED_LINES`); "" if none. A small
+        model told "recompute" re-runs the cell that read the old column; shown the lines,
+        it runs them."""
         revisions = self._question_spec.revisions
         if not revisions:
             return ""
         graph = self.guard.graph
         names = [n for root in graph.live_names() for n in (root, *graph.parts_of(root))]
-        keys = [v.key for name in names if (v := graph.current(name)) is not None]
-        found: list[str] = []
-        for name, cell, line in writer_lines(graph, keys):
+        current = {v.key: v for name in names if (v := graph.current(name)) is not None}
+        written = writer_lines(graph, list(current))
+        revised: dict[str, str] = {}
+        for (_, _, line), key in zip(written, _written_keys(written, current), strict=True):
             rewrite = next((w for r in revisions if (w := revised_line(line, r)) is not None), None)
             if rewrite is not None:
-                found.append(f"cell {cell} wrote `{name}` with `{line}`; revised: `{rewrite}`")
-        if not found:
+                revised[key] = rewrite
+        if not revised:
             return ""
+        block = dict(revised)
+        for (_, _, line), key in zip(written, _written_keys(written, current), strict=True):
+            if key not in block and graph.ancestors(key) & set(revised):
+                block[key] = line
+        ordered = sorted(block, key=lambda k: current[k].seq)[:_REVISED_LINES]
         return render(
             self._corrective["revised_lines"],
             revisions="; ".join(_revision_words(r) for r in revisions[:2]),
-            lines="\n".join(f"- {f}" for f in found[:_REVISED_LINES]),
+            code="\n".join(dict.fromkeys(block[k] for k in ordered)),
         )
 
     def _writer_note(self) -> str:
