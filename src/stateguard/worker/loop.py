@@ -1588,7 +1588,12 @@ class Worker:
                 role="system",
                 content=self.conversation.system,
             )
-        self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
+        self._question_spec = QuestionSpec.parse(question, context)
+        opener = _opener(turn_index, question, context)
+        revised = self._revised_lines()  # before the state hint: the hint stays the last word
+        if revised:
+            opener = f"{opener}\n\n{revised}"
+        self.conversation.start_turn(turn_index, question, opener)
         self._outputs, self._formatted = [], set()
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
@@ -1603,7 +1608,6 @@ class Worker:
         self._last_shown = []
         self._first_cell = len(self.guard.graph.cells)
         self._spec = AnswerSpec.from_question(question)
-        self._question_spec = QuestionSpec.parse(question, context)
         self._revisions += [r for r in self._question_spec.revisions if r not in self._revisions]
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
@@ -1615,9 +1619,6 @@ class Worker:
         hints = self.guard.begin_turn(question, turn=turn_index, context=context)
         yield from self._drain(turn_index)
         yield from self._deliver(turn_index, None, hints, f"{context}\n{question}")
-        revised = self._revised_lines()
-        if revised:
-            yield self._user(turn_index, self.steps_taken, revised)
         if self.setup is not None:
             setup, self.setup = self.setup, None
             self._data_columns = dict(setup.columns)
