@@ -280,43 +280,6 @@ def test_a_refusal_for_a_revised_value_quotes_the_line_with_the_value_revised(
     assert events[-1].answer == "0"
 
 
-def test_a_turn_that_revises_a_value_is_shown_the_lines_written_with_the_old_one(
-    tracked: TrackedSession,
-) -> None:
-    model = ScriptedModel(
-        [
-            code(
-                "import pandas as pd\nt = pd.DataFrame({'c': [1.0, 2.0]})\n"
-                "t['cogs'] = t['c'] * 0.42\nt['fee'] = t['c'] * 0.5\n"
-                "t['margin'] = t['c'] - t['cogs']\nt['margin'].sum()"
-            ),
-            "<answer>1.74</answer>",
-            code("t['cogs'] = t['c'] * 0.47\nt['margin'] = t['c'] - t['cogs']\nt['margin'].sum()"),
-            "<answer>1.59</answer>",
-            code("t['fee'].sum()"),
-            "<answer>1.5</answer>",
-        ]
-    )
-    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0)
-    assert list(worker.run_turn(1, "What is the margin?"))[-1].answer == "1.74"
-    context = "The COGS rate was revised from 42% to 47%."
-    events = list(worker.run_turn(2, "What is the margin now?", context=context))
-    told = [e.content for e in events if isinstance(e, ModelMessage) and e.role == "user"]
-    note = next(m for m in told if "This turn revises" in m)
-    assert "(from 42 % to 47 %)" in note, note
-    # the revised line, then the line derived from what it writes, in the order they ran;
-    # not a line that uses neither
-    block = "```python\nt['cogs'] = t['c'] * 0.47\nt['margin'] = t['c'] - t['cogs']\n```"
-    assert block in note, note
-    assert "t['fee']" not in note
-    assert events[-1].answer == "1.59"
-    # a turn that revises nothing is told nothing
-    third = list(worker.run_turn(3, "What is the fee?"))
-    assert third[-1].answer == "1.5"
-    said = [e.content for e in third if isinstance(e, ModelMessage) and e.role == "user"]
-    assert said and not any("This turn revises" in m for m in said)
-
-
 def test_step_budget_exhaustion_records_no_answer(tracked: TrackedSession) -> None:
     model = ScriptedModel(fn=lambda messages: code("x = 1"))
     supervisor = FakeSupervisor()

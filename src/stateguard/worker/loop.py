@@ -56,7 +56,7 @@ from stateguard.checks import Finding
 from stateguard.guard import GuardedSession
 from stateguard.hints import compact_state_hint
 from stateguard.kernel import ExecutionResult, namespace
-from stateguard.lineage import CellRecord, LineageGraph, VariableVersion
+from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.narrowing import narrowed_columns
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
@@ -239,8 +239,6 @@ _REDUCTIONS: dict[str, frozenset[str]] = {
 
 _HUNDRED = re.compile(r"(?<![\w.])100(?:\.0*)?(?![\w.])")
 """The number 100 in code (not 1000, 0.100 or a name)."""
-_REVISED_LINES = 4
-"""The most lines `Worker._revised_lines` quotes."""
 _WRITER_LINE_CHARS = 300
 """The longest line `writer_lines` quotes."""
 
@@ -278,14 +276,6 @@ def writer_lines(graph: LineageGraph, versions: Sequence[str]) -> list[tuple[str
         if line and len(line) <= _WRITER_LINE_CHARS and "\n" not in line:
             out.append((version.name, version.cell, line))
     return out
-
-
-def _written_keys(
-    written: Sequence[tuple[str, int, str]], current: dict[str, VariableVersion]
-) -> list[str]:
-    """The version key of each `writer_lines` entry, among the ``current`` versions."""
-    by_name = {(v.name, v.cell): k for k, v in current.items()}
-    return [by_name[(name, cell)] for name, cell, _ in written]
 
 
 def _rate_form(value: float) -> str:
@@ -1409,39 +1399,6 @@ class Worker:
         yield self._user(turn, step, self._note("answer_rejected") + self._writer_note())
         return False
 
-    def _revised_lines(self) -> str:
-        """For a turn that states revisions ("from 9% to 4%"): the lines of earlier cells
-        that wrote a current value with an old one (`writer_lines`, `revised_line`), each
-        with the revised value, then the lines that wrote current values derived from
-        those (lineage: ``contribution = net - COGS`` after ``COGS = net * 0.42``), in the
-        order they ran, as one block to run (at most `_REVISED_LINES`); "" if none. A small
-        model told "recompute" re-runs the cell that read the old column; shown the lines,
-        it runs them."""
-        revisions = self._question_spec.revisions
-        if not revisions:
-            return ""
-        graph = self.guard.graph
-        names = [n for root in graph.live_names() for n in (root, *graph.parts_of(root))]
-        current = {v.key: v for name in names if (v := graph.current(name)) is not None}
-        written = writer_lines(graph, list(current))
-        revised: dict[str, str] = {}
-        for (_, _, line), key in zip(written, _written_keys(written, current), strict=True):
-            rewrite = next((w for r in revisions if (w := revised_line(line, r)) is not None), None)
-            if rewrite is not None:
-                revised[key] = rewrite
-        if not revised:
-            return ""
-        block = dict(revised)
-        for (_, _, line), key in zip(written, _written_keys(written, current), strict=True):
-            if key not in block and graph.ancestors(key) & set(revised):
-                block[key] = line
-        ordered = sorted(block, key=lambda k: current[k].seq)[:_REVISED_LINES]
-        return render(
-            self._corrective["revised_lines"],
-            revisions="; ".join(_revision_words(r) for r in revisions[:2]),
-            code="\n".join(dict.fromkeys(block[k] for k in ordered)),
-        )
-
     def _writer_note(self) -> str:
         """The lines of the session's cells that wrote the versions the manager named when
         it refused the answer (`_refused_for`), as a second paragraph: a small model told
@@ -1588,12 +1545,7 @@ class Worker:
                 role="system",
                 content=self.conversation.system,
             )
-        self._question_spec = QuestionSpec.parse(question, context)
-        opener = _opener(turn_index, question, context)
-        revised = self._revised_lines()  # before the state hint: the hint stays the last word
-        if revised:
-            opener = f"{opener}\n\n{revised}"
-        self.conversation.start_turn(turn_index, question, opener)
+        self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
         self._outputs, self._formatted = [], set()
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
@@ -1608,6 +1560,7 @@ class Worker:
         self._last_shown = []
         self._first_cell = len(self.guard.graph.cells)
         self._spec = AnswerSpec.from_question(question)
+        self._question_spec = QuestionSpec.parse(question, context)
         self._revisions += [r for r in self._question_spec.revisions if r not in self._revisions]
         self._shown.append(self.conversation.current.opener)
         yield ModelMessage(
