@@ -461,9 +461,9 @@ class Worker:
         self._contexts: list[str] = []
         """Every turn's context so far, the current one included."""
         self._question_spec = QuestionSpec.parse("", "")
+        """What the current turn's question and context state (`stateguard.question`)."""
         self._revisions: list[Revision] = []
         """Every revision the session's turns stated so far, in order."""
-        """What the current turn's question and context state (`stateguard.question`)."""
         self._data_columns: dict[str, tuple[str, ...]] = {}
         """Every column of each loaded frame, as the setup loaded it."""
         self._data_files: dict[str, str] = {}
