@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from stateguard.audit.auditor import audit_cell, counts_against
 from stateguard.checks import Step
 from stateguard.finding import Finding
+from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import StaleReason
 from stateguard.manager.notes import EvidenceFacts
@@ -228,6 +229,20 @@ def _matches(value: float, decimals: int, pct: bool, observed: Sequence[float]) 
     )
 
 
+def _claimed(answer: str, question: str) -> list[tuple[float, int, bool]]:
+    """The answer's numbers, less those the question writes."""
+    asked = {v for v, _, _ in numbers_in(question)}
+    return [n for n in numbers_in(answer) if n[0] not in asked]
+
+
+def _shown_numbers(ex: ExecutionResult) -> list[float]:
+    """The numbers an execution printed, returned or displayed."""
+    text = "\n".join(
+        [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
+    )
+    return [v for v, _, _ in numbers_in(text)]
+
+
 def unsupported_claims(
     steps: Sequence[Step], answer: str, question: str, *, grounds: Sequence[Step] = ()
 ) -> list[Finding]:
@@ -239,7 +254,7 @@ def unsupported_claims(
     answer that merely repeats a refused one is `refused_again`'s case)."""
     seen = [*grounds, *(s for s in steps if s not in grounds)] if grounds else steps
     ok_outputs = [s.execution for s in seen if s.execution is not None and s.execution.ok]
-    claimed = [n for n in numbers_in(answer) if n[0] not in {v for v, _, _ in numbers_in(question)}]
+    claimed = _claimed(answer, question)
     if not claimed:
         return []
     if not ok_outputs:
@@ -252,12 +267,7 @@ def unsupported_claims(
                 facts=EvidenceFacts(template="no_successful_code").as_facts(),
             )
         ]
-    observed: list[float] = []
-    for ex in ok_outputs:
-        text = "\n".join(
-            [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
-        )
-        observed.extend(v for v, _, _ in numbers_in(text))
+    observed = [v for ex in ok_outputs for v in _shown_numbers(ex)]
     missing = [v for v, d, p in claimed if not _matches(v, d, p, observed)]
     if not missing:
         return []
@@ -285,16 +295,13 @@ def grounding_steps(steps: Sequence[Step], answer: str, question: str) -> set[in
     """The steps (by number) whose successful output shows a number the answer states
     (possibly rounded, or as a percentage; numbers the question writes aside): what the
     answer rests on. Empty when the answer states no such number or none is shown."""
-    claimed = [n for n in numbers_in(answer) if n[0] not in {v for v, _, _ in numbers_in(question)}]
+    claimed = _claimed(answer, question)
     out: set[int] = set()
     for step in steps:
         ex = step.execution
         if not claimed or ex is None or not ex.ok:
             continue
-        text = "\n".join(
-            [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
-        )
-        observed = [v for v, _, _ in numbers_in(text)]
+        observed = _shown_numbers(ex)
         if any(_matches(v, d, p, observed) for v, d, p in claimed):
             out.add(step.step)
     return out
