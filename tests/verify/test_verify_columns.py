@@ -10,6 +10,7 @@ from stateguard.verify import StepVerifier, VerifyTask
 from stateguard.verify.columns import (
     assigned_columns,
     column_mismatch,
+    dual_part_mismatch,
     named_columns,
     projection_mismatch,
     stem,
@@ -194,3 +195,61 @@ def test_a_cell_that_builds_the_named_column_then_shows_another_is_a_doubt() -> 
     assert column_mismatch(q, shown, rev) is None
     assert column_mismatch(q, build.strip(), rev) is None  # building only
     assert column_mismatch(q, build + "chipo", rev) is None  # the whole table shown
+
+
+CARS = {"cars": ["mpg", "weight", "name", "acceleration"]}
+HIGH_LOW = "Which cars have the highest and the lowest mpg? Give their names."
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "(cars.loc[cars['weight'].idxmax(), 'name'], cars.loc[cars['mpg'].idxmin(), 'name'])",
+        "cars.loc[cars.mpg.idxmax(), 'name'], cars.loc[cars.acceleration.idxmin(), 'name']",
+        "{'top': cars.mpg.max(), 'bottom': cars.weight.min()}",
+    ],
+)
+def test_opposite_extremes_over_an_unnamed_column_are_found(code: str) -> None:
+    found = dual_part_mismatch(HIGH_LOW, code, CARS)
+    assert found is not None and found.missed == ("mpg",) and found.instead[0] != "mpg"
+
+
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [
+        (HIGH_LOW, "cars.loc[cars.mpg.idxmax(), 'name'], cars.loc[cars.mpg.idxmin(), 'name']"),
+        # both columns named: two extremes asked
+        ("What are the highest mpg and the lowest weight?", "(cars.mpg.max(), cars.weight.min())"),
+        # not opposite extremes: two like statistics of two columns
+        (HIGH_LOW, "(cars.mpg.mean(), cars.weight.mean())"),
+        # written differently beyond the column
+        (HIGH_LOW, "(cars.weight.max(), cars.mpg.min() + 1)"),
+        (HIGH_LOW, "cars.weight.max()"),
+    ],
+)
+def test_like_parts_that_are_not_a_swapped_extreme_are_not(question: str, code: str) -> None:
+    assert dual_part_mismatch(question, code, CARS) is None
+
+
+def test_the_rule_doubts_opposite_extremes_over_two_columns() -> None:
+    det = StepVerifier("deterministic")
+    task = VerifyTask(question=HIGH_LOW)
+    code = "(cars.loc[cars['weight'].idxmax(), 'name'], cars.loc[cars['mpg'].idxmin(), 'name'])"
+    step = ok(code, result="('a', 'b')").model_copy(update={"result": True})
+    v = det.verify(task, [step], env=_env(CARS))
+    assert v.score == 0.5 and v.evidence[-1].check == "question_column", v.rationale
+    assert "'mpg'" in v.rationale and "'weight'" in v.rationale
+
+
+def test_a_quoted_column_name_names_it_even_when_generic() -> None:
+    sales = {"sales": ["Unit price", "Quantity", "Tax", "Total", "cogs"]}
+    q = (
+        "Compute the largest difference between unit price times quantity plus tax and "
+        'the "Total" column.'
+    )
+    wrong = "(sales['Unit price'] * sales['Quantity'] + sales['Tax'] - sales['cogs']).abs().max()"
+    found = column_mismatch(q, wrong, sales)
+    assert found is not None and found.missed == ("Total",) and found.instead == ("cogs",)
+    assert column_mismatch(q, wrong.replace("cogs", "Total"), sales) is None
+    # unquoted, "total" is an ordinary word and names nothing
+    assert column_mismatch(q.replace('"Total" column', "total"), wrong, sales) is None

@@ -23,6 +23,14 @@ from stateguard.verify.degenerate import (
         ("army[['deaths', 'deaths']]", "selects 'deaths' twice"),
         ("(c.loc[c.m.idxmin(), 'n'], c.loc[c.m.idxmin(), 'n'])", "same computed value twice"),
         ("print([df.a.max(), df.b.max(), df.a.max()])", "same computed value twice"),
+        ("{'Age': s['Age'].corr(s['Age']), 'YoE': 0}", "sets a value against itself"),
+        ("pearsonr(df.x, df.x)", "sets a value against itself"),
+        ("(s['p'] * s['q'] + s['Total'] - s['Total']).abs().max()", "drops out"),
+        ("df.a - df.b + df.b", "drops out"),
+        ("cars.groupby('o')['o'].agg(lambda x: x.value_counts().idxmax())", "grouping key 'o'"),
+        ("df.groupby(['k', 'j'])['k'].first()", "grouping key 'k'"),
+        ("df.groupby(by='k').k.nunique()", "grouping key 'k'"),
+        ("df.groupby('k')['k'].agg('max')", "grouping key 'k'"),
     ],
 )
 def test_an_expression_fixed_by_its_form_is_found(code: str, found: str) -> None:
@@ -44,6 +52,15 @@ def test_an_expression_fixed_by_its_form_is_found(code: str, found: str) -> None
         "[f(), f()]\nx = 1",  # not the last statement
         "('n', 'n')",
         "df.a * df.a",  # a square is not fixed
+        "df.x.corr(df.y)",
+        "df.corr()",
+        "pearsonr(df.x, df.y)",
+        "(end - mid) + (mid - start)",  # a bracketed sum is one term
+        "df.a + df.b - df.c",
+        "df.groupby('k')['k'].count()",  # a count per key is the idiom
+        "df.groupby('k')['k'].size()",
+        "df.groupby('k')['v'].max()",
+        "df.groupby('k')['v'].agg(lambda x: x.value_counts().idxmax())",
         "df[",
     ],
 )

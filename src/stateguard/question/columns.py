@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from stateguard.question.spec import THRESHOLD, Threshold, threshold_spans
+from stateguard.question.spec import THRESHOLD, Threshold, quoted_values, threshold_spans
 from stateguard.question.stems import WORD, word_runs, word_spans, words
 
 GENERIC = frozenset(
@@ -86,6 +86,13 @@ def named_columns(question: str, columns: Iterable[str]) -> set[str]:
         if not is_generic(c) and all(w in asked for w in ws):
             out.add(c)
     return out - _inside_longer(question, out)
+
+
+def quoted_columns(question: str, columns: Iterable[str]) -> set[str]:
+    """The columns ``question`` quotes by their exact name (`the "Total" column`), generic
+    names included: a quote sets the name apart from the words around it."""
+    quoted = set(quoted_values(question))
+    return {c for c in columns if c in quoted}
 
 
 def _inside_longer(question: str, named: set[str]) -> set[str]:

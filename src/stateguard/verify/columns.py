@@ -2,7 +2,8 @@
 
 A question names a column when every word of the column's name is a word of the
 question, up to a plural (``occupation`` in "How many different occupations…",
-``item_price`` in "the mean item price"). A result step that takes its value from
+``item_price`` in "the mean item price"), or when it quotes the name exactly (`the
+"Total" column`). A result step that takes its value from
 other columns of the same table and from none that the question names has most likely
 taken the wrong one: "How many different occupations?" answered by
 ``users.zip_code.nunique()``.
@@ -18,6 +19,12 @@ identifier, one that counts them ("How many orders" → ``order_id``; "how many 
 were ordered" counts units, so it names no ``item_name``). "Someone order…" uses the
 word as a verb and names nothing. This weaker naming only raises a doubt (0.5).
 
+A step that shows two opposite extremes side by side (``(df.loc[df.a.idxmax(), 'n'],
+df.loc[df.b.idxmin(), 'n'])``, `dual_part_mismatch`) has parts written alike but for the
+extreme taken and one column. "The highest and the lowest a" takes both over one column;
+when the question names one of the two columns and not the other, the part over the
+unnamed one most likely read the wrong column.
+
 Which columns the question names is read in `stateguard.question.columns`; this module
 reads the code's side.
 """
@@ -30,7 +37,12 @@ from typing import NamedTuple
 
 from stateguard.audit.filterchecks import probe_json
 from stateguard.kernel import ProbeResult, namespace
-from stateguard.question import named_columns, noun_named_columns, speaks_of_columns
+from stateguard.question import (
+    named_columns,
+    noun_named_columns,
+    quoted_columns,
+    speaks_of_columns,
+)
 from stateguard.question import stem as stem  # re-exported: the words of a name
 from stateguard.question import words as words
 from stateguard.verify.environment import Environment
@@ -162,7 +174,7 @@ def column_mismatch(
         return None
     columns = {c for f in read for c in frames[f]}
     used = used_columns(code, columns)
-    named = named_columns(question, columns)
+    named = named_columns(question, columns) | quoted_columns(question, columns)
     weak = not named
     if weak:
         named = noun_named_columns(question, columns)
@@ -226,6 +238,88 @@ def projection_mismatch(
         instead = sorted(set(keys) - named)
         if named & set(keys) and missed and instead:
             return Mismatch(tuple(missed), tuple(instead), partial=False, projected=True)
+    return None
+
+
+_DUALS = {
+    "idxmax": "idxmin", "max": "min", "argmax": "argmin", "nlargest": "nsmallest",
+    "head": "tail", "first": "last",
+}  # fmt: skip
+_DUAL = {**_DUALS, **{b: a for a, b in _DUALS.items()}}
+"""Methods that take opposite ends of one order."""
+
+
+class _Masked(ast.NodeTransformer):
+    """A part with its column names and its extremes blanked, and what was blanked."""
+
+    def __init__(self, columns: set[str]) -> None:
+        self.columns = columns
+        self.seen: list[str] = []
+        self.duals: list[str] = []
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        if isinstance(node.value, str) and node.value in self.columns:
+            self.seen.append(node.value)
+            return ast.Constant(value="<column>")
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if node.attr in _DUAL:
+            self.duals.append(node.attr)
+            return ast.Attribute(value=node.value, attr="<extreme>", ctx=node.ctx)
+        if node.attr in self.columns:
+            self.seen.append(node.attr)
+            return ast.Attribute(value=node.value, attr="<column>", ctx=node.ctx)
+        return node
+
+
+def _parts(code: str) -> list[ast.AST]:
+    """The computed parts of the tuple, list or dict a cell's last statement shows."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return []
+    if not body or not isinstance(body[-1], ast.Expr):
+        return []
+    shown = body[-1].value
+    if isinstance(shown, ast.Tuple | ast.List):
+        parts = list(shown.elts)
+    elif isinstance(shown, ast.Dict):
+        parts = list(shown.values)
+    else:
+        return []
+    return [p for p in parts if any(isinstance(n, ast.Call) for n in ast.walk(p))]
+
+
+def dual_part_mismatch(
+    question: str, code: str, frames: Mapping[str, Sequence[str]]
+) -> Mismatch | None:
+    """Two parts of the shown tuple, list or dict written alike but for opposite extremes
+    and one column, of which the question names one and not the other (see the module)."""
+    read = _frames_read(code, frames)
+    columns = {c for f in read for c in frames[f]}
+    if not columns:
+        return None
+    named = named_columns(question, columns)
+    masked = []
+    for part in _parts(code):
+        m = _Masked(columns)
+        shape = ast.dump(m.visit(ast.parse(ast.unparse(part), mode="eval")))
+        masked.append((shape, m.seen, m.duals))
+    for i, (shape, seen, duals) in enumerate(masked):
+        for shape2, seen2, duals2 in masked[i + 1 :]:
+            if shape != shape2 or len(seen) != len(seen2) or len(duals) != 1:
+                continue
+            if _DUAL[duals[0]] != duals2[0]:
+                continue
+            differ = [(a, b) for a, b in zip(seen, seen2, strict=True) if a != b]
+            if len(differ) != 1:
+                continue
+            a, b = differ[0]
+            if (a in named) != (b in named):
+                missed, instead = (a, b) if a in named else (b, a)
+                return Mismatch((missed,), (instead,), partial=True)
     return None
 
 

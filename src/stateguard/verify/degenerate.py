@@ -3,6 +3,11 @@
 (``(df.a.idxmin(), df.a.idxmin())``). No analyst means them; a mistyped or swapped
 operand does (``apple.index.min() - apple.index.min()`` for ``max() - min()``).
 
+The same holds for a value set against itself (``s.corr(s)``, ``pearsonr(a, a)``: 1 or
+no test at all), for a sum whose term is added and taken away again (``a * b + c - c``:
+``c`` drops out), and for a grouping key aggregated within its own groups
+(``df.groupby('k')['k'].max()``: each group's key again; ``nunique`` gives 1).
+
 ``x == x`` and ``x != x`` are left alone: they are the idiom for testing NaN.
 
 `self_products` finds a weaker sign of the same slip: a column multiplied by itself
@@ -107,10 +112,117 @@ def _computed(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
+_PAIRED_METHODS = frozenset({"corr", "cov", "corrwith"})
+"""Methods that set a value against their argument."""
+_PAIRED_FUNCTIONS = frozenset(
+    {
+        "pearsonr", "spearmanr", "kendalltau", "pointbiserialr", "corrcoef", "cov",
+        "ttest_ind", "ttest_rel", "mannwhitneyu", "wilcoxon", "ks_2samp", "linregress",
+    }
+)  # fmt: skip
+"""Functions (numpy, scipy.stats) that set their first argument against their second."""
+
+
+def _self_paired(node: ast.Call) -> bool:
+    """``s.corr(s)`` or ``pearsonr(a, a)``: one value set against itself."""
+    name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+    if isinstance(node.func, ast.Attribute) and name in _PAIRED_METHODS and node.args:
+        return _same(node.func.value, node.args[0])
+    return name in _PAIRED_FUNCTIONS and len(node.args) >= 2 and _same(*node.args[:2])
+
+
+def _signed_terms(node: ast.AST) -> list[tuple[int, ast.AST]]:
+    """The terms of a chain of ``+`` and ``-`` as written (``a + b - c``), each with its
+    sign; a bracketed sum on the right (``a + (b - c)``) is one term."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
+        return [*_signed_terms(node.left), (1 if isinstance(node.op, ast.Add) else -1, node.right)]
+    return [(1, node)]
+
+
+def _cancelled(node: ast.BinOp) -> ast.AST | None:
+    """A term a chain of three or more terms adds and takes away again (``a + c - c``)."""
+    terms = _signed_terms(node)
+    if len(terms) < 3:
+        return None  # ``x - x`` is found as the same operand on both sides
+    for i, (s, t) in enumerate(terms):
+        for s2, t2 in terms[i + 1 :]:
+            if s != s2 and _same(t, t2):
+                return t
+    return None
+
+
+_KEY_AGGREGATES = frozenset(
+    {"min", "max", "first", "last", "mean", "median", "mode", "unique", "nunique"}
+)
+"""Aggregates that give a group's own key back when applied to the grouping column (or,
+``nunique``, 1)."""
+
+
+def _group_keys(node: ast.AST) -> set[str]:
+    """The column names a ``groupby`` call groups by (``groupby('k')``, ``groupby(['a', 'b'])``,
+    ``groupby(by='k')``); empty for anything else."""
+    if not (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "groupby"):
+        return set()
+    keys = list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "by"]
+    out: set[str] = set()
+    for k in keys:
+        elts = k.elts if isinstance(k, ast.List | ast.Tuple) else [k]
+        out |= {e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return out
+
+
+def _returns_key(call: ast.Call) -> bool:
+    """An aggregate that gives a group's value back: a name of `_KEY_AGGREGATES`, as a
+    method, a string passed to ``agg``, or a lambda ending in ``value_counts().idxmax()``
+    or ``mode()``."""
+    name = getattr(call.func, "attr", None)
+    if name in _KEY_AGGREGATES:
+        return True
+    if name not in {"agg", "aggregate", "apply"} or len(call.args) != 1:
+        return False
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant):
+        return arg.value in _KEY_AGGREGATES
+    if isinstance(arg, ast.Lambda):
+        body = arg.body
+        while isinstance(body, ast.Subscript):
+            body = body.value
+        last = _last_call(body)
+        func = body.func if isinstance(body, ast.Call) else None
+        inner = func.value if isinstance(func, ast.Attribute) else None
+        by_counts = (
+            last in {"idxmax", "idxmin"}
+            and isinstance(inner, ast.Call)
+            and getattr(inner.func, "attr", None) == "value_counts"
+        )
+        return by_counts or last == "mode"
+    return False
+
+
+def _key_aggregated(node: ast.Call) -> str | None:
+    """The grouping key ``node`` aggregates within its own groups, or None."""
+    if not isinstance(node.func, ast.Attribute) or not _returns_key(node):
+        return None
+    picked = node.func.value
+    if isinstance(picked, ast.Subscript) and isinstance(picked.slice, ast.Constant):
+        column, grouped = picked.slice.value, picked.value
+    elif isinstance(picked, ast.Attribute):
+        column, grouped = picked.attr, picked.value
+    else:
+        return None
+    return column if isinstance(column, str) and column in _group_keys(grouped) else None
+
+
 def degenerate(code: str) -> list[str]:
     """Each expression of ``code`` fixed by its form, as ``shown — why``."""
     tree = _tree(code)
     out: list[str] = []
+    inner_sums = {
+        id(c)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add | ast.Sub)
+        for c in (n.left, n.right)
+    }
     shown = {id(n) for n in _shown_displays(tree)}
     for node in ast.walk(tree):
         if (
@@ -119,6 +231,23 @@ def degenerate(code: str) -> list[str]:
             and _same(node.left, node.right)
         ):
             out.append(f"`{ast.unparse(node)}` has the same operand on both sides")
+        elif (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Add | ast.Sub)
+            and id(node) not in inner_sums
+            and (gone := _cancelled(node)) is not None
+        ):
+            out.append(
+                f"`{ast.unparse(node)[:200]}` adds `{ast.unparse(gone)}` and takes it away "
+                "again: it drops out"
+            )
+        elif isinstance(node, ast.Call) and _self_paired(node):
+            out.append(f"`{ast.unparse(node)[:200]}` sets a value against itself")
+        elif isinstance(node, ast.Call) and (key := _key_aggregated(node)) is not None:
+            out.append(
+                f"`{ast.unparse(node)[:200]}` aggregates the grouping key {key!r} within its "
+                "own groups: each group gives its key back"
+            )
         elif isinstance(node, ast.Compare) and len(node.ops) == 1:
             if isinstance(node.ops[0], _SAME_CMPS) and _same(node.left, node.comparators[0]):
                 out.append(f"`{ast.unparse(node)}` compares a value with itself")

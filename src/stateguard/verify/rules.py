@@ -35,7 +35,12 @@ from stateguard.verify.arithmetic import (
     hardcoded_ids,
     meaningless,
 )
-from stateguard.verify.columns import column_mismatch, frame_columns, projection_mismatch
+from stateguard.verify.columns import (
+    column_mismatch,
+    dual_part_mismatch,
+    frame_columns,
+    projection_mismatch,
+)
 from stateguard.verify.consistency import (
     PART_OF_A_LIST,
     aggregate_conflicts,
@@ -545,8 +550,11 @@ def question_column(inp: RuleInput) -> list[Finding]:
     if not step.result or step.code is None or ex is None or not ex.ok or inp.env is None:
         return []
     frames = inp.frames
-    found = projection_mismatch(inp.task.question, step.code, frames) or column_mismatch(
-        inp.task.question, step.code, frames
+    q = inp.task.question
+    found = (
+        projection_mismatch(q, step.code, frames)
+        or column_mismatch(q, step.code, frames)
+        or dual_part_mismatch(q, step.code, frames)
     )
     if found is None:
         return []
