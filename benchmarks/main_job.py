@@ -46,6 +46,7 @@ EXAMPLES = tuple(
         "food_delivery",
         "parcel_shipping",
         "tutoring_sessions",
+        "clinic_visits",
     )
 )
 MANAGERS = ("none", "hybrid")

@@ -43,7 +43,7 @@ def test_a_silent_cell_is_shown_what_its_names_hold(tracked: TrackedSession) -> 
     model = ScriptedModel(
         [
             "```python\nimport pandas as pd\nframe = pd.DataFrame({'a': [1, 2, 3]})\n"
-            "total = frame['a'] * 2\nlabel: 123.45\n```",
+            "total = frame['a'] * 2\nmean = frame['a'].mean() * 1.25\nlabel: 123.45\n```",
             "```python\nprint(int(total.sum()))\n```",
             "<answer>12</answer>",
         ]
@@ -54,6 +54,7 @@ def test_a_silent_cell_is_shown_what_its_names_hold(tracked: TrackedSession) -> 
     assert first.startswith("(no output)\nThe cell created: ")
     assert "total is Series shape=(3,) dtype=int64" in first
     assert "frame is DataFrame shape=(3, 1)" in first and "pd is" not in first
+    assert "mean is float64 2.5" in first  # one numpy value: shown, not its empty shape
     assert first in model.requests[1].messages[-1].content
 
 

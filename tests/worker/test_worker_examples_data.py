@@ -23,6 +23,7 @@ EXAMPLES = (
     "food_delivery",
     "parcel_shipping",
     "tutoring_sessions",
+    "clinic_visits",
 )
 
 
@@ -76,6 +77,9 @@ REVISIONS = (
     Revision("parcel_shipping", "2 %", "3 %", "SURCHARGE_RATE = 0.03\nNone\n", (5, 6, 7, 8), (3,)),
     Revision(
         "tutoring_sessions", "12 %", "15 %", "COMMISSION_RATE = 0.15\nNone\n", (5, 6, 7, 8), (3,)
+    ),
+    Revision(
+        "clinic_visits", "10 %", "13 %", "PRACTICE_FEE_RATE = 0.13\nNone\n", (5, 6, 7, 8), (3,)
     ),
 )
 

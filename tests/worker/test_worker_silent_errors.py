@@ -496,6 +496,30 @@ def test_a_column_filled_with_one_made_up_value_that_another_table_holds_is_a_do
     assert "set every row" not in steps[1].observation, steps[1].observation
 
 
+@pytest.mark.kernel
+def test_a_column_set_to_a_number_the_task_states_is_not_a_placeholder(
+    tracked: TrackedSession,
+) -> None:
+    setup = (
+        "import pandas as pd\n"
+        "done = pd.DataFrame({'sid': [1, 2], 'price': [30.0, 40.0], 'rate': [1.0, 2.0]})\n"
+        "gone = pd.DataFrame({'sid': [3, 4]})\n"
+    )
+    replies = [
+        code(setup + "gone['rate'] = 7.5\nprint(gone['rate'].sum())"),
+        code("gone['price'] = 3.00\nprint(gone['price'].sum())"),
+        "<answer>3</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    q = "A cancelled session earns a flat fee of 3.00. What do cancelled sessions earn?"
+    steps = [e for e in worker.run_turn(1, q) if isinstance(e, StepRecord)]
+    # a number the task does not state is told
+    assert "set every row of `gone['rate']` to" in steps[0].observation, steps[0].observation
+    assert "set every row" not in steps[1].observation, steps[1].observation
+
+
 def test_a_missing_column_named_like_the_prompts_product_example_is_shown_how_to_make() -> None:
     from stateguard.worker.error_context import product_column
 

@@ -109,14 +109,18 @@ def restore(path: str, names: Sequence[str]) -> None:
 
 
 def _describe(value: Any) -> str:
+    """``type shape=… dtype=…`` for an array or a table, ``type len=…`` for a container,
+    and ``type value`` for one value: a numpy scalar (``float64 8345.12``) as a Python
+    number, not by its empty shape."""
     kind = type(value).__name__
     shape = getattr(value, "shape", None)
-    if shape is not None:
+    if shape is not None and tuple(shape) != ():
         dtype = f" dtype={value.dtype}" if hasattr(value, "dtype") else ""
         return f"{kind} shape={tuple(shape)}{dtype}"
     if isinstance(value, list | tuple | dict | set):
         return f"{kind} len={len(value)}"
-    return f"{kind} {repr(value)[:60]}"
+    text = str(value) if type(value).__module__ == "numpy" else repr(value)
+    return f"{kind} {text[:60]}"
 
 
 def describe(names: Sequence[str]) -> None:

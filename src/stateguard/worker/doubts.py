@@ -66,6 +66,7 @@ from stateguard.audit.printchecks import ShownSeries, shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
 from stateguard.kernel import ExecutionResult, namespace
+from stateguard.numbers import values_in
 from stateguard.question import aggregate_words
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec
@@ -302,7 +303,15 @@ def read_into(code: str) -> list[str]:
 
 @CHECKS.check(basis=("code", "data"))
 def placeholder_column(ctx: CellContext) -> list[Finding]:
-    pairs = literal_columns(ctx.code)
+    """A column set to one literal in every row while another table holds that column. A
+    number the task states (a flat fee of 3.00 given in the context) is a value the task
+    gives, not a placeholder, and is left alone."""
+    stated = [*values_in(ctx.question), *(x for t in ctx.seen for x in values_in(t))]
+    pairs = [
+        pair
+        for pair, value in column_literals(ctx.code).items()
+        if not (isinstance(value, int | float) and not isinstance(value, bool) and value in stated)
+    ]
     if not pairs:
         return []
     constant = probe_json(ctx.probe, namespace.call("constant_columns", pairs), 10)
@@ -330,11 +339,16 @@ def placeholder_column(ctx: CellContext) -> list[Finding]:
 def literal_columns(code: str) -> list[tuple[str, str]]:
     """``(frame, column)`` for each ``frame['column'] = <literal>`` of ``code`` (a string,
     number, bool or None), at any depth ([] when the code does not parse)."""
+    return list(column_literals(code))
+
+
+def column_literals(code: str) -> dict[tuple[str, str], object]:
+    """`literal_columns` with the literal each pair is first set to, in code order."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return []
-    found: list[tuple[str, str]] = []
+        return {}
+    found: dict[tuple[str, str], object] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Constant):
             continue
@@ -346,8 +360,7 @@ def literal_columns(code: str) -> list[tuple[str, str]]:
                 and isinstance(target.slice.value, str)
             ):
                 pair = (target.value.id, target.slice.value)
-                if pair not in found:
-                    found.append(pair)
+                found.setdefault(pair, node.value.value)
     return found
 
 
