@@ -16,6 +16,7 @@ from stateguard.verify.arithmetic import (
     hardcoded_ids,
     is_identifier,
     meaningless,
+    numbers_as_dates,
 )
 
 KINDS = [
@@ -163,3 +164,22 @@ def test_the_row_of_the_largest_word_is_found_and_a_doubt() -> None:
     step = ok(code, result="('vw', 'hi')").model_copy(update={"result": True})
     v = StepVerifier("deterministic").verify(task, [step], env=env)
     assert v.score == 0.5 and v.evidence[0].check == "alphabetical_extreme", v.rationale
+
+
+def test_numbers_read_as_dates_are_found_and_zero_in_a_result_step() -> None:
+    env = _env([["n", "Monthly Revenue", "number"], ["n", "Last Payment", "text"]])
+    wrong = "n['Last Payment'] = pd.to_datetime(n['Monthly Revenue'], dayfirst=True)"
+    (msg,) = numbers_as_dates(env.probe, wrong)
+    assert "holds numbers" in msg and "1970" in msg
+    # near misses: a column of text, a unit or a format given, no column
+    right = "n['Last Payment'] = pd.to_datetime(n['Last Payment'], dayfirst=True)"
+    assert numbers_as_dates(env.probe, right) == []
+    assert numbers_as_dates(env.probe, "pd.to_datetime(n['Monthly Revenue'], unit='s')") == []
+    assert numbers_as_dates(env.probe, "pd.to_datetime(n['Monthly Revenue'], format='%Y')") == []
+    assert numbers_as_dates(env.probe, "pd.to_datetime('2025-01-01')") == []
+    det = StepVerifier("deterministic")
+    task = VerifyTask(question="What share of users churned?")
+    step = ok(wrong + "\nn['Last Payment'].dt.year.mean()", result="1970.0")
+    v = det.verify(task, [step.model_copy(update={"result": True})], env=env)
+    assert v.score == 0.0 and v.evidence[0].check == "meaningless_arithmetic", v.rationale
+    assert det.verify(task, [step], env=env).score == 0.5  # outside a result: a doubt

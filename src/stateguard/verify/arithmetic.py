@@ -14,6 +14,11 @@ probe, `stateguard.kernel.namespace.column_kinds`):
   equality with an id or taking the largest id are left alone, and so is any step
   whose question speaks of ids itself.
 
+`numbers_as_dates` reads one more: ``pd.to_datetime`` of a column holding numbers, with
+neither ``unit=`` nor ``format=``. pandas reads each number as nanoseconds after
+1970-01-01, so every date falls in the first second of 1970 (``20230115`` and ``2015``
+alike): a swapped column, or a unit left out.
+
 `hardcoded_ids` reads one more use of an identifier, from the code alone: an equality
 with a number the question does not name (``order_id == 1`` for "the price of each
 item"), one record picked by a label seen somewhere rather than by what was asked.
@@ -191,6 +196,37 @@ def flag_medians(probe: Callable[..., ProbeResult], code: str, timeout: float = 
         " it is 0, 1 or 0.5 whatever the share of ones (a mean gives the share)"
         for u in uses
         if (u.frame, u.column) in flags
+    ]
+
+
+def numbers_as_dates(
+    probe: Callable[..., ProbeResult], code: str, timeout: float = 20.0
+) -> list[str]:
+    """Each ``to_datetime`` of a column of numbers without ``unit=`` or ``format=``, as a
+    sentence (see the module; the column's kind read by a fork probe)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    uses = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+        if name != "to_datetime" or {k.arg for k in node.keywords} & {"unit", "format"}:
+            continue
+        col = column_of(node.args[0])
+        if col is not None:
+            uses.append(Use(col[0], col[1], ast.unparse(node)))
+    if not uses:
+        return []
+    kinds = column_kinds(probe, list(dict.fromkeys((u.frame, u.column) for u in uses)), timeout)
+    return [
+        f"`{u.shown[:160]}` reads `{u.frame}[{u.column!r}]`, which holds numbers, as "
+        "nanoseconds after 1970-01-01 (no `unit=` or `format=`): every date falls in the "
+        "first second of 1970"
+        for u in uses
+        if kinds.get((u.frame, u.column)) == "number"
     ]
 
 

@@ -34,6 +34,7 @@ from stateguard.verify.arithmetic import (
     flag_medians,
     hardcoded_ids,
     meaningless,
+    numbers_as_dates,
 )
 from stateguard.verify.columns import (
     column_mismatch,
@@ -585,14 +586,16 @@ def one_per_entity(inp: RuleInput) -> list[Finding]:
 
 @CHECKS.check(basis=("code", "data"))
 def meaningless_arithmetic(inp: RuleInput) -> list[Finding]:
-    """A sum, mean or product of a text column, or arithmetic on an identifier column
-    (`stateguard.verify.arithmetic`, kinds read by a fork probe) → 0 in a result step,
-    else 0.5; a median of a 0/1 column, or the row of the largest or smallest value of a
-    column of words (``idxmax``: alphabetical), → 0.5 (either may be meant)."""
+    """A sum, mean or product of a text column, arithmetic on an identifier column, or
+    ``to_datetime`` of a column of numbers without a unit (`stateguard.verify.arithmetic`,
+    kinds read by a fork probe) → 0 in a result step, else 0.5; a median of a 0/1 column,
+    or the row of the largest or smallest value of a column of words (``idxmax``:
+    alphabetical), → 0.5 (either may be meant)."""
     step, ex = inp.step, inp.step.execution
     if inp.env is None or step.code is None or ex is None or not ex.ok:
         return []
     found = meaningless(inp.env.probe, step.code, inp.task.question, inp.probe_timeout)
+    found += numbers_as_dates(inp.env.probe, step.code, inp.probe_timeout)
     medians = flag_medians(inp.env.probe, step.code, inp.probe_timeout)
     extremes = alphabetical_extremes(inp.env.probe, step.code, inp.probe_timeout)
     return (
