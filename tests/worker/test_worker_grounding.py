@@ -895,3 +895,30 @@ def test_values_the_question_names_applied_one_at_a_time_are_held_back_once(
     events = list(worker.run_turn(1, question))
     assert not [e for e in events if isinstance(e, StepRecord) and e.problem]
     assert events[-1].answer == "6.0"
+
+
+@pytest.mark.kernel
+def test_two_values_of_one_column_are_groups_not_filters_applied_one_at_a_time(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "s = pd.DataFrame({'status': ['completed', 'cancelled', 'completed'],\n"
+        "                  'fee': [10.0, 3.0, 20.0]})\n"
+        "gone = s[s['status'] == 'cancelled']",
+        frames={"s": "data/s.csv"},
+        columns={"s": ("status", "fee")},
+    )
+    question = "What do the completed and the cancelled sessions earn together?"
+    cell = (
+        f"{fence}python\ndone = s[s['status'] == 'completed']\n"
+        f"print(done['fee'].sum() + gone['fee'].sum())\n{fence}"
+    )
+    model = ScriptedModel([cell, "<answer>33.0</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    assert not [e for e in events if isinstance(e, StepRecord) and e.problem == "parted_values"]
+    assert events[-1].answer == "33.0"

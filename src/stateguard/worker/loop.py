@@ -998,12 +998,14 @@ class Worker:
         that made what it read, through lineage) uses some of them and not the others,
         though earlier cells did: the filters were applied one at a time ("Wholesale
         shipments from the Glasgow depot" answered from the Glasgow rows only). A value
-        the answer names, from a column the turn read, is a pick, not a filter left out.
+        the answer names, from a column the turn read, is a pick, not a filter left out;
+        so is a value of a column a used value is of, in whichever frame: no row holds two
+        values of one column ("completed and cancelled" are two groups, not a filter).
         ([], []) otherwise."""
         if not self._turn_cells:
             return [], []
         named = self._named_values()
-        if len({(f, c) for f, c, _ in named}) < 2:
+        if len({c for _, c, _ in named}) < 2:
             return [], []
         last = self._turn_cells[-1]
         graph = self.guard.graph
@@ -1016,10 +1018,12 @@ class Worker:
         code = "\n".join(sources)
         used = [v for v in named if _mentions(code, v[2])]
         ancestry, direct = self._turn_reads()
+        used_columns = {c for _, c, _ in used}
         left = [
             v
             for v in named
             if not _mentions(code, v[2])
+            and v[1] not in used_columns
             and not (
                 _mentions(answer, v[2])
                 and (v[0] in direct or f"{v[0]}[{v[1]!r}]" in ancestry | direct)
