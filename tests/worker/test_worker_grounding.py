@@ -550,6 +550,43 @@ def test_an_answer_of_a_revision_turn_without_the_new_value_is_held_back_once(
     assert events[-1].answer == "7"  # asked once: the same answer again is submitted
 
 
+FEE_MODEL = (
+    "The platform keeps a commission of 12 % of a session's price; a cancelled session "
+    "earns a flat fee of 3.00."
+)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("context", "code", "held"),
+    [
+        (FEE_MODEL, "t['c'] = t['p'] * 0.12\nfee = 3.00 * 2", False),
+        (FEE_MODEL, "t['c'] = t['p'] * 12 / 100\nfee = 3 * 2", False),
+        (FEE_MODEL, "t['net'] = t['p'] * 0.88\nfee = 3.0", False),  # the complement
+        (FEE_MODEL, "t['c'] = t['p'] * 0.12", True),  # the flat fee left out
+        (FEE_MODEL, "t['c'] = t['p']", True),  # the whole price taken
+        # near misses: whole numbers and a revision's values are no parameters
+        ("The 2025 file holds 1,700 sessions.", "t['c'] = t['p']", False),
+        ("The fee was revised from 8 % to 10 % of the price.", "t['c'] = t['p'] * 0.1", False),
+    ],
+)
+def test_an_answer_without_a_parameter_the_context_states_is_held_back_once(
+    tracked: TrackedSession, context: str, code: str, held: bool
+) -> None:
+    fence = "```"
+    cell = f"import pandas as pd\nt = pd.DataFrame({{'p': [12.5, 25.5]}})\n{code}\nprint(7)"
+    model = ScriptedModel(
+        [f"{fence}python\n{cell}\n{fence}", "<answer>7</answer>", "<answer>7</answer>"]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(2, "What are the total earnings?", context=context))
+    doubts = [e for e in events if isinstance(e, StepRecord) and e.problem == "unused_parameter"]
+    assert len(doubts) == int(held)
+    if held:
+        assert "the context states" in doubts[0].observation
+    assert events[-1].answer == "7"  # asked once: the same answer again is submitted
+
+
 @pytest.mark.kernel
 def test_an_earlier_answer_recomputed_by_the_same_code_for_another_question_is_held_back(
     tracked: TrackedSession,

@@ -107,4 +107,5 @@ def test_near_misses_of_an_unbuilt_term_are_not_held_back(
     tracked: TrackedSession, cell: str, answer: str, question: str
 ) -> None:
     steps = _play(tracked, cell, answer, question)
-    assert [s.problem for s in steps if s.problem] == []
+    # (the third leaves the stated 15 % unused, a doubt of its own: `unused_parameter`)
+    assert [s.problem for s in steps if s.problem == "unbuilt_term"] == []

@@ -106,11 +106,11 @@ def answer_after_one_cell(
     context: str = "",
     setup: Preload | None = None,
 ) -> list[StepRecord]:
-    """One turn in which the model runs ``cell``, then answers ``answer`` twice: an answer
-    check that holds it back asks once, so the second is submitted. Returns the turn's
-    steps."""
+    """One turn in which the model runs ``cell``, then answers ``answer`` until it is
+    submitted: each answer check that holds it back asks once, so the same answer again
+    goes on. Returns the turn's steps."""
     reply = f"<answer>{answer}</answer>"
-    model = ScriptedModel([f"```python\n{cell}\n```", reply, reply])
+    model = ScriptedModel([f"```python\n{cell}\n```", *[reply] * 4])
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
     events = list(worker.run_turn(turn, question, context))
     assert events[-1].answer == answer  # asked once: the same answer again is submitted

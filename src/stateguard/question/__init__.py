@@ -52,6 +52,7 @@ from stateguard.question.definitions import (
 )
 from stateguard.question.fields import field_tokens, named_fields
 from stateguard.question.joins import RowsAsked, rows_asked
+from stateguard.question.parameters import Parameter, stated_parameters
 from stateguard.question.paths import backticked, bare_paths, names_file
 from stateguard.question.revisions import RevisionStatement, revision_statements
 from stateguard.question.sentences import first_sentence, sentences
@@ -85,6 +86,7 @@ __all__ = [
     "Definition",
     "FormField",
     "Mention",
+    "Parameter",
     "QuestionSpec",
     "Revision",
     "RevisionStatement",
@@ -123,6 +125,7 @@ __all__ = [
     "sentences_about",
     "speaks_of_columns",
     "speaks_of_ids",
+    "stated_parameters",
     "stem",
     "threshold_spans",
     "threshold_subjects",

@@ -76,6 +76,7 @@ from stateguard.question import (
     names_file,
     names_number,
     sentences_about,
+    stated_parameters,
     value_mentions,
     words,
 )
@@ -489,6 +490,8 @@ class Worker:
         """Whether this turn's answer was already held back for a name the data lacks."""
         self._revision_asked = False
         """Whether this turn's answer was already held back for a revision it did not use."""
+        self._parameter_asked = False
+        """Whether this turn's answer was already held back for a stated parameter unused."""
         self._recomputed_asked = False
         """Whether this turn's answer was already held back as an earlier turn's, re-run."""
         self._element_asked = False
@@ -1100,6 +1103,24 @@ class Worker:
             )
         ]
 
+    def _unused_parameters(self) -> list[str]:
+        """The parameters this turn's context states (`stated_parameters`: "a commission of
+        12 %", "a flat fee of 3.00") that no cell of this turn that ran holds as a number
+        (12, 0.12, 0.88 or 1.12 for a percent): a term of the stated model left out, the
+        earnings taken as the whole price."""
+        if not self._turn_cells:
+            return []
+        return [
+            p.text
+            for p in stated_parameters(self._context)
+            if not any(
+                value_literals(
+                    cell.source, p.value, percent=p.percent, complements=True, as_written=True
+                )
+                for cell in self._turn_cells
+            )
+        ]
+
     def _turn_reads(self) -> tuple[set[str], set[str]]:
         """The names the turn's cells that ran read: with what those were computed from
         (lineage ancestry), and directly."""
@@ -1555,6 +1576,7 @@ class Worker:
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
+        self._parameter_asked = False
         self._many_asked = self._repeated_asked = False
         self._total_asked = self._term_asked = self._parted_asked = False
         self._refused_for = ()
@@ -1904,6 +1926,17 @@ class Worker:
                     revisions="; ".join(_revision_words(r) for r in revisions[:2]),
                 )
                 yield from self._invalid_step(turn, step, parsed, "unapplied_revision", note)
+                refused = True
+            elif not self._parameter_asked and (unused_parameters := self._unused_parameters()):
+                # a doubt, asked once: the turn's context states a rate or an amount of a
+                # model that no code of the turn uses
+                self._parameter_asked = True
+                exchange.outcome = "invalid: unused_parameter"
+                note = render(
+                    self._corrective["unused_parameter"],
+                    values=", ".join(unused_parameters[:3]),
+                )
+                yield from self._invalid_step(turn, step, parsed, "unused_parameter", note)
                 refused = True
             elif not self._recomputed_asked and (
                 again := self._recomputed_from(parsed.answer or "")

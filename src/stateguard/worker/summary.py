@@ -38,6 +38,7 @@ REFUSED = frozenset(
         "unbuilt_term",
         "unread_file",
         "unapplied_revision",
+        "unused_parameter",
         "recomputed_answer",
         "element_answer",
         "fraction_answer",
