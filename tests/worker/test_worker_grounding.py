@@ -959,3 +959,30 @@ def test_two_values_of_one_column_are_groups_not_filters_applied_one_at_a_time(
     events = list(worker.run_turn(1, question))
     assert not [e for e in events if isinstance(e, StepRecord) and e.problem == "parted_values"]
     assert events[-1].answer == "33.0"
+
+
+@pytest.mark.kernel
+def test_the_printed_value_put_for_a_crowded_answer_still_hears_what_the_code_left_out(
+    tracked: TrackedSession,
+) -> None:
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "s = pd.DataFrame({'tid': ['a', 'b', 'c'], 'hours': [1.0, 2.0, 5.0]})\n"
+        "t = pd.DataFrame({'tid': ['a', 'b'], 'city': ['Ba' + 'th', 'Leeds']})",  # as if read
+        frames={"s": "data/s.csv", "t": "data/t.csv"},
+        columns={"s": ("tid", "hours"), "t": ("tid", "city")},
+    )
+    question = (
+        "What share of the hours was taught by tutors in Bath? "
+        "Give the percentage rounded to 2 decimals."
+    )
+    cell = f"{fence}python\nprint(round(s[s['tid'] == 'b']['hours'].sum() / 8 * 100, 2))\n{fence}"
+    model = ScriptedModel([cell, *["<answer>city: Bath, share: 25.0</answer>"] * 3])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, question))
+    problems = [e.problem for e in events if isinstance(e, StepRecord) and e.problem]
+    assert problems == ["unused_value"], problems  # asked once: then the answer goes on
+    assert "25.0" in (events[-1].answer or "")

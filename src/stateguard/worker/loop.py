@@ -1495,6 +1495,65 @@ class Worker:
         parsed = ParsedReply(thought=FORMATTED_THOUGHT, answer=answer)
         return (yield from self._answer_step(turn, step, parsed, exchange))
 
+    def _unread_file_doubt(self) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: a data file the turn's text names whose table no
+        cell of the turn read (`_unread_files`); it also stands for the column doubt."""
+        if self._unread_file_asked or not (files := self._unread_files()):
+            return None
+        self._unread_file_asked = self._unread_asked = True  # one doubt of the two
+        named = ", ".join(f"{path} (loaded as `{frame}`)" for path, frame in files[:3])
+        return "unread_file", render(self._corrective["unread_file"], files=named)
+
+    def _unread_column_doubt(self) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: a column of the data the turn's text names that
+        nothing the turn computed read (`_unread_columns`), with a grouping when one fits."""
+        if self._unread_asked or not (unread := self._unread_columns()):
+            return None
+        self._unread_asked = True
+        named = ", ".join(f"`{frame}[{column!r}]`" for frame, column in unread[:3])
+        note = render(self._corrective["unread_column"], columns=named)
+        grouping = self._grouping_example(unread)
+        return "unread_column", f"{note}\n{grouping}" if grouping else note
+
+    def _revision_doubt(self) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: a stated revision whose new value no code of the
+        turn uses (`_unapplied_revisions`)."""
+        if self._revision_asked or not (revisions := self._unapplied_revisions()):
+            return None
+        self._revision_asked = True
+        said = "; ".join(_revision_words(r) for r in revisions[:2])
+        return "unapplied_revision", render(self._corrective["unapplied_revision"], revisions=said)
+
+    def _parameter_doubt(self) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: a parameter the context states that no code of
+        the turn uses (`_unused_parameters`)."""
+        if self._parameter_asked or not (unused := self._unused_parameters()):
+            return None
+        self._parameter_asked = True
+        values = ", ".join(unused[:3])
+        return "unused_parameter", render(self._corrective["unused_parameter"], values=values)
+
+    def _unused_value_doubt(self, answer: str) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: a value of the data the question names that no
+        code of the session uses (`_unused_values`)."""
+        if self._unused_asked or not (unused := self._unused_values(answer)):
+            return None
+        self._unused_asked = True
+        values = "; ".join(f"{v!r} (a value of `{f}[{c!r}]`)" for f, c, v in unused[:3])
+        return "unused_value", render(self._corrective["unused_value"], values=values)
+
+    def _code_doubt(self, answer: str) -> tuple[str, str] | None:
+        """The first of the doubts about the turn's code, not the answer's form, not yet
+        asked: a file, a column, a revision, a parameter or a named value the code left out.
+        The printed value that replaces an answer in the wrong form goes through them too."""
+        return (
+            self._unread_file_doubt()
+            or self._unread_column_doubt()
+            or self._revision_doubt()
+            or self._parameter_doubt()
+            or self._unused_value_doubt(answer)
+        )
+
     def _printed_answer(
         self, turn: int, exchange: Exchange, attempts: AttemptLog, formatted: str
     ) -> Generator[TrajectoryEvent, None, bool]:
@@ -1516,13 +1575,36 @@ class Worker:
         note: str,
     ) -> Generator[TrajectoryEvent, None, bool]:
         """For an answer a check holds back: the one this turn's printed values hold, when
-        there is one, submitted in its place (returns whether it was accepted); else the
-        answer is refused as ``problem`` and the model is told ``note`` (returns False)."""
+        there is one and no doubt about the turn's code is left to ask (`_code_doubt`),
+        submitted in its place (returns whether it was accepted); else the answer is refused
+        as ``problem`` (or the doubt) and the model is told ``note`` (returns False)."""
         if formatted is not None:
-            return (yield from self._printed_answer(turn, exchange, attempts, formatted))
+            doubt = self._code_doubt(formatted)
+            if doubt is None:
+                return (yield from self._printed_answer(turn, exchange, attempts, formatted))
+            problem, note = doubt  # the printed value would skip what the code left out
         exchange.outcome = f"invalid: {problem}"
         attempts.no_progress()
         yield from self._invalid_step(turn, step, parsed, problem, note)
+        return False
+
+    def _printed_unless_doubted(
+        self,
+        turn: int,
+        step: int,
+        parsed: ParsedReply,
+        exchange: Exchange,
+        attempts: AttemptLog,
+        formatted: str,
+    ) -> Generator[TrajectoryEvent, None, bool]:
+        """The printed value submitted in place of the model's answer (`_printed_answer`),
+        unless a doubt about the turn's code is left to ask (`_code_doubt`): then that is
+        told instead, and nothing is submitted (returns False)."""
+        doubt = self._code_doubt(formatted)
+        if doubt is None:
+            return (yield from self._printed_answer(turn, exchange, attempts, formatted))
+        exchange.outcome = f"invalid: {doubt[0]}"
+        yield from self._invalid_step(turn, step, parsed, *doubt)
         return False
 
     def _invalid_step(
@@ -1713,7 +1795,11 @@ class Worker:
                 and (formatted := self._format_answer()) is not None
             ):
                 # "None" while the printed values hold the answer: the answer is those values
-                if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
+                if (
+                    yield from self._printed_unless_doubted(
+                        turn, step, parsed, exchange, attempts, formatted
+                    )
+                ):
                     return formatted, "answer", steps
                 refused = True
             elif parsed.problem is not None:
@@ -1770,7 +1856,11 @@ class Worker:
             ):
                 # several numbers for the one value asked (earlier turns' values copied
                 # beside it): the answer is the value this turn printed
-                if (yield from self._printed_answer(turn, exchange, attempts, formatted)):
+                if (
+                    yield from self._printed_unless_doubted(
+                        turn, step, parsed, exchange, attempts, formatted
+                    )
+                ):
                     return formatted, "answer", steps
                 refused = True
             elif self.check_answer_numbers and (
@@ -1887,26 +1977,11 @@ class Worker:
                 note = render(self._corrective["unknown_name"], names=names)
                 yield from self._invalid_step(turn, step, parsed, "unknown_name", note)
                 refused = True
-            elif not self._unread_file_asked and (files := self._unread_files()):
-                # a doubt, asked once: the turn's text names a data file whose table no
-                # cell of this turn read (the answer came from another table)
-                self._unread_file_asked = self._unread_asked = True  # one doubt of the two
-                exchange.outcome = "invalid: unread_file"
-                named = ", ".join(f"{path} (loaded as `{frame}`)" for path, frame in files[:3])
-                note = render(self._corrective["unread_file"], files=named)
-                yield from self._invalid_step(turn, step, parsed, "unread_file", note)
-                refused = True
-            elif not self._unread_asked and (unread := self._unread_columns()):
-                # a doubt, asked once: the turn's text names a column of the data that
-                # nothing this turn computed read (a term of a stated formula left out)
-                self._unread_asked = True
-                exchange.outcome = "invalid: unread_column"
-                named = ", ".join(f"`{frame}[{column!r}]`" for frame, column in unread[:3])
-                note = render(self._corrective["unread_column"], columns=named)
-                grouping = self._grouping_example(unread)
-                if grouping:
-                    note = f"{note}\n{grouping}"
-                yield from self._invalid_step(turn, step, parsed, "unread_column", note)
+            elif (doubt := self._unread_file_doubt() or self._unread_column_doubt()) is not None:
+                # a doubt, asked once: the turn's text names a data file whose table no cell
+                # of this turn read, or a column of the data nothing it computed read
+                exchange.outcome = f"invalid: {doubt[0]}"
+                yield from self._invalid_step(turn, step, parsed, *doubt)
                 refused = True
             elif not self._term_asked and (term := self._unbuilt_term()) is not None:
                 # a doubt, asked once: the question asks for a quantity the task defines,
@@ -1916,27 +1991,11 @@ class Worker:
                 note = render(self._corrective["unbuilt_term"], **term)
                 yield from self._invalid_step(turn, step, parsed, "unbuilt_term", note)
                 refused = True
-            elif not self._revision_asked and (revisions := self._unapplied_revisions()):
-                # a doubt, asked once: the turn states a revised value that no code of the
-                # turn uses
-                self._revision_asked = True
-                exchange.outcome = "invalid: unapplied_revision"
-                note = render(
-                    self._corrective["unapplied_revision"],
-                    revisions="; ".join(_revision_words(r) for r in revisions[:2]),
-                )
-                yield from self._invalid_step(turn, step, parsed, "unapplied_revision", note)
-                refused = True
-            elif not self._parameter_asked and (unused_parameters := self._unused_parameters()):
-                # a doubt, asked once: the turn's context states a rate or an amount of a
-                # model that no code of the turn uses
-                self._parameter_asked = True
-                exchange.outcome = "invalid: unused_parameter"
-                note = render(
-                    self._corrective["unused_parameter"],
-                    values=", ".join(unused_parameters[:3]),
-                )
-                yield from self._invalid_step(turn, step, parsed, "unused_parameter", note)
+            elif (doubt := self._revision_doubt() or self._parameter_doubt()) is not None:
+                # a doubt, asked once: the turn states a revised value, or a parameter of a
+                # model, that no code of the turn uses
+                exchange.outcome = f"invalid: {doubt[0]}"
+                yield from self._invalid_step(turn, step, parsed, *doubt)
                 refused = True
             elif not self._recomputed_asked and (
                 again := self._recomputed_from(parsed.answer or "")
@@ -1948,13 +2007,10 @@ class Worker:
                 note = render(self._corrective["recomputed_answer"], turn=again)
                 yield from self._invalid_step(turn, step, parsed, "recomputed_answer", note)
                 refused = True
-            elif not self._unused_asked and (unused := self._unused_values(parsed.answer or "")):
+            elif (doubt := self._unused_value_doubt(parsed.answer or "")) is not None:
                 # a doubt, asked once: the second answer goes to review whatever it uses
-                self._unused_asked = True
-                exchange.outcome = "invalid: unused_value"
-                values = "; ".join(f"{v!r} (a value of `{f}[{c!r}]`)" for f, c, v in unused[:3])
-                note = render(self._corrective["unused_value"], values=values)
-                yield from self._invalid_step(turn, step, parsed, "unused_value", note)
+                exchange.outcome = f"invalid: {doubt[0]}"
+                yield from self._invalid_step(turn, step, parsed, *doubt)
                 refused = True
             elif not self._parted_asked and (parted := self._parted_values(parsed.answer or ""))[1]:
                 # a doubt, asked once: the answer's code applies some of the values the
