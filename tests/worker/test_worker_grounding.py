@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from worker_helpers import answer_after_one_cell
 
 from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
@@ -986,3 +987,26 @@ def test_the_printed_value_put_for_a_crowded_answer_still_hears_what_the_code_le
     problems = [e.problem for e in events if isinstance(e, StepRecord) and e.problem]
     assert problems == ["unused_value"], problems  # asked once: then the answer goes on
     assert "25.0" in (events[-1].answer or "")
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("printed", "question", "held"),
+    [
+        ("76861.0", "What share of the hours was taught in Bath? Give the percentage.", True),
+        ("-3.5", "What share of the orders were late? Round it to 2 decimals.", True),
+        ("21.49", "What share of the hours was taught in Bath? Give the percentage.", False),
+        ("0.2149", "What share of the orders were late? Round it to 4 decimals.", False),
+        ("76861.0", "What are the total hours taught in Bath?", False),  # no share asked
+        ("150.0", "By what percentage did revenue grow?", False),  # a change, not a share
+    ],
+)
+def test_a_share_outside_zero_to_a_hundred_is_held_back_once(
+    tracked: TrackedSession, printed: str, question: str, held: bool
+) -> None:
+    cell = f"import math\nprint(math.fsum([{printed} / 2, {printed} / 2]))"  # computed
+    steps = answer_after_one_cell(tracked, cell, printed, question)
+    doubts = [s for s in steps if s.problem == "impossible_share"]
+    assert len(doubts) == int(held)
+    if held:
+        assert f"{printed} is more than the whole or less than nothing" in doubts[0].observation

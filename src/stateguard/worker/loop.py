@@ -492,6 +492,8 @@ class Worker:
         """Whether this turn's answer was already held back for a revision it did not use."""
         self._parameter_asked = False
         """Whether this turn's answer was already held back for a stated parameter unused."""
+        self._share_asked = False
+        """Whether this turn's answer was already held back as a share outside 0–100 %."""
         self._recomputed_asked = False
         """Whether this turn's answer was already held back as an earlier turn's, re-run."""
         self._element_asked = False
@@ -1542,16 +1544,41 @@ class Worker:
         values = "; ".join(f"{v!r} (a value of `{f}[{c!r}]`)" for f, c, v in unused[:3])
         return "unused_value", render(self._corrective["unused_value"], values=values)
 
+    def _share_doubt(self, answer: str) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: the question asks for one share of a whole
+        (`QuestionSpec.statistic`), and ``answer``'s one number lies outside 0–100, as a
+        percentage or a fraction alike: no part of a whole is more than the whole, or less
+        than nothing. The statistic is a reading of the
+        question, so the same answer again goes on."""
+        if (
+            self._share_asked
+            or self._spec is None
+            or self._spec.one_number is None
+            or self._question_spec.statistic != "share"
+        ):
+            return None
+        numbers = scan(answer)
+        if len(numbers) != 1:
+            return None
+        if 0 <= numbers[0].value <= 100:  # a fraction or a percentage, either way
+            return None
+        self._share_asked = True
+        return "impossible_share", render(
+            self._corrective["impossible_share"], answer=numbers[0].literal
+        )
+
     def _code_doubt(self, answer: str) -> tuple[str, str] | None:
         """The first of the doubts about the turn's code, not the answer's form, not yet
-        asked: a file, a column, a revision, a parameter or a named value the code left out.
-        The printed value that replaces an answer in the wrong form goes through them too."""
+        asked: a file, a column, a revision, a parameter or a named value the code left out,
+        or a share outside 0–100 %. The printed value that replaces an answer in the wrong
+        form goes through them too."""
         return (
             self._unread_file_doubt()
             or self._unread_column_doubt()
             or self._revision_doubt()
             or self._parameter_doubt()
             or self._unused_value_doubt(answer)
+            or self._share_doubt(answer)
         )
 
     def _printed_answer(
@@ -1658,7 +1685,7 @@ class Worker:
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
-        self._parameter_asked = False
+        self._parameter_asked = self._share_asked = False
         self._many_asked = self._repeated_asked = False
         self._total_asked = self._term_asked = self._parted_asked = False
         self._refused_for = ()
@@ -1928,6 +1955,11 @@ class Worker:
                     labels=", ".join(f"`{label}`" for label in labels),
                 )
                 yield from self._invalid_step(turn, step, parsed, "repeated_value", note)
+                refused = True
+            elif (doubt := self._share_doubt(parsed.answer or "")) is not None:
+                # a doubt, asked once: a share of a whole outside 0–100 %
+                exchange.outcome = f"invalid: {doubt[0]}"
+                yield from self._invalid_step(turn, step, parsed, *doubt)
                 refused = True
             elif not self._percent_asked and (
                 percent := self._fraction_for_percent(parsed.answer or "")

@@ -42,6 +42,7 @@ REFUSED = frozenset(
         "recomputed_answer",
         "element_answer",
         "fraction_answer",
+        "impossible_share",
         "many_numbers",
         "repeated_value",
         "rows_for_totals",
