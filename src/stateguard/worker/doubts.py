@@ -304,8 +304,9 @@ def read_into(code: str) -> list[str]:
 @CHECKS.check(basis=("code", "data"))
 def placeholder_column(ctx: CellContext) -> list[Finding]:
     """A column set to one literal in every row while another table holds that column. A
-    number the task states (a flat fee of 3.00 given in the context) is a value the task
-    gives, not a placeholder, and is left alone."""
+    number the turn's question or context states (a flat fee of 3.00), or that an output
+    of the session showed (`seen`), is a value given, not a placeholder, and is left
+    alone."""
     stated = [*values_in(ctx.question), *(x for t in ctx.seen for x in values_in(t))]
     pairs = [
         pair

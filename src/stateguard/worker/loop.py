@@ -1548,8 +1548,8 @@ class Worker:
         """``(problem, note)`` once a turn: the question asks for one share of a whole
         (`QuestionSpec.statistic`), and ``answer``'s one number lies outside 0–100, as a
         percentage or a fraction alike: no part of a whole is more than the whole, or less
-        than nothing. The statistic is a reading of the
-        question, so the same answer again goes on."""
+        than nothing. The statistic is a reading of the question, so the same answer again
+        goes on."""
         if (
             self._share_asked
             or self._spec is None
