@@ -307,10 +307,13 @@ def placeholder_column(ctx: CellContext) -> list[Finding]:
     number the turn's question or context states (a flat fee of 3.00), or that an output
     of the session showed (`seen`), is a value given, not a placeholder, and is left
     alone."""
+    literals = column_literals(ctx.code)
+    if not literals:
+        return []  # most cells: no need to read every output for its numbers
     stated = [*values_in(ctx.question), *(x for t in ctx.seen for x in values_in(t))]
     pairs = [
         pair
-        for pair, value in column_literals(ctx.code).items()
+        for pair, value in literals.items()
         if not (isinstance(value, int | float) and not isinstance(value, bool) and value in stated)
     ]
     if not pairs:
