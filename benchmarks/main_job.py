@@ -3,7 +3,8 @@
 Runs every example under every manager through `RunSession` (the path of `stateguard run`,
 with its default budgets: steps and tokens, no wall-clock budget) on the configured model
 (the embedded one by default), one run after another, and prints per turn, for each
-manager: correct (✓/✗, or ``-`` without an answer), steps, generated tokens, malformed
+manager: correct (✓/✗, or ``-`` without an answer; ``?`` after it for an unconfirmed
+answer, one turned away on a doubt alone when none was accepted), steps, generated tokens, malformed
 replies, how the turn ended (answer, steps, tokens, time, no_progress) and its time;
 then the totals. Writes the runs to ``OUT/EXAMPLE-MANAGER/`` and the table as JSON to
 ``OUT/main_job.json``.
@@ -54,6 +55,7 @@ MANAGERS = ("none", "hybrid")
 
 def _cell(t: TurnOutcome) -> str:
     mark = "-" if t.answer is None else ("✓" if t.correct else "✗")
+    mark += "?" if t.unconfirmed else " "
     cut = sum(t.cut_replies.values())
     malformed = f"{t.invalid_steps}" + (f"(cut {cut})" if cut else "")
     return (
@@ -66,6 +68,7 @@ def _row(t: TurnOutcome) -> dict[str, Any]:
     return {
         "turn": t.turn,
         "answer": t.answer,
+        "unconfirmed": t.unconfirmed,
         "gold": t.gold,
         "correct": t.correct,
         "ended": t.ended,

@@ -203,6 +203,11 @@ class _Progress:
         out = self.console
         if event.answer is None:
             text = f"[red]no answer: {_NO_ANSWER.get(event.ended, event.ended)}[/red]"
+        elif event.unconfirmed:
+            text = (
+                f"[yellow]unconfirmed answer:[/yellow] {escape(event.answer)} [dim](no answer "
+                f"accepted: {_NO_ANSWER.get(event.ended, event.ended)})[/dim]"
+            )
         else:
             text = f"[bold green]answer:[/bold green] {escape(event.answer)}"
         if event.gold is not None:
@@ -230,7 +235,8 @@ def _print_summary(out: Console, summary: RunSummary) -> None:
         cuts = ", ".join(f"{n} {k}" for k, n in sorted(t.cut_replies.items()))
         table.add_row(
             str(t.turn),
-            escape(t.answer if t.answer is not None else "—"),
+            escape(t.answer if t.answer is not None else "—")
+            + (" [yellow](unconfirmed)[/yellow]" if t.unconfirmed else ""),
             escape("" if t.gold is None else str(t.gold)),
             correct,
             t.ended,

@@ -46,6 +46,8 @@ class TurnAnswer(_Frozen):
     """Outcome of one turn; every field may be unknown (``None``)."""
 
     answer: str | None = None
+    unconfirmed: bool = False
+    """No answer was accepted: ``answer`` is the latest one turned away on a doubt alone."""
     gold: Any | None = None
     correct: bool | None = None
     steps: int | None = None
@@ -282,6 +284,8 @@ def _outcome(
         wall = recorded.wall_time
     outcome = TurnAnswer(
         answer=None if answer is None else str(answer),
+        unconfirmed=entry.get("unconfirmed") is True
+        or (recorded is not None and recorded.unconfirmed),
         gold=gold,
         correct=correct,
         steps=pick(("steps",), recorded.steps if recorded else (len(steps) or None)),

@@ -213,6 +213,13 @@ def _answer(outcome: TurnAnswer) -> str:
         why = esc(no_answer_text(outcome.ended, outcome.steps))
         ended = esc(outcome.ended or "unfinished")
         text = f'<p class="empty no-answer" data-ended="{ended}">no answer: {why}</p>'
+    elif outcome.unconfirmed:
+        why = esc(no_answer_text(outcome.ended, outcome.steps))
+        text = (
+            f'<pre class="answer-text unconfirmed">{esc(outcome.answer)}</pre>'
+            f'<p class="empty unconfirmed-note">unconfirmed: no answer was accepted ({why}); '
+            "this one was turned away on a doubt alone</p>"
+        )
     else:
         text = f'<pre class="answer-text">{esc(outcome.answer)}</pre>'
     cuts = ", ".join(

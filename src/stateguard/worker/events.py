@@ -138,10 +138,15 @@ progress, or the user interrupted."""
 
 
 class AnswerRecorded(_Event):
-    """The accepted answer of a turn (None when the turn ended without one, see `ended`)."""
+    """The accepted answer of a turn (None when the turn ended without one, see `ended`,
+    unless one was turned away on a doubt alone: see `unconfirmed`)."""
 
     type: Literal["answer"] = "answer"
     answer: str | None
+    unconfirmed: bool = False
+    """The turn ended (see `ended`) with no answer accepted, and ``answer`` is the latest
+    one turned away on a doubt alone, never on evidence against it: reported, not
+    confirmed, and not committed to the state graph."""
     steps: int
     ended: TurnEnd = "answer"
     wall_time: float

@@ -64,6 +64,7 @@ from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
 from stateguard.manager.evidence import names_key, refusal_key, same_answer
+from stateguard.manager.notes import RepairNotice
 from stateguard.manager.revisions import value_literals
 from stateguard.numbers import is_valueless, scan
 from stateguard.question import (
@@ -513,6 +514,10 @@ class Worker:
         self._refused_for: tuple[str, ...] = ()
         """The versions (``name@vN``) the manager named when it last refused this turn's
         answer."""
+        self._held: str | None = None
+        """The latest answer of this turn turned away on a doubt alone (`DOUBTS`, or a
+        manager's refusal with no alarm): the turn's answer, unconfirmed, when none is
+        accepted."""
         self._last_shown: list[str] = []
         """What the current turn's latest cell that ran showed (printed, result, displays)."""
         self.setup = setup
@@ -1421,6 +1426,8 @@ class Worker:
         if review.accepted:
             return True
         exchange.outcome = "answer rejected"
+        if not _evidence_against(review.notes):
+            self._held = parsed.answer
         yield from self._deliver(turn, step, list(review.notes))
         self._refused_for = tuple(v for h in review.notes for v in h.variables)
         yield self._user(turn, step, self._note("answer_rejected") + self._writer_note())
@@ -1612,7 +1619,7 @@ class Worker:
             problem, note = doubt  # the printed value would skip what the code left out
         exchange.outcome = f"invalid: {problem}"
         attempts.no_progress()
-        yield from self._invalid_step(turn, step, parsed, problem, note)
+        yield from self._invalid_step(turn, step, parsed, problem, note, offered=formatted)
         return False
 
     def _printed_unless_doubted(
@@ -1631,12 +1638,26 @@ class Worker:
         if doubt is None:
             return (yield from self._printed_answer(turn, exchange, attempts, formatted))
         exchange.outcome = f"invalid: {doubt[0]}"
-        yield from self._invalid_step(turn, step, parsed, *doubt)
+        yield from self._invalid_step(turn, step, parsed, *doubt, offered=formatted)
         return False
 
     def _invalid_step(
-        self, turn: int, step: int, parsed: ParsedReply, problem: str, note: str
+        self,
+        turn: int,
+        step: int,
+        parsed: ParsedReply,
+        problem: str,
+        note: str,
+        *,
+        offered: str | None = None,
     ) -> Iterator[TrajectoryEvent]:
+        """Record a step that did not go on as the model meant, and tell it ``note``. An
+        answer turned away on a doubt alone (``problem`` in `DOUBTS`: ``offered``, the
+        printed value put in the model's answer's place, else the model's answer) is held
+        as the turn's unconfirmed answer, should no answer be accepted later."""
+        held = offered or (parsed.answer if parsed.code is None else None)
+        if problem in DOUBTS and held:
+            self._held = held
         self.guard.take_step()
         yield StepRecord(
             turn=turn,
@@ -1690,6 +1711,7 @@ class Worker:
         self._total_asked = self._term_asked = self._parted_asked = False
         self._refused_for = ()
         self._percent_asked = False
+        self._held = None
         if context.strip():
             self._contexts.append(context)
         self._last_shown = []
@@ -1730,9 +1752,11 @@ class Worker:
             )
         self.guard.end_turn(answer)
         yield from self._drain(turn_index)
+        unconfirmed = answer is None and self._held is not None and interrupted is None
         yield AnswerRecorded(
             turn=turn_index,
-            answer=answer,
+            answer=self._held if unconfirmed else answer,
+            unconfirmed=unconfirmed,
             steps=steps,
             ended=ended,
             wall_time=max(0.0, self.clock() - started),
@@ -2070,6 +2094,42 @@ class Worker:
                 ):
                     return formatted, "answer", steps
         return None, "steps", steps
+
+
+DOUBTS = frozenset(
+    {
+        "unread_file",
+        "unread_column",
+        "unapplied_revision",
+        "unused_parameter",
+        "unused_value",
+        "impossible_share",
+        "fraction_answer",
+        "element_answer",
+        "many_numbers",
+        "rows_for_totals",
+        "unknown_name",
+        "unbuilt_term",
+        "recomputed_answer",
+        "parted_values",
+        "repeated_value",
+        "unformed_answer",
+    }
+)
+"""The worker's checks that turn an answer away on a doubt, asked once a turn (a reading of
+the question, or something the code left out that the answer may not need), not on
+evidence against it. An answer one of them turned away is held (`Worker._invalid_step`):
+a turn that ends with no answer accepted reports it, marked unconfirmed."""
+
+
+def _evidence_against(notes: Sequence[Hint]) -> bool:
+    """Whether a refusal's repair notes rest on evidence against the answer: an alarm (a
+    stale read, an exception, a cross product…), which code, data, execution or lineage
+    raised. A refusal on doubts (a judge's reading, a question-based check) does not."""
+    return any(
+        isinstance(h.notice, RepairNotice) and any(f.severity == "alarm" for f in h.notice.evidence)
+        for h in notes
+    )
 
 
 def _clip(text: str, limit: int) -> str:

@@ -64,6 +64,9 @@ class TurnOutcome(BaseModel):
     question: str
     context: str = ""
     answer: str | None
+    unconfirmed: bool = False
+    """No answer was accepted; ``answer`` is the latest turned away on a doubt alone
+    (`stateguard.worker.events.AnswerRecorded.unconfirmed`)."""
     ended: str = "answer"
     """Why the turn ended: answer, steps, tokens, time, no_progress or interrupt."""
     gold: Any = None
@@ -257,6 +260,7 @@ class TurnTally:
             question=question,
             context=context,
             answer=final.answer,
+            unconfirmed=final.unconfirmed,
             ended=final.ended,
             gold=final.gold,
             correct=verdict.correct,
@@ -267,7 +271,7 @@ class TurnTally:
             repeated_steps=self.repeated,
             hints=self.hints,
             repairs=self.repairs,
-            rejected_answers=self.proposed - (final.answer is not None),
+            rejected_answers=self.proposed - (final.answer is not None and not final.unconfirmed),
             wall_time=final.wall_time,
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
