@@ -128,6 +128,22 @@ def test_a_turn_without_an_answer_says_why(tmp_path: Path) -> None:
     assert no_answer_text("steps", 10) == "the step budget ran out (10 steps)"
 
 
+def test_an_unconfirmed_answer_is_shown_as_such(tmp_path: Path) -> None:
+    events: list[Any] = [
+        TurnStarted(turn=1, question="What share?"),
+        AnswerRecorded(
+            turn=1, answer="76.5", unconfirmed=True, steps=4, wall_time=1.0, ended="no_progress"
+        ),
+    ]
+    page = _write(tmp_path, events)
+    dom = parse(page)
+    assert not dom.with_class("no-answer")
+    assert len(dom.with_class("unconfirmed-note")) == 1
+    assert (
+        f"unconfirmed: no answer was accepted ({no_answer_text('no_progress', 4)})" in _text(page)
+    )
+
+
 def test_the_stale_card_counts_the_stale_reads_the_timeline_marks(tmp_path: Path) -> None:
     reason = StaleReason(
         version="cost@v1",
