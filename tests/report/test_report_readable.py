@@ -139,8 +139,8 @@ def test_an_unconfirmed_answer_is_shown_as_such(tmp_path: Path) -> None:
     dom = parse(page)
     assert not dom.with_class("no-answer")
     assert len(dom.with_class("unconfirmed-note")) == 1
-    assert (
-        f"unconfirmed: no answer was accepted ({no_answer_text('no_progress', 4)})" in _text(page)
+    assert f"unconfirmed: no answer was accepted ({no_answer_text('no_progress', 4)})" in _text(
+        page
     )
 
 
