@@ -164,7 +164,10 @@ def check_cases(
     """Score `cases` on `jobs` reused kernels; results keep the input order."""
     jobs = max(1, min(jobs, len(cases) or 1))
     pool: Queue[TrackedSession] = Queue()
-    sessions = [TrackedSession(KernelSession(), setup_code=CASE_SETUP) for _ in range(jobs)]
+    # the cases version every rebinding ("rebound"), whatever the new value holds
+    sessions = [
+        TrackedSession(KernelSession(), setup_code=CASE_SETUP, by_value=False) for _ in range(jobs)
+    ]
     lock = threading.Lock()
 
     def work(case: LineageCase) -> CaseResult:

@@ -155,6 +155,49 @@ def reframed_columns(old: Any, new: Any) -> list[str] | None:
         return None
 
 
+def same_value(old: Any, new: Any) -> bool:
+    """Whether ``new``, a new object, holds exactly what ``old`` holds: a frame with the
+    same rows, columns, dtypes and values (`reframed_columns` finds no part changed); a
+    Series or numpy array with the same dtype, index or shape, and values; a list,
+    tuple, dict or set of at most `CONTAINER_CAP` immutable scalars written alike (the
+    same ``repr``, so ``1``, ``1.0`` and ``True`` differ). False whenever it cannot be told
+    for sure (another type, an object array, an error): a rebinding then replaces the
+    value, as it always did."""
+    if type(old) is not type(new):
+        return False
+    pd = sys.modules.get("pandas")
+    np = sys.modules.get("numpy")
+    try:
+        if pd is not None and isinstance(new, pd.DataFrame):
+            return reframed_columns(old, new) == []
+        if pd is not None and isinstance(new, pd.Series):
+            return bool(
+                old.dtype == new.dtype
+                and old.name == new.name
+                and old.index.dtype == new.index.dtype
+                and list(old.index.names) == list(new.index.names)
+                and old.index.equals(new.index)
+                and old.equals(new)
+            )
+        if np is not None and isinstance(new, np.ndarray):
+            if old.dtype != new.dtype or old.shape != new.shape or new.dtype == object:
+                return False
+            return bool(np.array_equal(old, new, equal_nan=new.dtype.kind in "fc"))
+        if not isinstance(new, (list, tuple, dict, set, frozenset)):
+            return False
+        if len(new) > CONTAINER_CAP or len(old) != len(new):
+            return False
+        flat = [x for kv in new.items() for x in kv] if isinstance(new, dict) else list(new)
+        if not all(is_immutable_scalar(x) for x in flat):
+            return False
+        if isinstance(new, (set, frozenset)):
+            return sorted(map(repr, old)) == sorted(map(repr, new))
+        # repr tells 1, 1.0 and True apart, and keeps a dict's order
+        return repr(old) == repr(new)
+    except Exception:  # an odd type or layout: not provably the same
+        return False
+
+
 def _same_column(a: Any, b: Any, pd: Any) -> bool:
     if a is b:
         return True

@@ -207,7 +207,11 @@ class LineageGraph:
     made stale by a later write in the cell that computed it).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, by_value: bool = True) -> None:
+        self.by_value = by_value
+        """Track values, not bindings: a name rebound to a new object that holds what the
+        old one held is no new version (`CellReport.restated`), as an equal scalar never
+        is; ``False`` versions every rebinding (the shared cases' rule, "rebound")."""
         self._versions: dict[str, VariableVersion] = {}
         self._by_name: dict[str, list[str]] = {}
         self._ancestors: dict[str, frozenset[str]] = {}
@@ -431,6 +435,8 @@ class LineageGraph:
     def record_cell(self, report: CellReport) -> CellRecord:
         """Apply one cell's report; returns what the cell read and created."""
         self._apply_gap(report)
+        if self.by_value and report.restated:
+            report = _restated_as_values(report)
         return _CellPass(self, report).run()
 
     def record_unverified(self, source: str, reason: str) -> CellRecord:
@@ -586,6 +592,35 @@ class LineageGraph:
             if c is not None and self._versions[c].seq > best_seq:
                 best, best_seq = c, self._versions[c].seq
         return best
+
+
+def _restated_as_values(report: CellReport) -> CellReport:
+    """``report`` with each restated name (`CellReport.restated`) unchanged, when its new
+    object holds the old value, or changed only in the columns that differ."""
+    rebound = dict(report.rebound)
+    unchanged = list(report.unchanged)
+    mutated = dict(report.mutated)
+    mutated_parts = dict(report.mutated_parts)
+    reframed = list(report.reframed)
+    for name, changed in report.restated.items():
+        summary = rebound.pop(name, None)
+        if summary is None:
+            continue
+        if not changed:
+            unchanged.append(name)
+            continue
+        mutated[name] = summary
+        mutated_parts[name] = tuple((p,) for p in changed)
+        reframed.append(name)
+    return report.model_copy(
+        update={
+            "rebound": rebound,
+            "unchanged": tuple(unchanged),
+            "mutated": mutated,
+            "mutated_parts": mutated_parts,
+            "reframed": tuple(reframed),
+        }
+    )
 
 
 class _CellPass:

@@ -62,6 +62,12 @@ class CellReport(BaseModel):
     reframed: tuple[str, ...] = ()
     """Names rebound to a new frame holding the same rows, whose changed columns are in
     `mutated_parts` (``df = df.assign(z=..)`` adds a column, like ``df['z'] = ..``)."""
+    restated: dict[str, tuple[str, ...]] = {}
+    """Names in `rebound` that the cell did not read, bound to a new object holding the
+    old one's value (``()``: ``df = pd.read_csv(..)`` again), or the same rows with only
+    these columns different (``("['net']",)``: a re-read dropping a column added since).
+    A graph that tracks values (`LineageGraph.by_value`) records them as unchanged, or as
+    a change of those columns; one that tracks bindings, as a rebinding."""
     reseeded: tuple[str, ...] = ()
     """Modules whose random-generator submodule was reseeded (``np.random.seed(..)``): the
     submodule's part changed; the module as a whole, read by ``np.mean``, did not."""

@@ -41,6 +41,7 @@ from stateguard.lineage.fingerprint import (
     fingerprint,
     is_immutable_scalar,
     reframed_columns,
+    same_value,
 )
 from stateguard.lineage.objects import (
     _MISSING,
@@ -482,6 +483,17 @@ class LineageAgent:
             reframed.append(name)
             mutated[name] = summarize(after[name])
             mutated_parts[name] = tuple((p,) for p in parts)
+        restated: dict[str, tuple[str, ...]] = {}
+        for name in [n for n in rebound if n in before and n not in cell_reads]:
+            # df = pd.read_csv(..) again, g = df.groupby(..)[..].sum() again: a new object
+            # that holds what the old one held, or the same rows with some columns changed
+            # (an alias keeps the rebinding whole); the graph decides what it means
+            old, obj = before[name], after[name]
+            if any(v is old or v is obj for n, v in after.items() if n != name):
+                continue
+            parts = reframed_columns(old, obj)
+            if parts is not None or same_value(old, obj):
+                restated[name] = tuple(parts or ())
 
         changed_names = set(rebound) | set(mutated)
         for n in candidates:
@@ -537,6 +549,7 @@ class LineageAgent:
             mutated_parts=mutated_parts,
             carried=carried,
             reframed=tuple(reframed),
+            restated=restated,
             reseeded=tuple(dict.fromkeys(reseeded)),
             instances=instances,
             user_objects=tuple(

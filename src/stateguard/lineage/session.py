@@ -43,12 +43,22 @@ class TrackedResult(BaseModel):
 class TrackedSession:
     """Executes cells in a kernel and keeps their lineage."""
 
-    def __init__(self, kernel: Executor, *, track: bool = True, setup_code: str = "") -> None:
-        """`setup_code` runs silently (untracked) after every start, restart and reset."""
+    def __init__(
+        self,
+        kernel: Executor,
+        *,
+        track: bool = True,
+        setup_code: str = "",
+        by_value: bool = True,
+    ) -> None:
+        """`setup_code` runs silently (untracked) after every start, restart and reset.
+        ``by_value`` (`LineageGraph.by_value`): a rebinding to the same value is no new
+        version; ``False`` versions every rebinding."""
         self.kernel = kernel
         self.track = track
         self.setup_code = setup_code
-        self.graph = LineageGraph()
+        self.by_value = by_value
+        self.graph = LineageGraph(by_value=by_value)
         self._token = secrets.token_hex(16)
         self._seq = 0
 
@@ -87,7 +97,7 @@ class TrackedSession:
             self._silent(_RESET)
         else:
             self._silent("get_ipython().reset(new_session=False, aggressive=False)")
-        self.graph = LineageGraph()
+        self.graph = LineageGraph(by_value=self.by_value)
         if self.setup_code:
             self._silent(self.setup_code)
 
