@@ -46,3 +46,30 @@ def test_loading_the_same_data_again_keeps_earlier_results_current() -> None:
         assert not accepted
         assert any("total@v1" in note for note in notes)
         assert "total@v1" in {v.version for v in guard.stale_values()}
+
+
+def test_a_doubt_holds_an_answer_back_once_and_evidence_every_time() -> None:
+    with GuardedSession(manager="deterministic") as guard:
+        assert _turn(
+            guard, "The fee is 10% of the total. What is the fee?", LOAD + "print(200.0 * 0.1)"
+        )[0]
+        guard.begin_turn("The fee was revised from 10% to 13%. What is the fee now?")
+        reviews = []
+        for _ in range(3):  # the agent keeps its reading of the fee
+            assert guard.run_cell("print(200.0 * 0.1)").ok
+            reviews.append(guard.propose_answer("20.0"))
+            if reviews[-1].accepted:
+                break
+        guard.end_turn()
+        # the revised rate is a reading of the question: a doubt, asked once
+        assert [r.accepted for r in reviews] == [False, True]
+        assert "13" in " ".join(n.text for n in reviews[0].notes)
+
+        # evidence (a stale read) holds the answer back every time
+        assert _turn(guard, "Total fees?", LOAD + "total = visits['fee'].sum()\nprint(total)")[0]
+        assert _turn(guard, "Visits now?", CHANGED + "print(len(visits))")[0]
+        guard.begin_turn("The fee on the total now?")
+        assert guard.run_cell("print(total * 0.13)").ok
+        accepted = [guard.propose_answer("26.26").accepted for _ in range(3)]
+        guard.end_turn()
+        assert accepted == [False, False, False]

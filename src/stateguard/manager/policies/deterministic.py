@@ -84,8 +84,10 @@ class DeterministicPolicy:
     ) -> list[Finding]:
         """Which findings justify a repair; ambiguous ones do not (no judge here).
 
-        Severity does not decide it: a doubt repairs as an alarm does (the decimal places
-        the question asks for, a revised constant, a join loss the question forbids)."""
+        Severity does not decide the first repair: a doubt repairs as an alarm does (the
+        decimal places the question asks for, a revised constant, a join loss the question
+        forbids). It decides the next ones: once a draft was repaired, doubts alone no
+        longer hold it back (`next_action`), so only evidence climbs the ladder."""
         return [e for e in found if not EvidenceFacts.of(e).ambiguous]
 
     def name_state(self, obs: Observation, ctx: PolicyContext) -> tuple[str, tuple[str, ...]]:
@@ -119,6 +121,10 @@ class DeterministicPolicy:
             )
         if not obs.draft_updated:
             bad = self.decide_evidence(self.evidence(obs, ctx), obs, ctx)
+            if bad and obs.repair_attempts and not any(e.severity == "alarm" for e in bad):
+                # a doubt is a second look, asked once: after a repair, the same draft
+                # with doubts only goes on (alarms climb the ladder: heavy, rollback…)
+                bad = []
             if bad:
                 return A.Repair(
                     analytical_evidence=tuple(e.message for e in bad),
