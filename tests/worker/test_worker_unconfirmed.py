@@ -51,25 +51,10 @@ def _worker(tracked: TrackedSession, model: ScriptedModel, supervisor: object) -
     )
 
 
-def _alarm() -> Hint:
-    stale = Finding(
-        check="stale_read",
-        severity="alarm",
-        message="x@v1 read after x@v2 superseded it",
-        basis=("lineage",),
-        variables=("x@v1",),
-    )
-    return repair_hint([stale], "stale input", "light", state_id=None)
-
-
-def _doubt() -> Hint:
-    reading = Finding(
-        check="judge",
-        severity="doubt",
-        message="the judge reads the question as asking for the mean",
-        basis=("question",),
-    )
-    return repair_hint([reading], "a reading of the question", "light", state_id=None)
+def _refusal(severity: str, check: str, basis: str) -> Hint:
+    """A manager's repair note resting on one finding of ``severity``."""
+    found = Finding(check=check, severity=severity, message=check, basis=(basis,))  # type: ignore[arg-type]
+    return repair_hint([found], check, "light", state_id=None)
 
 
 @pytest.mark.kernel
@@ -92,7 +77,13 @@ def test_an_answer_turned_away_on_a_doubt_is_the_turns_unconfirmed_answer(
 
 
 @pytest.mark.kernel
-@pytest.mark.parametrize(("hint", "held"), [(_doubt(), True), (_alarm(), False)])
+@pytest.mark.parametrize(
+    ("hint", "held"),
+    [
+        (_refusal("doubt", "judge", "question"), True),  # a reading of the question
+        (_refusal("alarm", "stale_read", "lineage"), False),  # evidence
+    ],
+)
 def test_a_manager_refusal_holds_the_answer_only_without_an_alarm(
     tracked: TrackedSession, hint: Hint, held: bool
 ) -> None:

@@ -155,21 +155,33 @@ def reframed_columns(old: Any, new: Any) -> list[str] | None:
         return None
 
 
+def restated_parts(old: Any, new: Any) -> tuple[str, ...] | None:
+    """For a name rebound from ``old`` to ``new``, a new object: ``()`` when it holds
+    exactly what ``old`` held, the parts that differ (``("['c']",)``) for a frame with the
+    same rows (`reframed_columns`), None when neither can be told for sure."""
+    parts = reframed_columns(old, new)
+    if parts is not None:
+        return tuple(parts)
+    return () if _same_plain(old, new) else None
+
+
 def same_value(old: Any, new: Any) -> bool:
     """Whether ``new``, a new object, holds exactly what ``old`` holds: a frame with the
-    same rows, columns, dtypes and values (`reframed_columns` finds no part changed); a
-    Series or numpy array with the same dtype, index or shape, and values; a list,
-    tuple, dict or set of at most `CONTAINER_CAP` immutable scalars written alike (the
-    same ``repr``, so ``1``, ``1.0`` and ``True`` differ). False whenever it cannot be told
-    for sure (another type, an object array, an error): a rebinding then replaces the
-    value, as it always did."""
+    same rows, columns, dtypes and values; a Series or numpy array with the same dtype,
+    index or shape, and values; a list, tuple, dict or set of at most `CONTAINER_CAP`
+    immutable scalars written alike (the same ``repr``, so ``1``, ``1.0`` and ``True``
+    differ). False whenever it cannot be told for sure (another type, an object array, an
+    error): a rebinding then replaces the value, as it always did."""
+    return restated_parts(old, new) == ()
+
+
+def _same_plain(old: Any, new: Any) -> bool:
+    """`same_value` for what is not a frame."""
     if type(old) is not type(new):
         return False
     pd = sys.modules.get("pandas")
     np = sys.modules.get("numpy")
     try:
-        if pd is not None and isinstance(new, pd.DataFrame):
-            return reframed_columns(old, new) == []
         if pd is not None and isinstance(new, pd.Series):
             return bool(
                 old.dtype == new.dtype

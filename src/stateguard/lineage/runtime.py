@@ -41,7 +41,7 @@ from stateguard.lineage.fingerprint import (
     fingerprint,
     is_immutable_scalar,
     reframed_columns,
-    same_value,
+    restated_parts,
 )
 from stateguard.lineage.objects import (
     _MISSING,
@@ -491,9 +491,9 @@ class LineageAgent:
             old, obj = before[name], after[name]
             if any(v is old or v is obj for n, v in after.items() if n != name):
                 continue
-            parts = reframed_columns(old, obj)
-            if parts is not None or same_value(old, obj):
-                restated[name] = tuple(parts or ())
+            parts = restated_parts(old, obj)
+            if parts is not None:
+                restated[name] = parts
 
         changed_names = set(rebound) | set(mutated)
         for n in candidates:
