@@ -48,6 +48,7 @@ EXAMPLES = tuple(
         "parcel_shipping",
         "tutoring_sessions",
         "clinic_visits",
+        "laundry_rounds",
     )
 )
 MANAGERS = ("none", "hybrid")

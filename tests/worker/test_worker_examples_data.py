@@ -24,6 +24,7 @@ EXAMPLES = (
     "parcel_shipping",
     "tutoring_sessions",
     "clinic_visits",
+    "laundry_rounds",
 )
 
 
@@ -80,6 +81,9 @@ REVISIONS = (
     ),
     Revision(
         "clinic_visits", "10 %", "13 %", "PRACTICE_FEE_RATE = 0.13\nNone\n", (5, 6, 7, 8), (3,)
+    ),
+    Revision(
+        "laundry_rounds", "12 %", "15 %", "COMMISSION_RATE = 0.15\nNone\n", (5, 6, 7, 8), (3,)
     ),
 )
 
