@@ -163,3 +163,54 @@ def test_the_last_user_text_is_what_the_next_reply_answers() -> None:
     conv.add_user("Result:\n1")
     conv.add_user("Manager note: fine")
     assert conv.last_user_text() == "Result:\n1\n\nManager note: fine"
+
+
+def _play_stated_turn(conv: Conversation, index: int, context: str, obs_chars: int) -> None:
+    opener = f"Context:\n{context}\n\nQuestion (turn {index}):\nquestion {index}?"
+    conv.start_turn(index, f"question {index}?", opener, context)
+    ex = conv.add_reply(index * 100, "step\n```python\nx = 1\n```", code=f"x{index} = 1")
+    ex.outcome = "ok"
+    conv.add_user("obs " + "y" * obs_chars)
+    conv.add_reply(index * 100 + 1, f"<answer>a{index}</answer>")
+    conv.finish_turn(f"a{index}")
+
+
+FEE = "The clinic keeps a practice fee of 10 % of each charge; a no-show is billed 4.50."
+REVISION = "The practice fee is raised from 10 % to 13 % for the whole year."
+
+
+def test_what_earlier_turns_stated_stays_in_the_prompt_when_their_cells_go() -> None:
+    # Turn 2 states a fee model and turn 5 revises it; by turn 12 both turns are far too
+    # old to be sent in full or even as summaries, and their statements are still sent,
+    # in order, within the budget.
+    conv = Conversation("S" * 1000, budget_chars=6000)
+    for t in range(1, 12):
+        context = {2: FEE, 5: REVISION}.get(t, "")
+        _play_stated_turn(conv, t, context, 900)
+    conv.start_turn(12, "q12", "Question (turn 12):\nq12")
+    msgs = conv.messages()
+    assert _size(msgs) <= 6000
+    assert _roles_alternate(msgs)
+    text = "\n".join(m.content for m in msgs)
+    assert "earlier questions of this session are omitted" in text
+    assert f"- turn 2: {FEE}" in text and f"- turn 5: {REVISION}" in text
+    assert text.index(FEE) < text.index(REVISION)
+    assert text.count(FEE) == 1 and "a11" in text
+
+
+def test_a_summarised_turn_keeps_its_context() -> None:
+    conv = Conversation("S" * 200, budget_chars=2600)
+    _play_stated_turn(conv, 1, FEE, 1500)
+    _play_stated_turn(conv, 2, "", 300)
+    conv.start_turn(3, "q3", "Question (turn 3):\nq3")
+    text = "\n".join(m.content for m in conv.messages())
+    assert "obs " + "y" * 1500 not in text  # turn 1 is not sent in full...
+    assert f"[Earlier question, turn 1] question 1?\ncontext: {FEE}" in text  # ...its context is
+
+
+def test_a_context_is_sent_once_while_its_turn_is_in_full() -> None:
+    conv = Conversation("SYSTEM", budget_chars=100_000)
+    _play_stated_turn(conv, 1, FEE, 10)
+    conv.start_turn(2, "q2", "Question (turn 2):\nq2")
+    text = "\n".join(m.content for m in conv.messages())
+    assert text.count(FEE) == 1 and "omitted" not in text

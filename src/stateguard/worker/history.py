@@ -10,7 +10,11 @@ an 8k-token context):
   turn's opening message, and the most recent steps stay verbatim (at least the
   last one, whatever its size);
 * earlier turns are sent newest first in full while they fit, then as a short
-  summary (question, cells' first lines, answer), then omitted with a note. An
+  summary (context, question, cells' first lines, answer), then omitted with a note
+  that still holds what they stated. A turn's context (the user's statement of the
+  data, a model's parameters, a revision) is never dropped: room for the contexts of
+  every earlier turn is set aside first, so a fee stated at turn 2 is still in the
+  prompt at turn 9, wherever its turn's cells went. An
   earlier turn is sent in full only with its accepted answer and without its failed
   or refused steps; a turn that ended without an answer is always a summary listing
   only the cells that ran: a small model imitates the replies it sees, and copying a
@@ -34,6 +38,10 @@ from stateguard.worker.formatting import first_code_line
 
 _MAX_SUMMARY_CELLS = 12
 _SUMMARY_QUESTION_CHARS = 300
+_CONTEXT_CHARS = 1500
+"""The longest context kept from an earlier turn (a context is a few sentences)."""
+_NOTE_LINE = 16
+"""Room set aside per context for its line in the omission note (``- turn 12: ``)."""
 _WHY = {
     "answer": "no answer",
     "steps": "the step budget ran out",
@@ -63,6 +71,8 @@ class TurnLog:
     index: int
     question: str
     opener: str
+    context: str = ""
+    """What the user stated with the question (data, a model's parameters, a revision)."""
     exchanges: list[Exchange] = field(default_factory=list)
     opener_extra: list[str] = field(default_factory=list)
     """User content added before the first reply (e.g. notes), sent after the opener."""
@@ -80,6 +90,13 @@ def _kept(e: Exchange) -> bool:
     """Whether a finished turn's exchange is shown again: a cell that ran, or the answer
     (the accepted answer, the turn's last exchange, is always shown)."""
     return e.outcome == "ok" or e.outcome == "answer"
+
+
+def _stated(context: str) -> str:
+    context = " ".join(context.split())
+    if len(context) > _CONTEXT_CHARS:
+        context = context[: _CONTEXT_CHARS - 1] + "…"
+    return context
 
 
 def _size(messages: list[ChatMessage]) -> int:
@@ -118,9 +135,12 @@ class Conversation:
         return self.turns[-1]
 
     # ---------------------------------------------------------------- recording
-    def start_turn(self, index: int, question: str, opener: str) -> None:
-        """Begin a turn whose first user message is ``opener``."""
-        self.turns.append(TurnLog(index=index, question=question, opener=opener))
+    def start_turn(self, index: int, question: str, opener: str, context: str = "") -> None:
+        """Begin a turn whose first user message is ``opener``; ``context`` is what the
+        user stated with the question (kept in the prompt for every later turn)."""
+        self.turns.append(
+            TurnLog(index=index, question=question, opener=opener, context=_stated(context))
+        )
 
     def add_reply(self, step: int, reply: str, code: str | None = None) -> Exchange:
         """Record an assistant reply of the current turn."""
@@ -178,11 +198,13 @@ class Conversation:
             lines.append(f"- … and {len(cells) - _MAX_SUMMARY_CELLS} more cells")
         ran = "cells run (first lines):\n" + "\n".join(lines) if lines else "no cell ran"
         answer = turn.answer if turn.answer is not None else f"none ({_WHY[turn.ended]})"
+        stated = f"\ncontext: {turn.context}" if turn.context else ""
         # One user-role note, never an assistant message: a small model imitates its own
         # past replies, and a summary in that role teaches it to reply with summaries.
         return [
             ChatMessage.user(
-                f"[Earlier question, turn {turn.index}] {question}\n{ran}\nanswer given: {answer}"
+                f"[Earlier question, turn {turn.index}] {question}{stated}\n{ran}\n"
+                f"answer given: {answer}"
             )
         ]
 
@@ -226,12 +248,19 @@ class Conversation:
 
     def _history(self, earlier: list[TurnLog], room: int) -> list[ChatMessage]:
         """Earlier turns within ``room`` characters: the newest in full while they fit,
-        then summaries, then a note on how many were omitted."""
-        remaining = room
+        then summaries, then a note on how many were omitted and what they stated.
+
+        Room for every earlier turn's context is set aside before any turn is rendered;
+        a turn's share is released when the turn is rendered (its opener or summary
+        holds its context), and the contexts of omitted turns go into the note.
+        """
+        reserved = {t.index: len(t.context) + _NOTE_LINE for t in earlier if t.context}
+        remaining = room - sum(reserved.values())
         rendered: list[list[ChatMessage]] = []
         full_mode = True
         omitted = 0
         for turn in reversed(earlier):
+            remaining += reserved.get(turn.index, 0)
             answered = turn.answer is not None
             full = self._full(turn) if full_mode and answered else []
             if full_mode and answered and _size(full) <= remaining:
@@ -248,6 +277,9 @@ class Conversation:
                 break
         history = [m for block in reversed(rendered) for m in block]
         if omitted:
-            note = ChatMessage.user(f"({omitted} earlier questions of this session are omitted.)")
-            history = [note, *history]
+            note = f"({omitted} earlier questions of this session are omitted.)"
+            stated = [f"- turn {t.index}: {t.context}" for t in earlier[:omitted] if t.context]
+            if stated:
+                note += "\nWhat the user stated in them, in order:\n" + "\n".join(stated)
+            history = [ChatMessage.user(note), *history]
         return history

@@ -1700,7 +1700,9 @@ class Worker:
                 role="system",
                 content=self.conversation.system,
             )
-        self.conversation.start_turn(turn_index, question, _opener(turn_index, question, context))
+        self.conversation.start_turn(
+            turn_index, question, _opener(turn_index, question, context), context
+        )
         self._outputs, self._formatted = [], set()
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
