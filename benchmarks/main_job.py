@@ -49,6 +49,7 @@ EXAMPLES = tuple(
         "tutoring_sessions",
         "clinic_visits",
         "laundry_rounds",
+        "ferry_crossings",
     )
 )
 MANAGERS = ("none", "hybrid")

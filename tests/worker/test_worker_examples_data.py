@@ -25,6 +25,7 @@ EXAMPLES = (
     "tutoring_sessions",
     "clinic_visits",
     "laundry_rounds",
+    "ferry_crossings",
 )
 
 
@@ -85,6 +86,7 @@ REVISIONS = (
     Revision(
         "laundry_rounds", "12 %", "15 %", "COMMISSION_RATE = 0.15\nNone\n", (5, 6, 7, 8), (3,)
     ),
+    Revision("ferry_crossings", "5 %", "7 %", "LEVY_RATE = 0.07\nNone\n", (5, 6, 7, 8), (3,)),
 )
 
 
