@@ -9,6 +9,7 @@ import pytest
 from stateguard.guard import GuardedSession
 from stateguard.kernel import KernelSession
 from stateguard.manager.notes import RepairNotice
+from stateguard.manager.revision_probe import with_new_value
 from stateguard.manager.revisions import old_literals, revisions_in, value_literals
 
 REVISION = "Finance revised the COGS rate from 42% to 47% of net revenue, for the whole year."
@@ -117,12 +118,14 @@ def test_the_old_value_typed_again_after_the_revision_is_refused() -> None:
         review = g.propose_answer("126.00")
         assert not review.accepted
         assert "0.42" in "\n".join(n.text for n in review.notes)
-        # a doubt (the revision is read from the turn's English), repaired on all the same
+        # the revision is read from the turn's English; a replay with 0.47 no longer shows
+        # the answer's 126.00, which corroborates it: an alarm
         (repair,) = [n for n in review.notes if n.kind == "repair"]
         assert isinstance(repair.notice, RepairNotice)
         found = [e for e in repair.notice.evidence if e.check == "revised_constant"]
-        assert found and all(e.severity == "doubt" for e in found)
-        assert found[0].basis == ("code", "question")
+        assert found and all(e.severity == "alarm" for e in found)
+        assert found[0].basis == ("code", "question", "execution")
+        assert "no longer shows 126.00" in found[0].corroboration
 
 
 @pytest.mark.kernel
@@ -206,3 +209,104 @@ def test_the_turn_that_states_a_revision_is_told_which_states_carry_the_old_valu
         assert compact is not None
         first = compact.text.splitlines()[1]
         assert first.startswith("S2 ") and "STALE: orders['cogs'] computed in cell" in first
+
+
+@pytest.mark.parametrize(
+    ("code", "revised"),
+    [
+        ("c = rev * 0.42", "c = rev * 0.47"),
+        ("c = rev * 42 / 100", "c = rev * 47 / 100"),
+        ("c = (rev - 0.42 * rev) * 2", "c = (rev - 0.47 * rev) * 2"),
+        ("c = rev * 0.5", None),  # no old literal
+        ("c = rev * (", None),  # does not parse
+    ],
+)
+def test_the_replay_writes_the_new_value_where_the_code_writes_the_old(
+    code: str, revised: str | None
+) -> None:
+    (revision,) = revisions_in(REVISION, 5, 0)
+    assert with_new_value(code, revision) == revised
+
+
+def _revised_after_the_margin(g: GuardedSession) -> None:
+    _margin_with_the_old_rate(g)
+    g.begin_turn("What is the total revenue?", context=REVISION)
+    g.run_cell("print(orders['revenue'].sum())")
+    assert g.propose_answer("300.0").accepted
+
+
+def _revised_constant_findings(review: object) -> list:
+    notes = getattr(review, "notes", ())
+    repairs = [n for n in notes if n.kind == "repair" and isinstance(n.notice, RepairNotice)]
+    return [e for n in repairs for e in n.notice.evidence if e.check == "revised_constant"]
+
+
+@pytest.mark.kernel
+def test_an_answer_a_replay_with_the_new_value_changes_is_refused_every_time() -> None:
+    """The replay corroborates the doubt: an alarm, which a second attempt giving the
+    same stale count does not pass (a doubt holds a draft back only once)."""
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        _revised_after_the_margin(g)
+        g.begin_turn("How many orders have a margin above 90 under the current rate?")
+        g.run_cell("print((orders['margin'] > 90).sum())")
+        first = g.propose_answer("1")  # 96 > 90 with 42 %; 86 with 47 %: none
+        assert not first.accepted
+        (found,) = _revised_constant_findings(first)
+        assert found.severity == "alarm" and "no longer shows 1" in found.corroboration
+        g.run_cell("print(int((orders['margin'] > 90).sum()))")
+        second = g.propose_answer("1")
+        assert not second.accepted, [n.text for n in second.notes]
+        assert any(e.severity == "alarm" for e in _revised_constant_findings(second))
+        g.run_cell(
+            SETUP + "\norders['margin'] = orders['revenue'] * 0.53 - orders['ship']\n"
+            "print(int((orders['margin'] > 90).sum()))"
+        )
+        assert g.propose_answer("0").accepted
+
+
+@pytest.mark.kernel
+def test_an_answer_the_old_value_does_not_reach_is_not_refused() -> None:
+    """Both orders are profitable at 42 % and at 47 %: the replay shows the same, and the
+    stale column does not hold the answer back."""
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        _revised_after_the_margin(g)
+        g.begin_turn("How many orders are profitable under the current rate?")
+        g.run_cell("print((orders['margin'] > 0).sum())")
+        review = g.propose_answer("2")
+        assert review.accepted, [n.text for n in review.notes]
+
+
+@pytest.mark.kernel
+def test_a_question_that_names_the_old_value_keeps_the_finding_a_doubt() -> None:
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        _revised_after_the_margin(g)
+        g.begin_turn("How much higher was the total margin under the original 42% rate?")
+        g.run_cell(
+            "print(round(orders['margin'].sum() - "
+            "(orders['revenue'] * 0.53 - orders['ship']).sum(), 2))"
+        )
+        first = g.propose_answer("15.00")
+        assert not first.accepted  # a second look, once
+        assert [e.severity for e in _revised_constant_findings(first)] == ["doubt"]
+        g.run_cell(
+            "print(round(orders['margin'].sum() - "
+            "(orders['revenue'] * 0.53 - orders['ship']).sum(), 2))"
+        )
+        assert g.propose_answer("15.00").accepted
+
+
+@pytest.mark.kernel
+def test_a_step_that_compares_with_a_value_of_the_new_rate_keeps_the_finding_a_doubt() -> None:
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        _revised_after_the_margin(g)
+        g.begin_turn("What is the total margin now?")
+        g.run_cell(
+            "orders['margin_now'] = orders['revenue'] - orders['revenue'] * 0.47 - "
+            "orders['ship']\nprint(orders['margin_now'].sum())"
+        )
+        assert g.propose_answer("129.0").accepted
+        g.begin_turn("By how much did the revision lower the total margin?")
+        g.run_cell("print(round(orders['margin'].sum() - orders['margin_now'].sum(), 2))")
+        first = g.propose_answer("15.0")
+        assert not first.accepted
+        assert [e.severity for e in _revised_constant_findings(first)] == ["doubt"]

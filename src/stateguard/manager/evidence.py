@@ -243,6 +243,18 @@ def _shown_numbers(ex: ExecutionResult) -> list[float]:
     return [v for v, _, _ in numbers_in(text)]
 
 
+def answer_numbers_shown(answer: str, question: str, before: str, after: str) -> list[str]:
+    """The answer's numbers (less those the question writes) that ``before`` shows and
+    ``after`` does not, possibly rounded or as a percentage, as the answer writes them."""
+    seen_before = [v for v, _, _ in numbers_in(before)]
+    seen_after = [v for v, _, _ in numbers_in(after)]
+    return [
+        f"{v:.{d}f}" + ("%" if p else "")
+        for v, d, p in _claimed(answer, question)
+        if _matches(v, d, p, seen_before) and not _matches(v, d, p, seen_after)
+    ]
+
+
 def unsupported_claims(
     steps: Sequence[Step], answer: str, question: str, *, grounds: Sequence[Step] = ()
 ) -> list[Finding]:

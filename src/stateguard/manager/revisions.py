@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -155,7 +156,7 @@ def _part_as_of(graph: LineageGraph, part: str, seq: int) -> VariableVersion | N
     return earlier[-1] if earlier else None
 
 
-class _Taint:
+class Taint:
     """Versions that carry a revision's old literal, with where it came from.
 
     Derivations are followed from the version a statement wrote with the literal. A
@@ -234,14 +235,32 @@ class _Taint:
         return None
 
 
+class Suspect(NamedTuple):
+    """A `revised_constants` finding with what it is about: the step, the revision, and
+    the version made with the old literal (None when the literal is in the step's own
+    code)."""
+
+    finding: Finding
+    step: Step
+    revision: Revision
+    origin: str | None
+
+
 def revised_constants(
     steps: Sequence[Step], graph: LineageGraph, revisions: Sequence[Revision]
 ) -> list[Finding]:
     """Results of the steps under review that still carry a revised parameter's old value
     (see the module docstring), one finding per version read."""
-    out: list[Finding] = []
+    return [s.finding for s in suspects(steps, graph, revisions)]
+
+
+def suspects(
+    steps: Sequence[Step], graph: LineageGraph, revisions: Sequence[Revision]
+) -> list[Suspect]:
+    """`revised_constants`, each finding with its step, revision and origin."""
+    out: list[Suspect] = []
     seen: set[str] = set()
-    taints: dict[int, _Taint] = {}
+    taints: dict[int, Taint] = {}
     for step in steps:
         cell = step.cell
         if cell is None or not step.execution or not step.execution.ok:
@@ -250,20 +269,19 @@ def revised_constants(
             own = old_literals(cell.source, revision) if cell.cell >= revision.first_cell else []
             if own and f"own:{cell.cell}" not in seen:
                 seen.add(f"own:{cell.cell}")
-                out.append(
-                    Finding(
-                        check="revised_constant",
-                        severity="doubt",
-                        message=(
-                            f"step {step.step} computes with {', '.join(own)}, the value "
-                            f"revised {revision.describe()} in turn {revision.turn}"
-                        ),
-                        basis=("code", "question"),
-                        facts=EvidenceFacts(step=step.step).as_facts(),
-                    )
+                finding = Finding(
+                    check="revised_constant",
+                    severity="doubt",
+                    message=(
+                        f"step {step.step} computes with {', '.join(own)}, the value "
+                        f"revised {revision.describe()} in turn {revision.turn}"
+                    ),
+                    basis=("code", "question"),
+                    facts=EvidenceFacts(step=step.step).as_facts(),
                 )
+                out.append(Suspect(finding, step, revision, None))
             if id(revision) not in taints:
-                taints[id(revision)] = _Taint(graph, revision)
+                taints[id(revision)] = Taint(graph, revision)
             taint = taints[id(revision)]
             for read in cell.reads:
                 if read.version in seen:
@@ -279,20 +297,19 @@ def revised_constants(
                 seen.add(read.version)
                 via = "" if origin == read.version else f", derived from {origin}"
                 made = graph.version(origin).cell
-                out.append(
-                    Finding(
-                        check="revised_constant",
-                        severity="doubt",
-                        message=(
-                            f"step {step.step} read {read.version}{via}, computed in cell "
-                            f"{made} with {', '.join(literals)}, before turn "
-                            f"{revision.turn} revised that value {revision.describe()}"
-                        ),
-                        basis=("code", "lineage", "question"),
-                        variables=(read.version,),
-                        facts=EvidenceFacts(step=step.step, outdated=origin).as_facts(),
-                    )
+                finding = Finding(
+                    check="revised_constant",
+                    severity="doubt",
+                    message=(
+                        f"step {step.step} read {read.version}{via}, computed in cell "
+                        f"{made} with {', '.join(literals)}, before turn "
+                        f"{revision.turn} revised that value {revision.describe()}"
+                    ),
+                    basis=("code", "lineage", "question"),
+                    variables=(read.version,),
+                    facts=EvidenceFacts(step=step.step, outdated=origin).as_facts(),
                 )
+                out.append(Suspect(finding, step, revision, origin))
     return out
 
 
@@ -302,7 +319,7 @@ def revised_versions(graph: LineageGraph, revisions: Sequence[Revision]) -> dict
     from 42% to 47%``. The state hint marks the states that used them as stale."""
     out: dict[str, str] = {}
     for revision in revisions:
-        taint = _Taint(graph, revision)
+        taint = Taint(graph, revision)
         for key, (origin, literals) in taint.origin.items():
             made = graph.version(origin).cell
             out.setdefault(

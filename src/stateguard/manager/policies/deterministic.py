@@ -6,7 +6,9 @@ successful execution produced in the turn, an executable constraint that
 fails, a violated machine-checkable output requirement, a join-guard alarm
 on a result the turn still uses (a merge that silently dropped, multiplied or
 mis-paired rows; `stateguard.audit.joinpolicy`), or a result that still carries a
-revised parameter's old value as a literal (`stateguard.manager.revisions`). Otherwise it binds
+revised parameter's old value as a literal (`stateguard.manager.revisions`; an alarm when a
+probe with the new value no longer shows the answer, `stateguard.manager.revision_probe`).
+Otherwise it binds
 the state's variables from lineage, infers relations and commits.
 """
 
@@ -27,7 +29,8 @@ from stateguard.manager.evidence import (
 )
 from stateguard.manager.notes import EvidenceFacts
 from stateguard.manager.policies.base import Observation, PolicyContext
-from stateguard.manager.revisions import revised_constants
+from stateguard.manager.revision_probe import corroborate
+from stateguard.manager.revisions import suspects
 from stateguard.manager.verify import constraint_failures
 from stateguard.state import Constraint
 
@@ -66,7 +69,10 @@ class DeterministicPolicy:
             ]  # the turn's attempts before a repair
             found += silent_joins(steps, before, ctx.question or None)
             grounds = grounding_steps(ctx.this_turn_steps or steps, obs.answer, ctx.question)
-            found += off_answer(revised_constants(steps, ctx.graph, ctx.revisions), grounds)
+            suspected = suspects(steps, ctx.graph, ctx.revisions)
+            found += off_answer(
+                corroborate(suspected, ctx.graph, ctx.probe, obs.answer, ctx.question), grounds
+            )
             claims = unsupported_claims(
                 steps, obs.answer, ctx.question, grounds=ctx.this_turn_steps
             )
