@@ -13,7 +13,9 @@ created *before* the revision by a statement whose code holds the old value as a
 A finding is a **doubt**: it rests on the code (the literal) and, for a value read, its
 lineage, but first on reading a revision in the turn's English, which the data does not
 corroborate (a sentence such as "sales moved from 10 to 20" reads like a revision too).
-The deterministic policy still repairs on it, as before severities existed.
+`stateguard.manager.revision_probe` checks it by execution (`suspects` gives each finding
+with its step, revision and origin): an alarm when a replay with the new value no longer
+shows the answer, dropped when the replay shows the same.
 """
 
 from __future__ import annotations
