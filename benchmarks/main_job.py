@@ -50,6 +50,7 @@ EXAMPLES = tuple(
         "clinic_visits",
         "laundry_rounds",
         "ferry_crossings",
+        "bike_share",
     )
 )
 MANAGERS = ("none", "hybrid")

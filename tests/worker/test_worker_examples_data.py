@@ -26,6 +26,7 @@ EXAMPLES = (
     "clinic_visits",
     "laundry_rounds",
     "ferry_crossings",
+    "bike_share",
 )
 
 
@@ -87,6 +88,7 @@ REVISIONS = (
         "laundry_rounds", "12 %", "15 %", "COMMISSION_RATE = 0.15\nNone\n", (5, 6, 7, 8), (3,)
     ),
     Revision("ferry_crossings", "5 %", "7 %", "LEVY_RATE = 0.07\nNone\n", (5, 6, 7, 8), (3,)),
+    Revision("bike_share", "9 %", "11 %", "SPACE_CHARGE_RATE = 0.11\nNone\n", (5, 6, 7, 8), (3,)),
 )
 
 
