@@ -359,8 +359,10 @@ class _Model:
                         self.read_cols([v])
                     else:
                         self.others.append(e)
-            elif isinstance(by, (ast.Attribute, ast.Subscript)) and _root_is(by, self.root):
-                self.others.append(by)  # df.groupby(df['k']): a column read as usual
+            elif _keys_from_frame(by, self.root):
+                # df.groupby(df['k']), df.groupby(df['at'].dt.to_period('M')): an
+                # expression of the frame's columns, read as usual
+                self.others.append(by)
             else:
                 raise _Whole
             self.others.extend(a for a in args if a is not by)
@@ -465,10 +467,24 @@ class _Model:
         self.right.append((right.id, ALL))
 
 
-def _root_is(node: ast.AST, root: str) -> bool:
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id == root
+def _keys_from_frame(by: ast.expr, root: str) -> bool:
+    """Whether groupby keys ``by`` are an expression computed from the frame ``root``, so
+    that reading it as usual reads what the grouping uses: ``df['k']``,
+    ``df['at'].dt.to_period('M')``, ``pd.cut(df['x'], 4)``, ``df['a'] > 0``. Not a
+    function of the index labels (a lambda), nor a ``pd.Grouper``, which names a
+    column by a string no reading of the expression sees."""
+    uses_root = False
+    for node in ast.walk(by):
+        if isinstance(node, ast.Lambda):
+            return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called == "Grouper":
+                return False
+        if isinstance(node, ast.Name) and node.id == root:
+            uses_root = True
+    return uses_root and not isinstance(by, ast.Name)
 
 
 def _selects_first(links: list[ast.AST]) -> bool:

@@ -437,7 +437,44 @@ class LineageGraph:
         self._apply_gap(report)
         if self.by_value and report.restated:
             report = _restated_as_values(report)
+        if self.by_value and report.unchanged:
+            report = self._stale_restatements_rebound(report)
         return _CellPass(self, report).run()
+
+    def _stale_restatements_rebound(self, report: CellReport) -> CellReport:
+        """``report`` with the names the cell wrote with the value they held (`unchanged`)
+        rebound when their current version is stale, or becomes stale in this very cell.
+
+        Keeping the version of a value written again unchanged keeps its readers fresh
+        (`by_value`), but it also keeps its ancestry: a cell that rewrites ``df['c']``
+        (with the same values) and computes ``g = df.groupby(..)['c'].sum()`` again would
+        leave ``g`` at the version computed from the old ``df['c']``, stale, although the
+        cell just computed it again from the current one. Such a version has nothing to
+        keep fresh (its readers derive from what was rewritten): the write is a new
+        version, whose parents are what the statement read (so it is stale only if those
+        are)."""
+        changed = {*report.rebound, *report.mutated, *report.mutated_parts}
+        refreshed = {}
+        for name in report.unchanged:
+            if name not in report.analysis.writes or name in changed:
+                continue  # an object changed in place (``v *= 2``) is a mutation
+            current = self.current(name)
+            if current is None:
+                continue
+            roots = {
+                self._versions[a].root or self._versions[a].name
+                for a in self.ancestors(current.key)
+            }
+            if roots & changed or self.why_stale(current.key) is not None:
+                refreshed[name] = current.summary
+        if not refreshed:
+            return report
+        return report.model_copy(
+            update={
+                "rebound": {**report.rebound, **refreshed},
+                "unchanged": tuple(n for n in report.unchanged if n not in refreshed),
+            }
+        )
 
     def record_unverified(self, source: str, reason: str) -> CellRecord:
         """A cell ran but sent no valid report: record that, not "it read nothing"."""
