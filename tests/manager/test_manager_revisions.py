@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -310,3 +311,18 @@ def test_a_step_that_compares_with_a_value_of_the_new_rate_keeps_the_finding_a_d
         first = g.propose_answer("15.0")
         assert not first.accepted
         assert [e.severity for e in _revised_constant_findings(first)] == ["doubt"]
+
+
+@pytest.mark.kernel
+def test_a_step_that_writes_a_file_is_not_replayed(tmp_path: Path) -> None:
+    """A fork keeps the namespace apart, not the file system: a replay with the new value
+    would write the file again, so the finding stays a doubt and the file is the step's."""
+    kernel = KernelSession(workdir=tmp_path, default_timeout=60)
+    with GuardedSession(kernel, manager="deterministic") as g:
+        _revised_after_the_margin(g)
+        g.begin_turn("How many orders have a margin above 90 under the current rate?")
+        g.run_cell("orders['margin'].to_csv('m.csv')\nprint((orders['margin'] > 90).sum())")
+        first = g.propose_answer("1")
+        assert not first.accepted
+        assert [e.severity for e in _revised_constant_findings(first)] == ["doubt"]
+        assert "96.0" in (tmp_path / "m.csv").read_text()  # 86.0 with 47 %

@@ -242,10 +242,85 @@ def _judged(
     ]
 
 
+_EFFECTS = frozenset(
+    {
+        "to_csv",
+        "to_excel",
+        "to_parquet",
+        "to_json",
+        "to_pickle",
+        "to_feather",
+        "to_hdf",
+        "to_sql",
+        "to_stata",
+        "to_orc",
+        "savefig",
+        "save",
+        "savez",
+        "savetxt",
+        "dump",
+        "write",
+        "write_text",
+        "write_bytes",
+        "writelines",
+        "mkdir",
+        "makedirs",
+        "remove",
+        "unlink",
+        "rename",
+        "rmtree",
+        "rmdir",
+        "copyfile",
+        "copytree",
+        "move",
+        "touch",
+        "system",
+        "Popen",
+        "run",
+        "call",
+        "check_call",
+        "check_output",
+        "exec",
+    }
+)
+"""Calls that may act outside the namespace (files, processes): a fork keeps the
+namespace apart, not the file system, so code making them is not replayed."""
+
+
+def _acts_outside(code: str) -> bool:
+    """Whether ``code`` calls anything that may change files or start processes (or does
+    not parse)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _EFFECTS or (name == "open" and _writes(node)):
+                return True
+    return False
+
+
+def _writes(call: ast.Call) -> bool:
+    """Whether an ``open(..)`` call may write: a mode other than a constant read mode."""
+    mode = call.args[1] if len(call.args) > 1 else None
+    for k in call.keywords:
+        if k.arg == "mode":
+            mode = k.value
+    if mode is None:
+        return False
+    if not (isinstance(mode, ast.Constant) and isinstance(mode.value, str)):
+        return True
+    return any(c in mode.value for c in "wax+")
+
+
 def _replays(
     group: Sequence[Suspect], graph: LineageGraph, cell: CellRecord
 ) -> tuple[str, str] | None:
-    """The replay as run and with the new value, or None when no literal can be swapped."""
+    """The replay as run and with the new value, or None when no literal can be swapped
+    or the code may act outside the namespace."""
     revision = group[0].revision
     origins = {s.origin for s in group if s.origin is not None}
     chain = _chain(graph, Taint(graph, revision), origins, cell.cell) if origins else []
@@ -253,6 +328,8 @@ def _replays(
     revised_chain = [with_new_value(c, revision) or c for c in chain]
     revised_cell = (with_new_value(cell.source, revision) or cell.source) if own else cell.source
     if revised_chain == chain and revised_cell == cell.source:
+        return None
+    if any(_acts_outside(code) for code in (*chain, cell.source)):
         return None
     as_run = "\n".join([*chain, _WRITE_MARK, cell.source])
     revised = "\n".join([*revised_chain, _WRITE_MARK, revised_cell])
