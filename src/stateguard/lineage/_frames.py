@@ -176,6 +176,7 @@ class _Model:
         self.calls: list[ast.Call] = []
         self.computed: list[tuple[str, ast.AST]] = []
         self.right: list[tuple[str, set[Any] | None]] = []  # merged frames and their carry
+        self.across = False  # a series that is one row across the carried columns
 
     def read_cols(self, labels: list[Any]) -> None:
         # after a merge, a column comes from one side or the other
@@ -207,6 +208,11 @@ class _Model:
         labels = _labels(sl)
         if labels is not None and self.kind in ("frame", "groupby"):
             self.select(labels, one=not isinstance(sl, (ast.List, ast.Tuple)))
+            return
+        if self.kind == "series" and self.across and labels is not None:
+            # df.iloc[0]['k']: the label is a column of that row
+            self.select(labels, one=not isinstance(sl, (ast.List, ast.Tuple)))
+            self.value()
             return
         if self.kind == "series":
             self.rows = True
@@ -240,6 +246,7 @@ class _Model:
                 ok, _ = _label(rows)
                 if ok and name in ("loc", "iloc"):
                     self.kind = "series"  # one row across the carried columns
+                    self.across = True
             return
         if name in ("iloc", "iat"):
             raise _Whole  # positions of columns: labels unknown before the cell runs
@@ -271,6 +278,10 @@ class _Model:
                 self.value()
                 return
             self.select([name], one=True)
+            return
+        if self.across and not name.startswith("_") and name not in ("index", "name"):
+            self.select([name], one=True)  # df.iloc[0].k: a column of that row
+            self.value()
             return
         # series: .str, .dt, .index, .values ... stay on the same column
 
@@ -324,7 +335,7 @@ class _Model:
             return
         if (
             name in ("dropna", "drop_duplicates", "duplicated")
-            and (subset := _arg(call, None, "subset")) is not None
+            and (subset := _arg(call, None if name == "dropna" else 0, "subset")) is not None
         ):
             labels = _labels(subset)
             if labels is None:
@@ -366,6 +377,20 @@ class _Model:
             else:
                 raise _Whole
             self.others.extend(a for a in args if a is not by)
+            self.kind = "groupby"
+            return
+        if name == "resample":
+            # df.resample('MS', on='at'): groups by that column's periods; without
+            # ``on``, by the index (the rows)
+            if any(k.arg == "level" for k in call.keywords):
+                raise _Whole
+            on = _arg(call, None, "on")
+            if on is not None:
+                labels = _labels(on)
+                if labels is None:
+                    raise _Whole
+                self.read_cols(labels)
+            self.others.extend(a for a in args if a is not on)
             self.kind = "groupby"
             return
         if name == "assign":
@@ -548,6 +573,23 @@ def read_model(node: ast.AST, target: str | None = None) -> FrameRead | None:
         left = call.args[0]
         assert isinstance(left, ast.Name)
         method = ast.Attribute(value=left, attr="merge", ctx=ast.Load())
+        links = [method, ast.Call(func=method, args=call.args[1:], keywords=call.keywords)]
+        links += found[1][2:]
+        name = left
+    elif (
+        len(links) >= 2
+        and isinstance(links[0], ast.Attribute)
+        and links[0].attr == "pivot_table"
+        and isinstance(links[1], ast.Call)
+        and links[1].args
+        and isinstance(links[1].args[0], ast.Name)
+        and not any(k.arg == "data" for k in links[1].keywords)
+    ):
+        # pd.pivot_table(df, ..): df.pivot_table(..)
+        call = links[1]
+        left = call.args[0]
+        assert isinstance(left, ast.Name)
+        method = ast.Attribute(value=left, attr="pivot_table", ctx=ast.Load())
         links = [method, ast.Call(func=method, args=call.args[1:], keywords=call.keywords)]
         links += found[1][2:]
         name = left
