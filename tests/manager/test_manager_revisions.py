@@ -326,3 +326,18 @@ def test_a_step_that_writes_a_file_is_not_replayed(tmp_path: Path) -> None:
         assert not first.accepted
         assert [e.severity for e in _revised_constant_findings(first)] == ["doubt"]
         assert "96.0" in (tmp_path / "m.csv").read_text()  # 86.0 with 47 %
+
+
+@pytest.mark.kernel
+def test_the_replay_is_of_the_step_that_shows_the_answer() -> None:
+    """Two steps read the stale column; the first shows another number. The finding of
+    the step that shows the answer is the one the replay corroborates."""
+    with GuardedSession(KernelSession(default_timeout=60), manager="deterministic") as g:
+        _revised_after_the_margin(g)
+        g.begin_turn("How many orders have a margin above 90 under the current rate?")
+        g.run_cell("print(round(orders['margin'].mean(), 2))")
+        g.run_cell("print((orders['margin'] > 90).sum())")
+        review = g.propose_answer("1")
+        assert not review.accepted
+        (found,) = _revised_constant_findings(review)  # one per version read
+        assert found.severity == "alarm" and "no longer shows 1" in found.corroboration

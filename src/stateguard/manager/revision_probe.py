@@ -205,7 +205,12 @@ def corroborate(
         groups.setdefault((s.step.step, id(s.revision)), []).append(s)
     for group in groups.values():
         out.extend(_judged(group, graph, probe, answer, question))
-    return out
+    # one finding per version read (several steps may read it): the most severe
+    rank = {"alarm": 0, "doubt": 1, "note": 2}
+    kept: dict[tuple[str, ...], Finding] = {}
+    for f in sorted(out, key=lambda f: rank[f.severity]):
+        kept.setdefault(f.variables or (f.message,), f)
+    return [f for f in out if kept.get(f.variables or (f.message,)) is f]
 
 
 def _judged(

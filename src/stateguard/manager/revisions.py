@@ -252,14 +252,18 @@ def revised_constants(
     steps: Sequence[Step], graph: LineageGraph, revisions: Sequence[Revision]
 ) -> list[Finding]:
     """Results of the steps under review that still carry a revised parameter's old value
-    (see the module docstring), one finding per version read."""
-    return [s.finding for s in suspects(steps, graph, revisions)]
+    (see the module docstring), one finding per version read (by its first reader)."""
+    out: dict[tuple[str, ...], Finding] = {}
+    for s in suspects(steps, graph, revisions):
+        out.setdefault(s.finding.variables or (s.finding.message,), s.finding)
+    return list(out.values())
 
 
 def suspects(
     steps: Sequence[Step], graph: LineageGraph, revisions: Sequence[Revision]
 ) -> list[Suspect]:
-    """`revised_constants`, each finding with its step, revision and origin."""
+    """`revised_constants`, each finding with its step, revision and origin: one per step
+    and version read (`revision_probe` replays the step that shows the answer)."""
     out: list[Suspect] = []
     seen: set[str] = set()
     taints: dict[int, Taint] = {}
@@ -286,8 +290,8 @@ def suspects(
                 taints[id(revision)] = Taint(graph, revision)
             taint = taints[id(revision)]
             for read in cell.reads:
-                if read.version in seen:
-                    continue
+                if f"{step.step}:{read.version}" in seen:
+                    continue  # each step that read it: the replay needs the one shown
                 try:
                     seq = graph.version(read.version).seq + 1
                 except KeyError:
@@ -296,7 +300,7 @@ def suspects(
                 if hit is None:
                     continue
                 origin, literals = hit
-                seen.add(read.version)
+                seen.add(f"{step.step}:{read.version}")
                 via = "" if origin == read.version else f", derived from {origin}"
                 made = graph.version(origin).cell
                 finding = Finding(
