@@ -27,7 +27,6 @@ The turn may mean the old value, and then the finding stays a doubt, probe or no
 from __future__ import annotations
 
 import ast
-import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
@@ -36,7 +35,14 @@ from stateguard.finding import Finding
 from stateguard.kernel import ProbeResult
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.manager.evidence import answer_numbers_shown, names_key, statement_source
-from stateguard.manager.revisions import Revision, Suspect, Taint, value_literals
+from stateguard.manager.revisions import (
+    Revision,
+    Suspect,
+    Taint,
+    cells_by_index,
+    same_number,
+    value_literals,
+)
 from stateguard.question import names_number
 
 Probe = Callable[[str], ProbeResult]
@@ -60,7 +66,7 @@ class _NewValue(ast.NodeTransformer):
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
         number = type(node.value) in (int, float) and (self.revision.percent or node.value != 0)
-        if number and _close(float(node.value), self.old):
+        if number and same_number(float(node.value), self.old):
             self.changed += 1
             return ast.copy_location(_constant(self.new, node), node)
         return node
@@ -77,10 +83,6 @@ class _NewValue(ast.NodeTransformer):
         return self.generic_visit(node)
 
 
-def _close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-
-
 def _constant(value: float, like: ast.Constant) -> ast.Constant:
     """``value`` as a literal, whole when it is and the literal it replaces was."""
     whole = isinstance(like.value, int) and float(value).is_integer()
@@ -94,7 +96,7 @@ def _replace_factor(node: ast.expr, old: float, new: float, counter: _NewValue) 
         node.right = _replace_factor(node.right, old, new, counter)
         return node
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        if _close(float(node.value), old):
+        if same_number(float(node.value), old):
             counter.changed += 1
             return ast.copy_location(_constant(new, node), node)
         return node
@@ -116,7 +118,7 @@ def with_new_value(code: str, revision: Revision) -> str | None:
 def _chain(graph: LineageGraph, taint: Taint, origins: set[str], before: int) -> list[str]:
     """The statements that made the versions carrying ``origins``' old literal, in cells
     before ``before``, in the order they ran (each once)."""
-    cells = {c.cell: c for c in graph.cells}
+    cells = cells_by_index(graph)
     made = [
         graph.version(key)
         for key, (origin, _) in taint.origin.items()
@@ -138,7 +140,7 @@ def _uses_new_value(step: Step, graph: LineageGraph, revision: Revision) -> bool
     assert cell is not None
     if value_literals(cell.source, revision.new, percent=revision.percent):
         return True
-    cells = {c.cell: c for c in graph.cells}
+    cells = cells_by_index(graph)
     todo = [r.version for r in cell.reads if names_key(cell.source, _part_key(r.name))]
     seen: set[str] = set()
     while todo and len(seen) < _MAX_WALK:
@@ -328,7 +330,7 @@ def _replays(
     or the code may act outside the namespace."""
     revision = group[0].revision
     origins = {s.origin for s in group if s.origin is not None}
-    chain = _chain(graph, Taint(graph, revision), origins, cell.cell) if origins else []
+    chain = _chain(graph, group[0].taint, origins, cell.cell) if origins else []
     own = any(s.origin is None for s in group)
     revised_chain = [with_new_value(c, revision) or c for c in chain]
     revised_cell = (with_new_value(cell.source, revision) or cell.source) if own else cell.source

@@ -71,7 +71,8 @@ def revisions_in(text: str, turn: int, first_cell: int) -> list[Revision]:
     ]
 
 
-def _close(a: float, b: float) -> bool:
+def same_number(a: float, b: float) -> bool:
+    """Two numbers equal up to float rounding."""
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
@@ -79,7 +80,7 @@ def _is_number(node: ast.expr, value: float) -> bool:
     return (
         isinstance(node, ast.Constant)
         and type(node.value) in (int, float)
-        and _close(float(node.value), value)
+        and same_number(float(node.value), value)
     )
 
 
@@ -118,7 +119,7 @@ def value_literals(
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
             number = float(node.value)
-            if any(_close(number, w) for w in wanted) and (percent or number != 0):
+            if any(same_number(number, w) for w in wanted) and (percent or number != 0):
                 found.append(ast.unparse(node))
         elif (
             percent
@@ -137,7 +138,8 @@ def old_literals(code: str, revision: Revision) -> list[str]:
     return value_literals(code, revision.old, percent=revision.percent)
 
 
-def _cells(graph: LineageGraph) -> dict[int, CellRecord]:
+def cells_by_index(graph: LineageGraph) -> dict[int, CellRecord]:
+    """The graph's cells by their index."""
     return {c.cell: c for c in graph.cells}
 
 
@@ -171,7 +173,7 @@ class Taint:
         self.graph, self.revision = graph, revision
         self.origin: dict[str, tuple[str, list[str]]] = {}
         """version key -> (the version written with the old literal, the literals)."""
-        cells = _cells(graph)
+        cells = cells_by_index(graph)
         keys = {k for c in graph.cells for k in c.created}
         for v in sorted((graph.version(k) for k in keys), key=lambda v: v.seq):
             if _container(graph, v):
@@ -246,6 +248,8 @@ class Suspect(NamedTuple):
     step: Step
     revision: Revision
     origin: str | None
+    taint: Taint
+    """The revision's taint over the graph (for the replay's chain of statements)."""
 
 
 def revised_constants(
@@ -272,6 +276,9 @@ def suspects(
         if cell is None or not step.execution or not step.execution.ok:
             continue
         for revision in (r for r in revisions if r.turn <= step.turn):
+            if id(revision) not in taints:
+                taints[id(revision)] = Taint(graph, revision)
+            taint = taints[id(revision)]
             own = old_literals(cell.source, revision) if cell.cell >= revision.first_cell else []
             if own and f"own:{cell.cell}" not in seen:
                 seen.add(f"own:{cell.cell}")
@@ -285,10 +292,7 @@ def suspects(
                     basis=("code", "question"),
                     facts=EvidenceFacts(step=step.step).as_facts(),
                 )
-                out.append(Suspect(finding, step, revision, None))
-            if id(revision) not in taints:
-                taints[id(revision)] = Taint(graph, revision)
-            taint = taints[id(revision)]
+                out.append(Suspect(finding, step, revision, None, taint))
             for read in cell.reads:
                 if f"{step.step}:{read.version}" in seen:
                     continue  # each step that read it: the replay needs the one shown
@@ -315,7 +319,7 @@ def suspects(
                     variables=(read.version,),
                     facts=EvidenceFacts(step=step.step, outdated=origin).as_facts(),
                 )
-                out.append(Suspect(finding, step, revision, origin))
+                out.append(Suspect(finding, step, revision, origin, taint))
     return out
 
 
