@@ -51,6 +51,7 @@ EXAMPLES = tuple(
         "laundry_rounds",
         "ferry_crossings",
         "bike_share",
+        "paddle_hire",
     )
 )
 MANAGERS = ("none", "hybrid")
