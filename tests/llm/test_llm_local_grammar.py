@@ -18,7 +18,12 @@ import pytest
 
 from stateguard.errors import ModelError
 from stateguard.llm import ChatMessage
-from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR, LlamaCppModel
+from stateguard.llm.local import (
+    ANSWER_STEP_GRAMMAR,
+    CODE_STEP_GRAMMAR,
+    STEP_GRAMMAR,
+    LlamaCppModel,
+)
 from stateguard.llm.model_files import DEFAULT_MODEL_FILENAME, default_cache_dir
 from stateguard.worker.parsing import parse_reply
 
@@ -89,9 +94,10 @@ def test_a_bad_grammar_is_a_model_error(fake_model: LlamaCppModel) -> None:
 def test_llama_cpp_parses_the_step_grammar() -> None:
     import llama_cpp  # the optional extra
 
-    for grammar in (STEP_GRAMMAR, CODE_STEP_GRAMMAR):
+    for grammar in (STEP_GRAMMAR, CODE_STEP_GRAMMAR, ANSWER_STEP_GRAMMAR):
         assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
     assert "answer" not in CODE_STEP_GRAMMAR.split("\n")[1]
+    assert "step" not in ANSWER_STEP_GRAMMAR.split("\n")[1]
 
 
 def _model_path() -> Path | None:

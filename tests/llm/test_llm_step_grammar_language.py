@@ -13,6 +13,7 @@ import pytest
 
 from stateguard.llm.local import (
     ANSWER_CHARS,
+    ANSWER_STEP_GRAMMAR,
     CODE_CHARS,
     CODE_LINES,
     CODE_STEP_GRAMMAR,
@@ -50,6 +51,7 @@ def _regex(grammar: str) -> re.Pattern[str]:
 
 STEP = _regex(STEP_GRAMMAR)
 CODE_ONLY = _regex(CODE_STEP_GRAMMAR)
+ANSWER_ONLY = _regex(ANSWER_STEP_GRAMMAR)
 
 
 @pytest.mark.parametrize(
@@ -73,6 +75,9 @@ def test_the_grammar_accepts_one_step_and_refuses_run_on_replies(
 ) -> None:
     assert bool(STEP.fullmatch(reply)) is step
     assert bool(CODE_ONLY.fullmatch(reply)) is code_only
+    # the answer-only grammar takes exactly the step grammar's answers
+    is_answer = step and not code_only
+    assert bool(ANSWER_ONLY.fullmatch(reply)) is is_answer
 
 
 def _step(thought_lines: list[str], code_lines: list[str]) -> str:

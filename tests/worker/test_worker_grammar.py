@@ -10,7 +10,7 @@ import pytest
 from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
 from stateguard.llm import ChatMessage, ChatResponse, ScriptedModel
-from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
+from stateguard.llm.local import ANSWER_STEP_GRAMMAR, CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.manager import NullSupervisor
 from stateguard.worker.loop import Worker, _takes_grammar
 
@@ -100,3 +100,23 @@ def test_the_last_step_may_answer_even_after_a_refusal(tracked: TrackedSession) 
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), max_steps_per_turn=3)
     assert list(worker.run_turn(1, "Rows?"))[-1].answer == "3"
     assert model.grammars[-1] == STEP_GRAMMAR
+
+
+@pytest.mark.kernel
+def test_a_stalled_turns_last_reply_may_only_answer(tracked: TrackedSession) -> None:
+    replies = [
+        f"Count.\n{FENCE}python\nprint(3)\n{FENCE}",
+        f"More.\n{FENCE}python\nprint(undefined_a)\n{FENCE}",
+        f"More.\n{FENCE}python\nprint(undefined_b)\n{FENCE}",
+        "<answer>3</answer>",
+    ]
+    model = GrammarModel(replies)
+    worker = Worker(
+        model,
+        GuardedSession(tracked, manager=NullSupervisor()),
+        max_steps_per_turn=10,
+        no_progress_limit=2,
+        retry_samples=0,
+    )
+    assert list(worker.run_turn(1, "Rows?"))[-1].answer == "3"
+    assert model.grammars == [CODE_STEP_GRAMMAR, STEP_GRAMMAR, STEP_GRAMMAR, ANSWER_STEP_GRAMMAR]

@@ -1010,3 +1010,37 @@ def test_a_share_outside_zero_to_a_hundred_is_held_back_once(
     assert len(doubts) == int(held)
     if held:
         assert f"{printed} is more than the whole or less than nothing" in doubts[0].observation
+
+
+SILENT_TOTAL = (
+    "import pandas as pd\nt = pd.read_csv('data/t.csv')\ntotal = round(t['b'].sum() * 0.09, 2)"
+)
+"""A cell that prints nothing and creates one number (9 % of 60: 5.4)."""
+
+
+@pytest.mark.kernel
+def test_a_value_a_silent_cell_showed_as_created_grounds_the_answer(
+    tracked: TrackedSession,
+) -> None:
+    """A cell that prints nothing is shown what it created ("total is float64 5.4"): an
+    answer with that value rests on what the model was shown, and is not refused."""
+    cell = SILENT_TOTAL
+    steps = answer_after_one_cell(tracked, cell, "5.4", "What is 9 % of the total of b?")
+    assert "total is float64 5.4" in steps[0].observation
+    assert "ungrounded_answer" not in [s.problem for s in steps]
+
+
+@pytest.mark.kernel
+def test_a_number_a_silent_cell_did_not_show_is_still_refused(tracked: TrackedSession) -> None:
+    """Only what the created note shows grounds an answer; another number is still refused."""
+    fence = "```"
+    cell = SILENT_TOTAL
+    model = ScriptedModel(
+        [f"{fence}python\n{cell}\n{fence}", "<answer>7.25</answer>", "<answer>5.4</answer>"]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, "9 % of b?")
+    )
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert [s.problem for s in steps] == [None, "ungrounded_answer", None]
+    assert events[-1].answer == "5.4"

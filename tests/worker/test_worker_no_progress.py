@@ -226,3 +226,55 @@ def test_a_reply_whose_code_is_no_python_is_resampled_before_it_runs(
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), retry_samples=1)
     steps = steps_of(list(worker.run_turn(1, "Sum?")))
     assert steps[0].code is not None and steps[0].code.startswith("%time")
+
+
+@pytest.mark.kernel
+def test_a_stalled_turn_whose_outputs_show_a_result_gets_one_last_reply(
+    tracked: TrackedSession,
+) -> None:
+    """A model that printed a result, then only failed, is asked once for its answer
+    before the turn ends (a small model often goes on past its result); a reply that is
+    not an accepted answer ends the turn there."""
+    for last, answer in (("<answer>60</answer>", "60"), (code("t['zz']"), None)):
+        replies = iter(
+            [
+                code("import pandas as pd\nt = pd.read_csv('data/t.csv')\nt['b'].sum()"),
+                *(code(f"t['z{i}']") for i in range(3)),
+                last,
+            ]
+        )
+        model = ScriptedModel(fn=lambda messages, r=replies: next(r))
+        worker = Worker(
+            model,
+            GuardedSession(tracked, manager=NullSupervisor()),
+            max_steps_per_turn=12,
+            no_progress_limit=3,
+            retry_samples=0,
+        )
+        events = list(worker.run_turn(1, "What is the total of b?"))
+        final = events[-1]
+        assert isinstance(final, AnswerRecorded)
+        assert final.answer == answer and final.steps == 5
+        assert final.ended == ("answer" if answer else "no_progress")
+        assert len(model.requests) == 5  # one last call, and no more
+        asked = [e for e in events if isinstance(e, ModelMessage) and e.role == "user"]
+        assert "last step" in asked[-2 if answer is None else -1].content
+
+
+@pytest.mark.kernel
+def test_a_stalled_turn_that_showed_nothing_ends_without_a_last_reply(
+    tracked: TrackedSession,
+) -> None:
+    """With no output to answer from, a stalled turn ends at once (no extra call)."""
+    replies = iter([code(f"t['z{i}']") for i in range(3)])
+    model = ScriptedModel(fn=lambda messages: next(replies))
+    worker = Worker(
+        model,
+        GuardedSession(tracked, manager=NullSupervisor()),
+        max_steps_per_turn=12,
+        no_progress_limit=3,
+        retry_samples=0,
+    )
+    final = list(worker.run_turn(1, "What is the total of b?"))[-1]
+    assert isinstance(final, AnswerRecorded)
+    assert final.ended == "no_progress" and final.steps == 3 and len(model.requests) == 3

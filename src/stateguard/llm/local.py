@@ -71,6 +71,10 @@ CODE_STEP_GRAMMAR = STEP_GRAMMAR.replace("root    ::= step | answer", "root    :
 """`STEP_GRAMMAR` without the answer: a thought and one python block (for a step before
 any code ran, when an answer would be refused)."""
 
+ANSWER_STEP_GRAMMAR = STEP_GRAMMAR.replace("root    ::= step | answer", "root    ::= answer")
+"""`STEP_GRAMMAR` without the code block: an optional thought and the answer (for the one
+last reply a stalled turn gets before it ends)."""
+
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the common prefix: the prompt tokens llama.cpp could reuse from its cache."""

@@ -60,7 +60,7 @@ from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.narrowing import narrowed_columns
 from stateguard.llm import ChatModel
 from stateguard.llm.limits import ReplyCut, cut_reply
-from stateguard.llm.local import CODE_STEP_GRAMMAR, STEP_GRAMMAR
+from stateguard.llm.local import ANSWER_STEP_GRAMMAR, CODE_STEP_GRAMMAR, STEP_GRAMMAR
 from stateguard.llm.messages import estimate_tokens
 from stateguard.manager import Hint
 from stateguard.manager.evidence import names_key, refusal_key, same_answer
@@ -447,6 +447,8 @@ class Worker:
         self._shown: list[str] = []
         """What the model was shown in this session: questions, contexts, observations."""
         self._outputs: list[str] = []
+        self._turn_showed = False
+        """A cell of the model ran in this turn, without a silent error, and showed something."""
         """What the successful cells of the current turn printed or showed, oldest first."""
         self._formatted: set[str] = set()
         """Answers of the current turn written by the formatting step (each tried once)."""
@@ -593,15 +595,23 @@ class Worker:
         *,
         candidate: bool = False,
         code_ran: bool = True,
+        answer_only: bool = False,
     ) -> tuple[ModelMessage, str]:
         """One model call on the current conversation: its event and the reply text.
 
         Before any cell ran in the turn, the grammar allows code only (an answer then
-        would be refused as ``answer_without_code``). The event's ``cut`` says which
-        bound ended the reply, if one did (see `CUT_PROBLEMS`)."""
+        would be refused as ``answer_without_code``); with ``answer_only`` (a stalled turn's
+        last reply), an answer only. The event's ``cut`` says which bound ended the reply,
+        if one did (see `CUT_PROBLEMS`)."""
         extra: dict[str, object] = {}
         if self.grammar is not None:
-            extra["grammar"] = self.grammar if code_ran else CODE_STEP_GRAMMAR
+            extra["grammar"] = (
+                ANSWER_STEP_GRAMMAR
+                if answer_only and code_ran
+                else self.grammar
+                if code_ran
+                else CODE_STEP_GRAMMAR
+            )
         if self._bounds["seconds"] and self.call_seconds is not None:
             extra["seconds"] = self.call_seconds
         if self._bounds["cut"]:
@@ -709,6 +719,7 @@ class Worker:
             exchange.outcome += f": {execution.error.ename}"
         observation = format_observation(execution, self.observation_chars, code)
         context = ""
+        made_note = ""  # what a silent cell made, as shown to the model
         if execution.status == "error" and self.error_context:
             context = error_context(self.guard.executor, code, execution)
             blank = self._blank_before_failure(outcome.cell)
@@ -724,9 +735,9 @@ class Worker:
             # lineage's versions; the names the code binds when lineage has none
             made = outcome.cell.created + outcome.cell.unchanged
             names = list(made) or assigned_names(code)
-            created = created_context(self.guard.executor, names)
-            if created:
-                observation = f"{SILENT_CELL}\n{created}"
+            made_note = created_context(self.guard.executor, names)
+            if made_note:
+                observation = f"{SILENT_CELL}\n{made_note}"
             annotations = bare_annotations(code)
             if annotations:
                 observation += "\n" + render(
@@ -794,7 +805,9 @@ class Worker:
         # numbers a cell only wrote (``print(1400)``) were never shown by the data
         written = any(d.check == "written_numbers" for d in found)
         if not written:
-            self._shown += shown
+            # the values a silent cell's note showed were shown too: an answer may rest
+            # on them (they are not outputs, so no answer is formatted from them)
+            self._shown += [*shown, made_note] if made_note else shown
         if execution.ok:
             if not written:
                 self._last_shown = shown
@@ -803,6 +816,7 @@ class Worker:
                 self._turn_cells.append(outcome.cell)
         if execution.ok and not doubts:
             self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
+            self._turn_showed = self._turn_showed or bool(self._outputs[-1])
         feedback = [observation]
         if outcome.restarted:  # say whether (and how) the session's state was rebuilt
             rebuilt = outcome.rebuild
@@ -1704,6 +1718,7 @@ class Worker:
             turn_index, question, _opener(turn_index, question, context), context
         )
         self._outputs, self._formatted = [], set()
+        self._turn_showed = False
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
@@ -1785,19 +1800,28 @@ class Worker:
         """Consecutive steps that only re-sent a cell not run again."""
         temperature = self.temperature
         self._turn_tokens_used = 0
+        final = False
+        """A stalled turn's one last reply (an answer only) was asked for."""
         while steps < self.max_steps_per_turn:
             if deadline is not None and self.clock() >= deadline:
                 return None, "time", steps
             if self._over_tokens():
                 return None, "tokens", steps
-            if attempts.stalled >= self.no_progress_limit or repeats >= self.repeat_limit:
+            stalled = attempts.stalled >= self.no_progress_limit or repeats >= self.repeat_limit
+            if final or (stalled and not self._turn_showed):
                 return None, "no_progress", steps
-            if steps > 0 and steps == self.max_steps_per_turn - 1:
+            last = steps == self.max_steps_per_turn - 1
+            if stalled:
+                # the turn ends here; its outputs may already hold the answer (a small model
+                # often goes on past it): one last reply, which must be the answer
+                final = True
+            if final or (steps > 0 and last):
                 yield self._user(turn, self.steps_taken, self._note("last_step"))
             step = self.steps_taken
-            last = steps == self.max_steps_per_turn - 1
-            answerable = code_ran and (last or not (doubtful_cell or refused))
-            event, reply = self._call(turn, step, temperature, code_ran=answerable)
+            answerable = code_ran and (last or final or not (doubtful_cell or refused))
+            event, reply = self._call(
+                turn, step, temperature, code_ran=answerable, answer_only=final
+            )
             temperature = self.temperature
             yield event
             steps += 1
