@@ -447,9 +447,9 @@ class Worker:
         self._shown: list[str] = []
         """What the model was shown in this session: questions, contexts, observations."""
         self._outputs: list[str] = []
+        """What the successful cells of the current turn printed or showed, oldest first."""
         self._turn_showed = False
         """A cell of the model ran in this turn, without a silent error, and showed something."""
-        """What the successful cells of the current turn printed or showed, oldest first."""
         self._formatted: set[str] = set()
         """Answers of the current turn written by the formatting step (each tried once)."""
         self._spec: AnswerSpec | None = None
