@@ -42,6 +42,7 @@ from stateguard.manager.revisions import (
     cells_by_index,
     same_number,
     value_literals,
+    version_key,
 )
 from stateguard.question import names_number
 
@@ -211,8 +212,8 @@ def corroborate(
     rank = {"alarm": 0, "doubt": 1, "note": 2}
     kept: dict[tuple[str, ...], Finding] = {}
     for f in sorted(out, key=lambda f: rank[f.severity]):
-        kept.setdefault(f.variables or (f.message,), f)
-    return [f for f in out if kept.get(f.variables or (f.message,)) is f]
+        kept.setdefault(version_key(f), f)
+    return [f for f in out if kept.get(version_key(f)) is f]
 
 
 def _judged(

@@ -252,6 +252,12 @@ class Suspect(NamedTuple):
     """The revision's taint over the graph (for the replay's chain of statements)."""
 
 
+def version_key(finding: Finding) -> tuple[str, ...]:
+    """What a revised-constant finding is about: the versions it names (else its message).
+    Several steps may read one version; one finding per key is kept."""
+    return finding.variables or (finding.message,)
+
+
 def revised_constants(
     steps: Sequence[Step], graph: LineageGraph, revisions: Sequence[Revision]
 ) -> list[Finding]:
@@ -259,7 +265,7 @@ def revised_constants(
     (see the module docstring), one finding per version read (by its first reader)."""
     out: dict[tuple[str, ...], Finding] = {}
     for s in suspects(steps, graph, revisions):
-        out.setdefault(s.finding.variables or (s.finding.message,), s.finding)
+        out.setdefault(version_key(s.finding), s.finding)
     return list(out.values())
 
 
@@ -269,7 +275,10 @@ def suspects(
     """`revised_constants`, each finding with its step, revision and origin: one per step
     and version read (`revision_probe` replays the step that shows the answer)."""
     out: list[Suspect] = []
-    seen: set[str] = set()
+    seen: set[tuple[int, str]] = set()
+    """(step, version) pairs already made suspects."""
+    own_seen: set[int] = set()
+    """Cells whose own old literals already made a suspect."""
     taints: dict[int, Taint] = {}
     for step in steps:
         cell = step.cell
@@ -280,8 +289,8 @@ def suspects(
                 taints[id(revision)] = Taint(graph, revision)
             taint = taints[id(revision)]
             own = old_literals(cell.source, revision) if cell.cell >= revision.first_cell else []
-            if own and f"own:{cell.cell}" not in seen:
-                seen.add(f"own:{cell.cell}")
+            if own and cell.cell not in own_seen:
+                own_seen.add(cell.cell)
                 finding = Finding(
                     check="revised_constant",
                     severity="doubt",
@@ -294,7 +303,7 @@ def suspects(
                 )
                 out.append(Suspect(finding, step, revision, None, taint))
             for read in cell.reads:
-                if f"{step.step}:{read.version}" in seen:
+                if (step.step, read.version) in seen:
                     continue  # each step that read it: the replay needs the one shown
                 try:
                     seq = graph.version(read.version).seq + 1
@@ -304,7 +313,7 @@ def suspects(
                 if hit is None:
                     continue
                 origin, literals = hit
-                seen.add(f"{step.step}:{read.version}")
+                seen.add((step.step, read.version))
                 via = "" if origin == read.version else f", derived from {origin}"
                 made = graph.version(origin).cell
                 finding = Finding(

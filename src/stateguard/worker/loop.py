@@ -605,13 +605,12 @@ class Worker:
         if one did (see `CUT_PROBLEMS`)."""
         extra: dict[str, object] = {}
         if self.grammar is not None:
-            extra["grammar"] = (
-                ANSWER_STEP_GRAMMAR
-                if answer_only and code_ran
-                else self.grammar
-                if code_ran
-                else CODE_STEP_GRAMMAR
-            )
+            if not code_ran:
+                extra["grammar"] = CODE_STEP_GRAMMAR
+            elif answer_only:
+                extra["grammar"] = ANSWER_STEP_GRAMMAR
+            else:
+                extra["grammar"] = self.grammar
         if self._bounds["seconds"] and self.call_seconds is not None:
             extra["seconds"] = self.call_seconds
         if self._bounds["cut"]:
