@@ -75,3 +75,12 @@ def test_values_in(text: str, values: list[float]) -> None:
 )
 def test_parse_number(value: object, expected: Decimal | None) -> None:
     assert parse_number(value) == expected
+
+
+def test_iso_months_and_dates_are_found_whole() -> None:
+    from stateguard.numbers import dates
+
+    text = "peak 2025-01, then 2025-02-28; not 2025-13, 1-2, x2025-01 or 2025-01-32"
+    assert [d.text for d in dates(text)] == ["2025-01", "2025-02-28"]
+    (d,) = dates("month: 2024-12")
+    assert "month: 2024-12"[d.start : d.end] == "2024-12"

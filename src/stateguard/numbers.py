@@ -3,6 +3,8 @@
 * `scan` finds the numbers written in a text: ``1,234.5``, ``-3``, ``−0.25``
   (a Unicode minus), ``.5``, ``2e-3``, ``45%``. A number glued to a word or to a
   dot before it (``x1``, ``v1.2``'s ``2``) is not one.
+* `dates` finds the ISO dates and months written in a text (``2025-01``, ``2025-01-15``):
+  one value each, whose parts are not numbers of their own.
 * `parse_number` reads one whole value (a number, a numpy scalar, or a string such
   as ``"$1,234.50"`` or ``"Revenue: 12%"``) as a `Decimal`, or None.
 
@@ -66,6 +68,24 @@ def scan(text: str | None) -> list[Number]:
         decimals = len(body.split(".", 1)[1]) if "." in body and not m["exp"] else 0
         out.append(Number(literal, value, decimals, bool(m["pct"]), m.start(), m.end()))
     return out
+
+
+_DATE = re.compile(r"(?<![\w.\-])\d{4}-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?(?![\w\-])")
+"""An ISO month or date: ``2025-01``, ``2025-01-15`` (not ``2025-13``, not ``1-2``)."""
+
+
+@dataclass(frozen=True)
+class Date:
+    """An ISO month or date as written in a text."""
+
+    text: str
+    start: int
+    end: int
+
+
+def dates(text: str | None) -> list[Date]:
+    """Every ISO month or date written in ``text``, in order."""
+    return [Date(m.group(0), m.start(), m.end()) for m in _DATE.finditer(text or "")]
 
 
 def values_in(text: str | None) -> list[float]:

@@ -254,3 +254,25 @@ def test_an_old_literal_in_a_step_the_answer_does_not_rest_on_does_not_stand() -
     assert off_answer(found, set()) == found
     # a number the question writes is no ground
     assert grounding_steps(steps, "32", "Of 32 shipments, how many?") == set()
+
+
+def test_a_month_in_the_answer_is_named_whole_when_it_was_not_shown() -> None:
+    question = "Which month of 2025 had the heaviest load?"
+    (unprinted,) = unsupported_claims([_step("total weight 8685.36")], "2025-01", question)
+    assert "states 2025-01," in unprinted.message, unprinted.message
+    assert EvidenceFacts.of(unprinted).numbers == ("2025-01",)
+    daily = _step("day\n2025-01-14    310.5\n2025-02-03    12.0")
+    assert unsupported_claims([daily], "2025-01", question) == []
+    # shown as before: when each of its numbers is (the checks' verdicts do not change)
+    assert unsupported_claims([_step("2025-03-01  4")], "2025-01", question) == []
+    # a number beside the month is still checked on its own
+    (found,) = unsupported_claims([daily], "2025-01 with 999.5 kg", question)
+    assert "states 999.5," in found.message, found.message
+    assert grounding_steps([_step("8685.36"), _numbered(2, "2025-01  310.5")], "2025-01", "?") == {
+        2
+    }
+    # not a month: a thirteenth month, or a range of numbers
+    (range_,) = unsupported_claims([_step("x")], "10-20", "How many?")
+    assert "states 10, 20," in range_.message, range_.message
+    (bad,) = unsupported_claims([_step("x")], "2025-13", "Which month?")
+    assert "2025, 13" in bad.message, bad.message

@@ -33,7 +33,7 @@ from stateguard.kernel import ExecutionResult
 from stateguard.lineage import CellRecord, LineageGraph
 from stateguard.lineage.graph import StaleReason
 from stateguard.manager.notes import EvidenceFacts
-from stateguard.numbers import scan
+from stateguard.numbers import dates, scan
 from stateguard.question import QuestionSpec
 from stateguard.types import VarKey
 
@@ -235,12 +235,37 @@ def _claimed(answer: str, question: str) -> list[tuple[float, int, bool]]:
     return [n for n in numbers_in(answer) if n[0] not in asked]
 
 
-def _shown_numbers(ex: ExecutionResult) -> list[float]:
-    """The numbers an execution printed, returned or displayed."""
-    text = "\n".join(
+def _as_written(answer: str, question: str) -> list[tuple[str, list[tuple[float, int, bool]]]]:
+    """The answer's claimed values as written: each number (`_claimed`) by itself, and an
+    ISO month or date (``2025-01``) as one value made of its numbers. A date is shown when
+    all of its numbers are, as before; it is only named whole."""
+    asked = {v for v, _, _ in numbers_in(question)}
+    spans = dates(answer)
+    out: list[tuple[str, list[tuple[float, int, bool]]]] = []
+    for n in scan(answer):
+        if n.value in asked:
+            continue
+        claim = (n.value, n.decimals, n.percent)
+        date = next((d for d in spans if d.start <= n.start < d.end), None)
+        if date is None:
+            out.append((f"{n.value:g}", [claim]))
+        elif out and out[-1][0] == date.text:
+            out[-1][1].append(claim)
+        else:
+            out.append((date.text, [claim]))
+    return out
+
+
+def _output_text(ex: ExecutionResult) -> str:
+    """What an execution printed, returned or displayed, as text."""
+    return "\n".join(
         [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
     )
-    return [v for v, _, _ in numbers_in(text)]
+
+
+def _shown_numbers(ex: ExecutionResult) -> list[float]:
+    """The numbers an execution printed, returned or displayed."""
+    return [v for v, _, _ in numbers_in(_output_text(ex))]
 
 
 def answer_numbers_shown(answer: str, question: str, before: str, after: str) -> list[str]:
@@ -266,7 +291,7 @@ def unsupported_claims(
     answer that merely repeats a refused one is `refused_again`'s case)."""
     seen = [*grounds, *(s for s in steps if s not in grounds)] if grounds else steps
     ok_outputs = [s.execution for s in seen if s.execution is not None and s.execution.ok]
-    claimed = _claimed(answer, question)
+    claimed = _as_written(answer, question)
     if not claimed:
         return []
     if not ok_outputs:
@@ -280,10 +305,10 @@ def unsupported_claims(
             )
         ]
     observed = [v for ex in ok_outputs for v in _shown_numbers(ex)]
-    missing = [v for v, d, p in claimed if not _matches(v, d, p, observed)]
+    missing = [text for text, parts in claimed if not all(_matches(*p, observed) for p in parts)]
     if not missing:
         return []
-    shown = ", ".join(f"{v:g}" for v in missing[:5])
+    shown = ", ".join(missing[:5])
     return [
         Finding(
             check="unsupported_claim",
@@ -294,7 +319,7 @@ def unsupported_claims(
             basis=("answer", "execution"),
             facts=EvidenceFacts(
                 template="not_printed",
-                numbers=tuple(f"{v:g}" for v in missing[:5]),
+                numbers=tuple(missing[:5]),
                 # reformatted or derived-by-hand numbers are possible: let a judge look if
                 # one exists
                 ambiguous=True,
