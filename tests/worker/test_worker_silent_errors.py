@@ -1044,3 +1044,35 @@ def test_a_fraction_is_not_held_back_unless_a_percentage_is_asked_of_a_fraction(
     _, events, steps = play(tracked, replies, question, retry_samples=0)
     assert all(s.problem != "fraction_answer" for s in steps), [s.problem for s in steps]
     assert events[-1].answer in ("0.125", "0.4")  # the turn ended on an answer
+
+
+@pytest.mark.kernel
+def test_a_sum_of_columns_filled_on_disjoint_rows_is_told_why_it_is_all_nan(
+    tracked: TrackedSession,
+) -> None:
+    replies = [
+        code(
+            "import pandas as pd\n"
+            "h = pd.DataFrame({'status': ['done', 'done', 'off'], 'charge': [10.0, 20.0, 5.0]})\n"
+            "h['levy'] = h[h['status'] == 'done']['charge'] * 0.07\n"
+            "h['fee'] = h[h['status'] == 'off']['charge'] * 0 + 1.6\n"
+            "h['total'] = h['levy'] + h['fee']"
+        ),
+        # near miss: both columns hold a value in some row together; the sum is not empty
+        code("h['both'] = h['levy'] + h['charge']\nprint(h['both'].sum())"),
+        # near miss: an empty grouped result beside one partial column keeps the usual note
+        code("h['by'] = h.groupby('status')['levy'].sum()\nprint(len(h))"),
+        "<answer>3</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "What is the total of levies and fees?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    first = steps[0].observation
+    assert "`h['total']` holds only missing values (NaN) in all 3 rows" in first
+    assert "`h['levy']` (values in 2 of 3 rows) and `h['fee']` (values in 1 of 3 rows)" in first
+    assert "fillna(0)" in first and "grouped result" not in first
+    assert "missing values" not in steps[1].observation
+    third = steps[2].observation
+    assert "`h['by']` holds only missing values" in third and "grouped result" in third

@@ -244,6 +244,24 @@ def nan_columns(pairs: Sequence[tuple[str, str]]) -> None:
     print(json.dumps(out))
 
 
+def present_together(groups: Sequence[tuple[str, Sequence[str]]]) -> None:
+    """Print ``[[[column, present], ...], together, rows]`` for each ``(frame, columns)``,
+    in order (``null`` when the frame does not hold those columns): how many rows of each
+    column hold a value (not missing), and how many rows hold one in every column."""
+    ns = _user_ns()
+    frames = _frames({f: ns[f] for f, _ in groups if f in ns})
+    out = []
+    for frame, columns in groups:
+        table = frames.get(frame)
+        try:
+            present = table[list(columns)].notna()
+            counts = [[str(c), int(present[c].sum())] for c in columns]
+            out.append([counts, int(present.all(axis=1).sum()), len(table)])
+        except Exception:
+            out.append(None)
+    print(json.dumps(out))
+
+
 def lost_values(triples: Sequence[tuple[str, str, str]]) -> None:
     """Print ``[[frame, column, source, lost, rows], ...]`` for each triple whose columns
     exist and where ``lost`` > 0 rows are missing in ``column`` but not in ``source``."""
