@@ -61,7 +61,6 @@ from stateguard.verify.emptiness import empty_in_text, empty_values
 from stateguard.verify.entities import repeated_entity
 from stateguard.verify.environment import Environment
 from stateguard.verify.indicators import inverted_marks
-from stateguard.verify.labels import complemented_labels, unused_labels
 from stateguard.verify.models import VerifyTask
 from stateguard.verify.readings import Reading, swap
 from stateguard.verify.thresholds import counted_on_fractions, misattached_readings
@@ -520,8 +519,7 @@ def fixed_by_form(inp: RuleInput) -> list[Finding]:
     """A cell that ran and computes a value fixed by its form (``x - x``, ``a == a``, a
     column selected twice) → 0; a column multiplied by itself while the question asks for
     no square, a mean divided by a count, or two bounds on one value from one side, → 0.5
-    (`stateguard.verify.degenerate`); so is a row built in a loop whose value never reads
-    its label, or keeps its label's rows out (`stateguard.verify.labels`)."""
+    (`stateguard.verify.degenerate`)."""
     step, ex = inp.step, inp.step.execution
     if step.code is None or ex is None or not ex.ok:
         return []
@@ -533,8 +531,6 @@ def fixed_by_form(inp: RuleInput) -> list[Finding]:
         ]
         + [_doubt("averaged_twice", m, "code") for m in averaged_twice(step.code)]
         + [_doubt("one_sided_range", m, "code") for m in one_sided_ranges(step.code)]
-        + [_doubt("unused_label", m, "code") for m in unused_labels(step.code)]
-        + [_doubt("complemented_label", m, "code") for m in complemented_labels(step.code)]
     )
 
 
