@@ -52,6 +52,7 @@ EXAMPLES = tuple(
         "ferry_crossings",
         "bike_share",
         "paddle_hire",
+        "audio_guides",
     )
 )
 MANAGERS = ("none", "hybrid")

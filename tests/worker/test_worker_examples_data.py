@@ -28,6 +28,7 @@ EXAMPLES = (
     "ferry_crossings",
     "bike_share",
     "paddle_hire",
+    "audio_guides",
 )
 
 
@@ -91,6 +92,7 @@ REVISIONS = (
     Revision("ferry_crossings", "5 %", "7 %", "LEVY_RATE = 0.07\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("bike_share", "9 %", "11 %", "SPACE_CHARGE_RATE = 0.11\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("paddle_hire", "7 %", "9 %", "LEVY_RATE = 0.09\nNone\n", (5, 6, 7, 8), (3,)),
+    Revision("audio_guides", "11 %", "14 %", "CONCESSION_RATE = 0.14\nNone\n", (5, 6, 7, 8), (3,)),
 )
 
 
