@@ -3,8 +3,8 @@
 * `scan` finds the numbers written in a text: ``1,234.5``, ``-3``, ``−0.25``
   (a Unicode minus), ``.5``, ``2e-3``, ``45%``. A number glued to a word or to a
   dot before it (``x1``, ``v1.2``'s ``2``) is not one.
-* `dates` finds the ISO dates and months written in a text (``2025-01``, ``2025-01-15``):
-  one value each, whose parts are not numbers of their own.
+* `dates` finds the ISO dates and months written in a text (``2025-01``, ``2025-01-15``),
+  which `scan` reads as two or three numbers: a caller can name such a value whole.
 * `parse_number` reads one whole value (a number, a numpy scalar, or a string such
   as ``"$1,234.50"`` or ``"Revenue: 12%"``) as a `Decimal`, or None.
 
