@@ -256,16 +256,12 @@ def _as_written(answer: str, question: str) -> list[tuple[str, list[tuple[float,
     return out
 
 
-def _output_text(ex: ExecutionResult) -> str:
-    """What an execution printed, returned or displayed, as text."""
-    return "\n".join(
-        [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
-    )
-
-
 def _shown_numbers(ex: ExecutionResult) -> list[float]:
     """The numbers an execution printed, returned or displayed."""
-    return [v for v, _, _ in numbers_in(_output_text(ex))]
+    text = "\n".join(
+        [ex.stdout, ex.result or ""] + [str(d.data.get("text/plain", "")) for d in ex.displays]
+    )
+    return [v for v, _, _ in numbers_in(text)]
 
 
 def answer_numbers_shown(answer: str, question: str, before: str, after: str) -> list[str]:
