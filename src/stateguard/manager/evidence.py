@@ -229,16 +229,10 @@ def _matches(value: float, decimals: int, pct: bool, observed: Sequence[float]) 
     )
 
 
-def _claimed(answer: str, question: str) -> list[tuple[float, int, bool]]:
-    """The answer's numbers, less those the question writes."""
-    asked = {v for v, _, _ in numbers_in(question)}
-    return [n for n in numbers_in(answer) if n[0] not in asked]
-
-
 def _as_written(answer: str, question: str) -> list[tuple[str, list[tuple[float, int, bool]]]]:
-    """The answer's claimed values as written: each number (`_claimed`) by itself, and an
-    ISO month or date (``2025-01``) as one value made of its numbers. A date is shown when
-    all of its numbers are, as before; it is only named whole."""
+    """The answer's numbers, less those the question writes, as written: each number by
+    itself, and an ISO month or date (``2025-01``) as one value made of its numbers. A
+    date is shown when all of its numbers are; it is only named whole."""
     asked = {v for v, _, _ in numbers_in(question)}
     spans = dates(answer)
     out: list[tuple[str, list[tuple[float, int, bool]]]] = []
@@ -254,6 +248,11 @@ def _as_written(answer: str, question: str) -> list[tuple[str, list[tuple[float,
         else:
             out.append((date.text, [claim]))
     return out
+
+
+def _claimed(answer: str, question: str) -> list[tuple[float, int, bool]]:
+    """The answer's numbers, less those the question writes (`_as_written`, flat)."""
+    return [claim for _, parts in _as_written(answer, question) for claim in parts]
 
 
 def _shown_numbers(ex: ExecutionResult) -> list[float]:
