@@ -53,6 +53,7 @@ EXAMPLES = tuple(
         "bike_share",
         "paddle_hire",
         "audio_guides",
+        "plant_sales",
     )
 )
 MANAGERS = ("none", "hybrid")

@@ -29,6 +29,7 @@ EXAMPLES = (
     "bike_share",
     "paddle_hire",
     "audio_guides",
+    "plant_sales",
 )
 
 
@@ -93,6 +94,7 @@ REVISIONS = (
     Revision("bike_share", "9 %", "11 %", "SPACE_CHARGE_RATE = 0.11\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("paddle_hire", "7 %", "9 %", "LEVY_RATE = 0.09\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("audio_guides", "11 %", "14 %", "CONCESSION_RATE = 0.14\nNone\n", (5, 6, 7, 8), (3,)),
+    Revision("plant_sales", "6 %", "8 %", "PITCH_RATE = 0.08\nNone\n", (5, 6, 7, 8), (3,)),
 )
 
 
