@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from stateguard.question import (
+    described_columns,
     is_generic,
     named_columns,
     noun_named_columns,
@@ -122,6 +123,49 @@ def test_a_name_of_generic_words_only_is_never_named(column: str, generic: bool)
 )
 def test_the_columns_a_question_names(question: str, columns: list[str], named: set[str]) -> None:
     assert named_columns(question, columns) == named
+
+
+SHIPMENTS = ["shipment_id", "shipped_on", "sender_id", "weight_kg", "zone", "declared_value"]
+SENDERS = ["sender_id", "city", "sector"]
+FERRY = ["port", "sailing_date", "vehicle", "route_code", "account_no"]
+
+
+@pytest.mark.parametrize(
+    ("text", "tables", "described"),
+    [
+        # a layout: what each of most columns holds
+        (
+            "data/shipments.csv has one row per parcel (shipped_on is the day it left, "
+            "sender_id the sender, weight_kg its weight, zone the delivery zone).",
+            {"shipments": SHIPMENTS, "senders": SENDERS},
+            {"shipment_id", "shipped_on", "sender_id", "weight_kg", "zone"},
+        ),
+        (
+            "exercise users: the table gives each user's user_id, age, gender and occupation.",
+            {"users": USERS},
+            {"user_id", "age", "gender", "occupation"},
+        ),
+        # not stated: a formula names the few columns it combines
+        (
+            "The charge of a parcel is weight_kg × 2.5 plus 1 % of its declared_value.",
+            {"shipments": SHIPMENTS},
+            set(),
+        ),
+        # four of nine is not more than half: a formula over four terms stays one
+        (
+            "A booking's fare is passengers × passenger_fare + vehicle_fare, per booking_no.",
+            {"bookings": [*FERRY, "passengers", "passenger_fare", "vehicle_fare", "booking_no"]},
+            set(),
+        ),
+        # a three-column register is never told apart from a formula
+        ("data/senders.csv gives the city and sector of each sender_id.", {"s": SENDERS}, set()),
+        ("", {"shipments": SHIPMENTS}, set()),
+    ],
+)
+def test_the_columns_a_text_names_when_it_describes_a_tables_layout(
+    text: str, tables: dict[str, list[str]], described: set[str]
+) -> None:
+    assert described_columns(text, tables) == described
 
 
 @pytest.mark.parametrize(

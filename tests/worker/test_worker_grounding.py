@@ -368,6 +368,44 @@ def test_a_column_the_context_names_and_no_cell_read_is_held_back_once(
 
 
 @pytest.mark.kernel
+def test_columns_the_context_names_only_to_describe_the_table_are_not_held_back(
+    tracked: TrackedSession,
+) -> None:
+    """A first turn's context says what each column of the table holds; the question
+    counts rows of one state. The columns the description names and the count does not
+    need are no terms the answer left out; a column the question names too still is."""
+    from stateguard.worker.preload import Preload
+
+    fence = "```"
+    setup = Preload(
+        code="import pandas as pd\n"
+        "t = pd.DataFrame({'sold_on': ['2025-01-02'] * 3, 'stall_id': ['a', 'b', 'a'],\n"
+        "    'trays': [1, 2, 3], 'tray_price': [4.0, 5.0, 6.0],\n"
+        "    'sale_state': ['paid', 'refunded', 'paid']})",
+        frames={"t": "data/t.csv"},
+        columns={"t": ("sold_on", "stall_id", "trays", "tray_price", "sale_state")},
+    )
+    context = (
+        "data/t.csv has one row per sale (sold_on is the day of the sale, stall_id the "
+        "stall, trays the number of trays, tray_price the price of one tray; sale_state "
+        "is paid, or refunded)."
+    )
+    count = f"{fence}python\nprint((t['sale_state'] == 'refunded').sum())\n{fence}"
+    model = ScriptedModel([count, "<answer>1</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    events = list(worker.run_turn(1, "How many sales were refunded?", context=context))
+    problems = [e.problem for e in events if isinstance(e, StepRecord) and e.problem]
+    assert problems == [] and events[-1].answer == "1"
+    # the question names the trays: a count that never read them is held back once
+    model = ScriptedModel([count, "<answer>1</answer>", "<answer>1</answer>"])
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()), setup=setup)
+    question = "How many trays were sold in refunded sales?"
+    events = list(worker.run_turn(1, question, context=context))
+    (held,) = [e for e in events if isinstance(e, StepRecord) and e.problem == "unread_column"]
+    assert "`t['trays']`" in held.observation and "tray_price" not in held.observation
+
+
+@pytest.mark.kernel
 def test_a_named_column_of_a_table_read_whole_is_read_in_every_table_that_holds_it(
     tracked: TrackedSession,
 ) -> None:

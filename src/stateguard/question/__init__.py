@@ -34,6 +34,7 @@ from stateguard.question.answer_form import AnswerForm, AnswerKind, FormField, a
 from stateguard.question.columns import (
     GENERIC,
     Subject,
+    described_columns,
     is_generic,
     named_columns,
     noun_named_columns,
@@ -106,6 +107,7 @@ __all__ = [
     "counted_things",
     "decimals",
     "defined_terms",
+    "described_columns",
     "field_tokens",
     "first_sentence",
     "is_generic",

@@ -23,7 +23,7 @@ ends the search.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from stateguard.question.spec import THRESHOLD, Threshold, quoted_values, threshold_spans
@@ -66,6 +66,8 @@ _FILLER = frozenset(
     }
 )  # fmt: skip
 """Words that may stand between a column's name and the threshold about it."""
+_DESCRIBED_AT_LEAST = 4
+"""The fewest columns of a table a text names when it describes the table's layout."""
 _COLUMNS_WORD = re.compile(r"\bcolumns?\b", re.I)
 _IDS_WORD = re.compile(r"\b(?:ids?|identifiers?|uuids?)\b", re.I)
 
@@ -86,6 +88,23 @@ def named_columns(question: str, columns: Iterable[str]) -> set[str]:
         if not is_generic(c) and all(w in asked for w in ws):
             out.add(c)
     return out - _inside_longer(question, out)
+
+
+def described_columns(text: str, tables: Mapping[str, Iterable[str]]) -> set[str]:
+    """The columns ``text`` names while describing a table's layout: where it names at
+    least four of a table's columns and more than half of them, it says what each column
+    holds ("issued_on is the day of the rental, desk_id the desk that issued it…"), not a
+    formula over a few of them, so those names are no terms an answer must read. A
+    formula names the two or three columns it combines ("takings are handsets ×
+    handset_price"); a table of three columns is not told apart so, and counts as
+    described by no text."""
+    out: set[str] = set()
+    for columns in tables.values():
+        columns = list(columns)
+        named = named_columns(text, columns)
+        if len(named) >= _DESCRIBED_AT_LEAST and 2 * len(named) > len(columns):
+            out |= named
+    return out
 
 
 def quoted_columns(question: str, columns: Iterable[str]) -> set[str]:

@@ -73,6 +73,7 @@ from stateguard.question import (
     asked_terms,
     counted_by_total,
     defined_terms,
+    described_columns,
     named_columns,
     names_file,
     names_number,
@@ -1062,7 +1063,9 @@ class Worker:
         carrier_cost" computed without ``carrier_cost``). A column of that name read from
         any frame counts (a model may load the file again under another name); a read of a
         whole frame counts as a read of each of its columns, and so does the column's name
-        in this turn's code (a frame lineage does not name: ``pd.read_csv(…).b``)."""
+        in this turn's code (a frame lineage does not name: ``pd.read_csv(…).b``). A column
+        named only where the context describes a table's layout is not counted
+        (`stateguard.question.described_columns`)."""
         if not self._data_columns or not self._turn_cells:
             return []
         read, whole = self._turn_reads()
@@ -1072,6 +1075,12 @@ class Worker:
         # of that name in another frame too (`sender_id` of the shipments read, not of
         # the register)
         covered = {c for f in whole for c in self._data_columns.get(f, ())}
+        # a context that describes a table's layout names its columns, not a formula's
+        # terms: those count only when the question names them too
+        every = {c for columns in self._data_columns.values() for c in columns}
+        covered |= described_columns(self._context, self._data_columns) - named_columns(
+            self._question, every
+        )
         out = []
         for frame, columns in self._data_columns.items():
             if frame in whole:
