@@ -7,7 +7,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from stateguard.numbers import parse_number, scan, values_in
+from stateguard.numbers import is_valueless, parse_number, scan, values_in
 
 
 @pytest.mark.parametrize(
@@ -84,3 +84,24 @@ def test_iso_months_and_dates_are_found_whole() -> None:
     assert [d.text for d in dates(text)] == ["2025-01", "2025-02-28"]
     (d,) = dates("month: 2024-12")
     assert "month: 2024-12"[d.start : d.end] == "2024-12"
+
+
+@pytest.mark.parametrize(
+    ("text", "valueless"),
+    [
+        ("None", True),
+        ("`nan`", True),
+        ("", True),
+        ("N/A", True),
+        # an earlier turn's missing answer as the prompt shows it, copied as an answer
+        ("none (no progress was made)", True),
+        ("N/A (the step budget ran out)", True),
+        # near misses: a value with a remark, a remark alone, words that answer "how many"
+        ("3 (rounded)", False),
+        ("(none)", False),
+        ("none of them", False),
+        ("North (none of the others)", False),
+    ],
+)
+def test_a_value_that_holds_nothing(text: str, valueless: bool) -> None:
+    assert is_valueless(text) is valueless

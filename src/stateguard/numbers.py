@@ -138,7 +138,14 @@ def parse_number(value: Any) -> Decimal | None:
 _VALUELESS = frozenset({"", "none", "nan", "null", "n/a", "na", "undefined", "unknown", "nat"})
 
 
+_REMARK = re.compile(r"\s*\([^()]*\)\s*$")
+"""A closing parenthesized remark: ``none (no progress was made)``, the form in which an
+earlier turn that ended without an answer is shown to the model, which copies it."""
+
+
 def is_valueless(text: str) -> bool:
     """Whether a value as written holds no value at all: ``None``, ``nan``, ``null``,
-    ``N/A``… (quoted or not), or nothing."""
-    return text.strip().strip("`'\"").strip().lower() in _VALUELESS
+    ``N/A``… (quoted or not), or nothing, with or without a closing remark in parentheses
+    (``none (no progress was made)``)."""
+    value = text.strip().strip("`'\"").strip()
+    return value.lower() in _VALUELESS or _REMARK.sub("", value).lower() in _VALUELESS - {""}

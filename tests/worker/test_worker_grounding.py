@@ -185,6 +185,29 @@ def test_an_answer_of_none_is_replaced_by_the_printed_value_or_refused(
 
 
 @pytest.mark.kernel
+def test_an_earlier_turns_missing_answer_copied_as_the_answer_is_refused(
+    tracked: TrackedSession,
+) -> None:
+    """An earlier turn that ended without an answer is shown as ``none (no progress was
+    made)``; a model that gives that line as its answer to a count has given no value."""
+    fence = "```"
+    count = f"{fence}python\nimport pandas as pd\nt = pd.DataFrame({{'a': [1, 2, 3]}})\n{fence}"
+    model = ScriptedModel(
+        [
+            count,
+            "<answer>none (no progress was made)</answer>",
+            f"{fence}python\nprint(len(t))\n{fence}",
+            "<answer>3</answer>",
+        ]
+    )
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "How many rows are there?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    assert [s.problem for s in steps] == [None, "valueless_answer", None, None]
+    assert events[-1].answer == "3"
+
+
+@pytest.mark.kernel
 def test_an_answer_that_never_used_a_value_the_question_names_is_held_back_once(
     tracked: TrackedSession,
 ) -> None:
