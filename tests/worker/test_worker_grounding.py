@@ -254,6 +254,39 @@ def test_an_answer_that_never_used_a_value_the_question_names_is_held_back_once(
 
 
 @pytest.mark.kernel
+def test_a_value_selected_above_the_line_that_failed_was_used(tracked: TrackedSession) -> None:
+    """A cell selects the question's value on its first line and fails on its second: the
+    selection ran, so an answer computed later from it used the value. A value only on the
+    failing line was never used."""
+    fence = "```"
+    setup = (
+        "import pandas as pd\n"
+        "t = pd.DataFrame({'ch': ['enilnO'[::-1], 'Store', 'Store'], 'b': [1, 2, 3]})"
+    )
+    question = "What is the total of b for the Online channel?"
+    replies = [
+        f"{fence}python\n{setup}\nsel = t[t['ch'] == 'Online']\nprint(sel['c'].sum())\n{fence}",
+        f"{fence}python\nprint(sel['b'].sum())\n{fence}",
+        "<answer>1</answer>",
+    ]
+    worker = Worker(ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, question))
+    problems = [e.problem for e in events if isinstance(e, StepRecord)]
+    assert "unused_value" not in problems and events[-1].answer == "1", problems
+    # near miss: the value is only on the line that failed
+    replies = [
+        f"{fence}python\n{setup}\nprint(t[t['ch'] == 'Online']['c'].sum())\n{fence}",
+        f"{fence}python\nprint(t['b'].sum())\n{fence}",
+        "<answer>6</answer>",
+        "<answer>6</answer>",
+    ]
+    worker = Worker(ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, question))
+    problems = [e.problem for e in events if isinstance(e, StepRecord)]
+    assert "unused_value" in problems, problems
+
+
+@pytest.mark.kernel
 def test_a_cell_sent_again_is_answered_from_its_printed_value(tracked: TrackedSession) -> None:
     fence = "```"
     cell = (

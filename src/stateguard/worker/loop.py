@@ -91,6 +91,7 @@ from stateguard.worker.error_context import (
     bare_annotations,
     created_context,
     error_context,
+    failing_line,
     strip_answer_lines,
 )
 from stateguard.worker.events import (
@@ -808,6 +809,9 @@ class Worker:
             # the values a silent cell's note showed were shown too: an answer may rest
             # on them (they are not outputs, so no answer is formatted from them)
             self._shown += [*shown, made_note] if made_note else shown
+        if not execution.ok and (where := failing_line(code, execution)) is not None:
+            # the lines above the one that failed ran: a value they select was used
+            self._code_run.append("\n".join(code.splitlines()[: where[0] - 1]))
         if execution.ok:
             if not written:
                 self._last_shown = shown
