@@ -439,6 +439,41 @@ def test_a_missing_column_another_frame_holds_is_named_with_the_shared_columns(
 
 
 @pytest.mark.kernel
+def test_a_column_of_the_rows_looked_up_in_the_lookup_table_comes_with_the_join_the_other_way(
+    tracked: TrackedSession,
+) -> None:
+    """The line asks the register (one row per ``hid``) for a column of the readings (many
+    rows per ``hid``): the note shows the left join that gives each reading its
+    household's columns, under a new name."""
+    setup = (
+        "import pandas as pd\n"
+        "r = pd.DataFrame({'hid': [1, 2, 2, 9], 'kwh': [3.0, 4.0, 1.0, 2.0]})\n"
+        "h = pd.DataFrame({'hid': [1, 2], 'region': ['N', 'S']})\n"
+        "print(h[h['region'] == 'S']['kwh'].sum())"
+    )
+    replies = [
+        code(setup),
+        code("m = pd.DataFrame({'hid': [1, 1], 'kind': ['a', 'b']})\nprint(m['kwh'].sum())"),
+        "<answer>1</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "kWh in region S?") if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    example = "`r_h = r.merge(h, on='hid', how=\"left\")`"
+    assert example in note and "`h` lists each 'hid' once" in note, note
+    # the join it shows keeps every reading and gives it its region
+    ns: dict[str, object] = {}
+    exec(setup.rsplit("\n", 1)[0] + "\n" + example.strip("`"), ns)
+    joined = ns["r_h"]
+    assert len(joined) == 4 and list(joined["region"].fillna("-")) == ["N", "S", "S", "-"]
+    # near miss: a frame that repeats 'hid' is no lookup table, so no join is offered
+    assert "`r` holds 'kwh'" in steps[1].observation
+    assert "merge" not in steps[1].observation, steps[1].observation
+
+
+@pytest.mark.kernel
 def test_a_missing_column_held_by_a_lookup_table_comes_with_the_left_join_that_adds_it(
     tracked: TrackedSession,
 ) -> None:

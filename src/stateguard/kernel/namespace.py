@@ -531,12 +531,14 @@ def unmatched_keys(items: Sequence[tuple[str, Sequence[str]]]) -> None:
 
 
 def column_holders(key: str, names: Sequence[str]) -> None:
-    """Print ``[[frame, [shared column, ...], [unique shared column, ...], [column, ...]],
-    ...]``: the namespace's DataFrames outside ``names`` that hold ``key`` as a column,
-    each with the columns it shares with the DataFrames among ``names``, those of them
-    whose values are unique in it (a lookup key: a left join on it keeps every row), and
-    its columns (for a KeyError's note, and a column a cell filled with one made-up
-    value); run it in a probe."""
+    """Print ``[[frame, [shared column, ...], [unique shared column, ...], [column, ...],
+    [shared column unique on the line, ...]], ...]``: the namespace's DataFrames outside
+    ``names`` that hold ``key`` as a column, each with the columns it shares with the
+    DataFrames among ``names``, those of them whose values are unique in it (a lookup key:
+    a left join on it keeps every row), its columns, and the shared columns whose values
+    are unique in a DataFrame among ``names`` (the line's frame is the lookup table, the
+    holder the rows: the join goes the other way). For a KeyError's note, and a column a
+    cell filled with one made-up value; run it in a probe."""
     ns = _user_ns()
     frames = _frames(ns)
     on_line = [f for n, f in frames.items() if n in names]
@@ -546,16 +548,19 @@ def column_holders(key: str, names: Sequence[str]) -> None:
         if name in names or key not in held:
             continue
         shared = [c for c in held if c != key and any(c in map(str, f.columns) for f in on_line)]
-        unique = []
-        for c in shared[:5]:
-            try:
-                column = frame[c]
-                if getattr(column, "ndim", 1) == 1 and column.notna().all() and column.is_unique:
-                    unique.append(c)
-            except Exception:
-                continue
-        out.append([name, shared[:5], unique, held[:_MAX_COLUMNS]])
+        unique = [c for c in shared[:5] if _is_key(frame, c)]
+        keys = [c for c in shared[:5] if any(_is_key(f, c) for f in on_line if c in f.columns)]
+        out.append([name, shared[:5], unique, held[:_MAX_COLUMNS], keys])
     print(json.dumps(out[:3]))
+
+
+def _is_key(frame: Any, column: str) -> bool:
+    """Whether ``frame[column]`` is one column whose values are all present and unique."""
+    try:
+        series = frame[column]
+        return bool(getattr(series, "ndim", 1) == 1 and series.notna().all() and series.is_unique)
+    except Exception:
+        return False
 
 
 def constant_columns(pairs: Sequence[tuple[str, str]]) -> None:

@@ -325,7 +325,7 @@ def placeholder_column(ctx: CellContext) -> list[Finding]:
     except (TypeError, ValueError):  # a namespace that forged the probe's output
         return []
     for frame, column, value in found[:2]:
-        for holder, _shared, unique, _columns in holders_of(ctx.probe, column, [frame])[:1]:
+        for holder, _shared, unique, _columns, _keys in holders_of(ctx.probe, column, [frame])[:1]:
             section = "placeholder_column_join" if len(unique) == 1 else "placeholder_column"
             notes.append(
                 render(

@@ -274,7 +274,7 @@ def held_elsewhere(kernel: Executor, key: str, frames: dict[str, list[str]]) -> 
     names = list(frames)
     parts = []
     example = ""
-    for name, shared, unique, columns in holders_of(kernel.run_probe, key, names):
+    for name, shared, unique, columns, keys in holders_of(kernel.run_probe, key, names):
         if shared:
             common = ", ".join(repr(c) for c in shared)
             listed = ", ".join(f"`{n}`" for n in names)
@@ -285,6 +285,8 @@ def held_elsewhere(kernel: Executor, key: str, frames: dict[str, list[str]]) -> 
             parts.append(_note("held_elsewhere_alone", name=name, key=repr(key)))
         if not example and len(frames) == 1 and len(unique) == 1:
             example = join_example(names[0], frames[names[0]], name, columns, unique[0], key)
+        elif not example and len(frames) == 1 and not unique and len(keys) == 1:
+            example = reverse_join_example(names[0], name, keys[0])
     if not parts:
         return ""
     return "\n" + "; ".join(parts) + "." + (f"\n{example}" if example else "")
@@ -292,15 +294,22 @@ def held_elsewhere(kernel: Executor, key: str, frames: dict[str, list[str]]) -> 
 
 def holders_of(
     probe: Probe, key: str, names: list[str]
-) -> list[tuple[str, list[str], list[str], list[str]]]:
+) -> list[tuple[str, list[str], list[str], list[str], list[str]]]:
     """`stateguard.kernel.namespace.column_holders`, parsed: (frame, shared columns, unique
-    shared columns, columns) for each DataFrame outside ``names`` holding ``key`` ([] when
-    none does, or the probe says nothing)."""
+    shared columns, columns, shared columns unique in a frame among ``names``) for each
+    DataFrame outside ``names`` holding ``key`` ([] when none does, or the probe says
+    nothing)."""
     found = probe_json(probe, namespace.call("column_holders", key, names), 10)
     try:
         return [
-            (str(n), [str(c) for c in s], [str(c) for c in u], [str(c) for c in cols])
-            for n, s, u, cols in found or []
+            (
+                str(n),
+                [str(c) for c in s],
+                [str(c) for c in u],
+                [str(c) for c in cols],
+                [str(c) for c in keys],
+            )
+            for n, s, u, cols, keys in found or []
         ]
     except (TypeError, ValueError):  # a namespace that forged the probe's output
         return []
@@ -319,6 +328,18 @@ def join_example(
         added = [key]
     picked = ", ".join(repr(c) for c in [on, *added])
     return _note("join_example", frame=frame, holder=holder, columns=picked, on=repr(on))
+
+
+def reverse_join_example(frame: str, holder: str, on: str) -> str:
+    """The note for a column looked up in a lookup table (``frame``, listing each ``on``
+    once) that ``holder``, the table of rows, holds: the left join that gives each row of
+    ``holder`` the columns of ``frame``, under a new name (``frame`` may be a selection of
+    the lookup table, whose columns should not be left in ``holder``); "" when a name is
+    not an identifier."""
+    if not (frame.isidentifier() and holder.isidentifier()):
+        return ""
+    joined = f"{holder}_{frame}"
+    return _note("reverse_join_example", frame=frame, holder=holder, on=repr(on), joined=joined)
 
 
 _JOINED_MAX = 6
