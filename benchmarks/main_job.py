@@ -112,7 +112,18 @@ def print_side_by_side(name: str, runs: dict[str, RunSummary]) -> None:
 
 
 def _summary(run_dir: Path) -> RunSummary:
-    return RunSummary.model_validate_json((run_dir / "answers.json").read_text(encoding="utf-8"))
+    """The run in ``run_dir``: a run directory, or the ``--out`` of this script holding
+    exactly one run (``OUT/<example>-<manager>/``). Anything else is a clear error."""
+    found = run_dir / "answers.json"
+    if not found.is_file():
+        runs = sorted(run_dir.glob("*/answers.json")) if run_dir.is_dir() else []
+        if len(runs) != 1:
+            held = ", ".join(str(r.parent) for r in runs) or "none"
+            raise SystemExit(
+                f"{run_dir}: no answers.json here; the run directories under it: {held}"
+            )
+        found = runs[0]
+    return RunSummary.model_validate_json(found.read_text(encoding="utf-8"))
 
 
 def _busy(n: int) -> list[subprocess.Popen[bytes]]:
