@@ -208,6 +208,30 @@ def test_an_earlier_turns_missing_answer_copied_as_the_answer_is_refused(
 
 
 @pytest.mark.kernel
+def test_an_answer_quoting_the_error_of_a_failed_cell_is_refused(tracked: TrackedSession) -> None:
+    """A cell failed with a KeyError; an answer that quotes it gives no value, however
+    often it is given. An error the session never raised is not evidence of one."""
+    fence = "```"
+    failing = "import pandas as pd\nt = pd.DataFrame({'a': [1, 2]})\nt['town']"
+    quoted = "<answer>town: KeyError: 'town'</answer>"
+    total = f"{fence}python\nprint(t['a'].sum())\n{fence}"
+    replies = [f"{fence}python\n{failing}\n{fence}", quoted, quoted, total, "<answer>3</answer>"]
+    # turn 2, the near miss: the session raised no ValueError, so its name is no quote
+    replies += [
+        f"{fence}python\nprint(t['a'].max())\n{fence}",
+        "<answer>2 (no ValueError: ok)</answer>",
+    ]
+    worker = Worker(ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, "What is the total of a?"))
+    problems = [e.problem for e in events if isinstance(e, StepRecord)]
+    assert problems == [None, "error_answer", "error_answer", None, None], problems
+    assert events[-1].answer == "3"
+    events = list(worker.run_turn(2, "What is the largest a?"))
+    assert "error_answer" not in [e.problem for e in events if isinstance(e, StepRecord)]
+    assert events[-1].answer == "2 (no ValueError: ok)"
+
+
+@pytest.mark.kernel
 def test_an_answer_that_never_used_a_value_the_question_names_is_held_back_once(
     tracked: TrackedSession,
 ) -> None:

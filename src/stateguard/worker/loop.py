@@ -461,7 +461,10 @@ class Worker:
         self._scopes = ScopeLog()
         """Variables made by selecting rows on values (`stateguard.worker.scope`)."""
         self._code_run: list[str] = []
-        """The code of every cell of the session that ran without error (setup included)."""
+        """The code of every cell of the session that ran without error (setup included),
+        and the lines above the one a failed cell stopped at."""
+        self._raised: set[str] = set()
+        """The names of the exceptions the session's cells raised (``KeyError``)."""
         self._question = ""
         self._context = ""
         self._contexts: list[str] = []
@@ -809,6 +812,8 @@ class Worker:
             # the values a silent cell's note showed were shown too: an answer may rest
             # on them (they are not outputs, so no answer is formatted from them)
             self._shown += [*shown, made_note] if made_note else shown
+        if execution.error is not None and execution.error.ename.isidentifier():
+            self._raised.add(execution.error.ename)
         if not execution.ok and (where := failing_line(code, execution)) is not None:
             # the lines above the one that failed ran: a value they select was used
             self._code_run.append("\n".join(code.splitlines()[: where[0] - 1]))
@@ -1495,6 +1500,14 @@ class Worker:
             and is_valueless(answer)
         )
 
+    def _quotes_error(self, answer: str | None) -> bool:
+        """Whether ``answer`` quotes an exception a cell of this session raised, as its
+        traceback writes it (``KeyError: 'market_town'``): a failed cell computed
+        nothing, so its error is no value."""
+        return answer is not None and any(
+            re.search(rf"\b{re.escape(name)}\s*:", answer) for name in self._raised
+        )
+
     def _holds(self, stated: str | None) -> bool:
         """Whether ``stated`` (an answer line) is an answer this turn's outputs hold: every
         number printed in this turn, every field of the requested form present."""
@@ -1855,6 +1868,8 @@ class Worker:
                 parsed = ParsedReply(thought=parsed.thought, answer=parsed.stated)
             if parsed.problem is None and self._valueless(parsed.answer):
                 parsed = parsed.model_copy(update={"problem": "valueless_answer"})
+            elif parsed.problem is None and self._quotes_error(parsed.answer):
+                parsed = parsed.model_copy(update={"problem": "error_answer"})
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
             unparsable = parsed.code is not None and not repeated and not runnable(parsed.code)
             doubtful = (

@@ -45,6 +45,7 @@ Problem = Literal[
     "commented_code",
     "empty_answer",
     "valueless_answer",
+    "error_answer",
     "answer_without_code",
     "ungrounded_answer",
     "reply_over_tokens",

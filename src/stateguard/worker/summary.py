@@ -32,6 +32,7 @@ REFUSED = frozenset(
         "missing_fields",
         "unformed_answer",
         "valueless_answer",
+        "error_answer",
         "unused_value",
         "unknown_name",
         "unread_column",
