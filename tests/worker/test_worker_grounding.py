@@ -278,6 +278,41 @@ def test_an_answer_that_never_used_a_value_the_question_names_is_held_back_once(
 
 
 @pytest.mark.kernel
+def test_a_label_of_the_form_is_no_use_of_the_value_it_names(tracked: TrackedSession) -> None:
+    """The form's label ``refunded`` is also a value of the data: an answer that writes the
+    label over a count of the returned rows never used the value, and is held back once."""
+    fence = "```"
+    setup = (
+        "import pandas as pd\n"
+        "t = pd.DataFrame({'state': ['dednufer'[::-1], 'returned', 'returned']})"
+    )
+    question = (
+        "How many rows are there, and how many of them were refunded? "
+        "Answer as `rows: <count>, refunded: <count>`."
+    )
+    returned = f"{fence}python\n{setup}\nprint(len(t), (t['state'] == 'returned').sum())\n{fence}"
+    refunded = f"{fence}python\nprint(len(t), (t['state'] == 'refunded').sum())\n{fence}"
+    replies = [returned, "<answer>rows: 3, refunded: 2</answer>", refunded]
+    replies += ["<answer>rows: 3, refunded: 1</answer>"]
+    worker = Worker(ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()))
+    events = list(worker.run_turn(1, question))
+    problems = [e.problem for e in events if isinstance(e, StepRecord)]
+    assert problems == [None, "unused_value", None, None], problems
+    assert events[-1].answer == "rows: 3, refunded: 1"
+
+
+def test_unlabelled_drops_the_forms_labels_only() -> None:
+    from stateguard.worker.answer_format import AnswerSpec
+
+    spec = AnswerSpec.from_question("Answer as `rows: <count>, refunded: <count>`.")
+    assert spec is not None
+    assert "refunded" not in spec.unlabelled("rows: 3, Refunded: 1")
+    assert "refunded" in spec.unlabelled("rows: 3, refunded rows 1")  # no label there
+    plain = AnswerSpec.from_question("How many rows are there?")
+    assert plain is not None and plain.unlabelled("refunded: 1") == "refunded: 1"
+
+
+@pytest.mark.kernel
 def test_a_value_selected_above_the_line_that_failed_was_used(tracked: TrackedSession) -> None:
     """A cell selects the question's value on its first line and fails on its second: the
     selection ran, so an answer computed later from it used the value. A value only on the

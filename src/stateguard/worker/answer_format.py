@@ -105,6 +105,19 @@ class AnswerSpec(BaseModel):
             return None if _NUMBER_RE.search(answer) else field
         return None
 
+    def unlabelled(self, answer: str) -> str:
+        """``answer`` without the labels of the form's fields (``refunded: 147`` → ``147``):
+        a label the question's form writes is no value the answer names, even when it is a
+        value of the data (``rental_state`` holds ``refunded``). As given without a form."""
+        if self.template is None:
+            return answer
+        for f in self.fields:
+            words = [re.escape(w) for w in re.split(r"[\s_]+", f.label) if w]
+            if words:
+                label = r"[\s_]*".join(words)
+                answer = re.sub(rf"(?<!\w)['\"]?{label}['\"]?\s*[:=]", " ", answer, flags=re.I)
+        return answer
+
     def repeated_value(self, answer: str) -> str | None:
         """The one number ``answer`` gives for every number field of a form of three or
         more (``Economy: 3.43, Standard: 3.43, Express: 3.43``): parts of a breakdown that

@@ -979,13 +979,16 @@ class Worker:
         filter the analysis left out: "the Online channel's margin" answered for all
         channels; ``enterprise_orders``, a name, is no use of ``'Enterprise'``), unless the
         answer names it and a cell of this turn read its column (a value picked from a
-        grouping the question names). An answer that only repeats the name ("Homeware,
-        13.43%" from a filter on some ``sender_id``) is no use of it. One fork probe; empty
-        when it fails. The match is on the data's own values, so a word of the question
-        that is no value of the data never counts."""
+        grouping the question names). A label of the question's form is not the answer
+        naming a value (``refunded: 1913`` counted the returned rows). An answer that only
+        repeats the name ("Homeware, 13.43%" from a filter on some ``sender_id``) is no use
+        of it. One fork probe; empty when it fails. The match is on the data's own values,
+        so a word of the question that is no value of the data never counts."""
         code = "\n".join(self._code_run)
         reads: tuple[set[str], set[str]] | None = None
         out: list[list[str]] = []
+        if self._spec is not None:  # a label of the form is no value the answer names
+            answer = self._spec.unlabelled(answer)
         for item in self._named_values():
             if _mentions(code, item[2]) or item in out:
                 continue
@@ -1051,6 +1054,8 @@ class Worker:
         code = "\n".join(sources)
         used = [v for v in named if _mentions(code, v[2])]
         ancestry, direct = self._turn_reads()
+        if self._spec is not None:  # a label of the form is no value the answer names
+            answer = self._spec.unlabelled(answer)
         used_columns = {c for _, c, _ in used}
         left = [
             v
