@@ -147,5 +147,6 @@ def is_valueless(text: str) -> bool:
     """Whether a value as written holds no value at all: ``None``, ``nan``, ``null``,
     ``N/A``… (quoted or not), or nothing, with or without a closing remark in parentheses
     (``none (no progress was made)``)."""
-    value = text.strip().strip("`'\"").strip()
-    return value.lower() in _VALUELESS or _REMARK.sub("", value).lower() in _VALUELESS - {""}
+    value = text.strip().strip("`'\"").strip().lower()
+    bare = _REMARK.sub("", value)
+    return value in _VALUELESS or (bare != "" and bare in _VALUELESS)

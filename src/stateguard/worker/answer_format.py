@@ -112,9 +112,7 @@ class AnswerSpec(BaseModel):
         if self.template is None:
             return answer
         for f in self.fields:
-            words = [re.escape(w) for w in re.split(r"[\s_]+", f.label) if w]
-            if words:
-                label = r"[\s_]*".join(words)
+            if label := _label_pattern(f.label):
                 answer = re.sub(rf"(?<!\w)['\"]?{label}['\"]?\s*[:=]", " ", answer, flags=re.I)
         return answer
 
@@ -170,11 +168,16 @@ def _format_number(token: str, field: AnswerField) -> str | None:
     return token.replace(",", "")
 
 
+def _label_pattern(label: str) -> str:
+    """A pattern for ``label`` written with spaces or underscores between its words ("" for
+    a label of no words)."""
+    return r"[\s_]*".join(re.escape(w) for w in re.split(r"[\s_]+", label) if w)
+
+
 def _labelled(field: AnswerField, text: str) -> str | None:
-    words = [re.escape(w) for w in re.split(r"[\s_]+", field.label) if w]
-    if not words:
+    label = _label_pattern(field.label)
+    if not label:
         return None
-    label = r"[\s_]*".join(words)
     value = _NUMBER if field.kind != "text" else r"[A-Za-z][\w\- ]*?"
     # the value ends its field: a separator or the end of the line follows (not more values,
     # as in ``total: 0    33137.10`` where a printed Series follows the label)
