@@ -1111,3 +1111,37 @@ def test_a_sum_of_columns_filled_on_disjoint_rows_is_told_why_it_is_all_nan(
     assert "missing values" not in steps[1].observation
     third = steps[2].observation
     assert "`h['by']` holds only missing values" in third and "grouped result" in third
+
+
+@pytest.mark.kernel
+def test_dt_used_on_dates_written_as_text_comes_with_the_line_converting_them(
+    tracked: TrackedSession,
+) -> None:
+    """``.dt`` on a column of dates read from a CSV (text) fails; the note says the column
+    holds dates as text and shows the failing line with the column converted where it is
+    used, which runs and gives the months."""
+    setup = (
+        "import pandas as pd\n"
+        "s = pd.DataFrame({'day': ['2025-01-03', '2025-02-10', '2025-02-11'],"
+        " 'amt': [1.0, 2.0, 4.0], 'code': ['7', '8', '9']})\n"
+        "m = s.groupby(s['day'].dt.to_period('M'))['amt'].sum()"
+    )
+    replies = [
+        code(setup),
+        code("print(s['code'].dt.year)"),
+        "<answer>1</answer>",
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    steps = [e for e in worker.run_turn(1, "Amount per month?") if isinstance(e, StepRecord)]
+    note = steps[0].observation
+    line = "m = s.groupby(pd.to_datetime(s['day']).dt.to_period('M'))['amt'].sum()"
+    assert "`s['day']` holds dates written as text (the first is '2025-01-03')" in note, note
+    assert f"`{line}`" in note, note
+    ns: dict[str, object] = {}
+    exec(setup.rsplit("\n", 1)[0] + "\n" + line, ns)
+    assert list(ns["m"]) == [1.0, 6.0]  # type: ignore[call-overload]
+    # near miss: a text column that holds no dates gets no conversion
+    assert "AttributeError" in steps[1].observation
+    assert "to_datetime" not in steps[1].observation, steps[1].observation

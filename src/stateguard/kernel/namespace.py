@@ -51,6 +51,8 @@ the kernel imports this module on first use.
   (for a KeyError's note); run it in a probe.
 * `constant_columns` — which (frame, column) pairs hold one value in every row; run it in
   a probe.
+* `date_texts` — which (frame, column) pairs hold dates written as text, with the first
+  one (for the note on ``.dt`` used on text); run it in a probe.
 """
 
 from __future__ import annotations
@@ -610,6 +612,29 @@ def word_columns(pairs: Sequence[tuple[str, str]]) -> None:
             head = series.dropna().head(20).tolist()
             if head and all(isinstance(v, str) and v[:1].isalpha() for v in head):
                 out.append([frame, str(column)])
+        except Exception:
+            continue
+    print(json.dumps(out))
+
+
+def date_texts(pairs: Sequence[tuple[str, str]]) -> None:
+    """Print ``[[frame, column, first], ...]`` for each pair whose column holds dates
+    written as text: a text column whose first non-missing values all start with a digit
+    and all parse as dates with ``pandas.to_datetime`` (``first`` is the first of them);
+    run it in a probe."""
+    import pandas as pd
+
+    out = []
+    for table, (frame, column) in _tables(pairs):
+        try:
+            series = table[column]
+            if getattr(series, "ndim", 1) != 1 or series.dtype.kind not in "OSUT":
+                continue
+            head = series.dropna().head(20).tolist()
+            if not head or not all(isinstance(v, str) and v[:1].isdigit() for v in head):
+                continue
+            pd.to_datetime(pd.Series(head))  # raises when one of them is no date
+            out.append([frame, str(column), head[0]])
         except Exception:
             continue
     print(json.dumps(out))

@@ -188,7 +188,65 @@ def error_context(kernel: Executor, code: str, execution: ExecutionResult) -> st
     if execution.error is not None and execution.error.ename == "KeyError":
         note += missing_key(kernel, execution.error.evalue, names)
         note += looked_up_in(kernel, line, execution.error.evalue)
+    if execution.error is not None and _DT_ON_TEXT in execution.error.evalue:
+        note += text_dates(kernel.run_probe, line)
     return note
+
+
+_DT_ON_TEXT = "Can only use .dt accessor with datetimelike values"
+
+
+def _dt_columns(line: str) -> list[tuple[str, str, str]]:
+    """``(frame, column, source)`` for each ``frame['column'].dt`` or ``frame.column.dt``
+    on ``line``, ``source`` being the exact text of the column's selection."""
+    text = line.strip()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and node.attr == "dt"):
+            continue
+        col = node.value
+        if (
+            isinstance(col, ast.Subscript)
+            and isinstance(col.value, ast.Name)
+            and isinstance(col.slice, ast.Constant)
+            and isinstance(col.slice.value, str)
+        ):
+            found.append((col.value.id, col.slice.value, col))
+        elif isinstance(col, ast.Attribute) and isinstance(col.value, ast.Name):
+            found.append((col.value.id, col.attr, col))
+    out = []
+    for frame, column, col in found:
+        source = ast.get_source_segment(text, col)
+        if source is not None:
+            out.append((frame, column, source))
+    return out
+
+
+def text_dates(probe: Probe, line: str) -> str:
+    """For ``.dt`` used on a column that holds dates written as text: the line with
+    that column converted by ``pd.to_datetime`` where it is used ("" when the probe
+    finds no such column on the line)."""
+    uses = _dt_columns(line)
+    if not uses:
+        return ""
+    held = probe_json(probe, namespace.call("date_texts", [[f, c] for f, c, _ in uses]), 10)
+    if not isinstance(held, list):
+        return ""
+    dates = {(str(r[0]), str(r[1])): str(r[2]) for r in held if isinstance(r, list) and len(r) == 3}
+    rewritten = line.strip()
+    parts = []
+    for frame, column, source in uses:
+        if (frame, column) not in dates:
+            continue
+        rewritten = rewritten.replace(f"{source}.dt", f"pd.to_datetime({source}).dt")
+        parts.append(_note("text_date", source=source, first=repr(dates[frame, column])))
+    if not parts:
+        return ""
+    return "\n" + _note("text_dates", columns="; ".join(parts), line=rewritten)
 
 
 def key_holder(line: str, key: str) -> str | None:
