@@ -30,7 +30,16 @@ from stateguard.question import asked_terms, defined_terms, sentences_about
             "of 2.50 per night.",
             ["service fee", "city tax"],
         ),
-        # not stated: a verb, a year, an ordinal, a reference, a question
+        # X are …, when what follows states an amount (a number, an operator, a word
+        # combining amounts)
+        (
+            "Fee model: a hire's takings are boats × day_rate. The trust's receipts are its "
+            "levies and its launch fees together; the hirer's costs are 12 % of the takings.",
+            ["takings", "receipts", "costs"],
+        ),
+        # not stated: a plural clause with no amount, a verb, a year, an ordinal, a
+        # reference, a question
+        ("The skippers are self-employed and the boats are moored at the pier.", []),
         ("An enrolment costs its credits × 180, plus 25 per enrolment.", []),
         ("data/orders.csv holds the orders of 2025, one row per order.", []),
         ("It is the share of the 3rd quarter.", []),

@@ -109,3 +109,33 @@ def test_near_misses_of_an_unbuilt_term_are_not_held_back(
     steps = _play(tracked, cell, answer, question)
     # (the third leaves the stated 15 % unused, a doubt of its own: `unused_parameter`)
     assert [s.problem for s in steps if s.problem == "unbuilt_term"] == []
+
+
+@pytest.mark.kernel
+def test_a_plural_quantity_the_task_defines_answered_with_another_column_is_held_back(
+    tracked: TrackedSession,
+) -> None:
+    """ "The platform's receipts are its commissions and its refund charges together": a
+    plural term with an amount is defined as a singular one is."""
+    context = (
+        "On a delivered order the platform earns a commission of 15 % of the basket_value; "
+        "on a refunded order it charges a flat refund fee of 1.50. The platform's receipts "
+        "are its commissions and its refund fees together."
+    )
+    setup = Preload(
+        code=ORDERS,
+        frames={"orders": "data/orders.csv"},
+        columns={"orders": ("cuisine", "basket_value", "status")},
+    )
+    cell = "print(orders.groupby('cuisine')['basket_value'].sum().max())"
+    steps = answer_after_one_cell(
+        tracked,
+        cell,
+        "30.0",
+        "Which cuisine brings the platform the largest receipts?",
+        context=context,
+        setup=setup,
+    )
+    held = [s for s in steps if s.problem == "unbuilt_term"]
+    assert len(held) == 1, [s.problem for s in steps]
+    assert "asks for the receipts" in held[0].observation, held[0].observation

@@ -3,11 +3,13 @@
 A clause defines a quantity in one of two forms (a clause is a sentence, or a part of one
 after a ``:`` or ``;`` or before ", and"):
 
-- *X is …*, where X may follow an article, a possessive or "its", may carry an
-  abbreviation in brackets and an "of a/an/each/every THING": "The net revenue of an order
-  is units × unit_price × (1 − discount)", "its gross profit is the billed amount −
-  carrier_cost", "The restaurant's payout of a delivered order is …", "cost of goods sold
-  (COGS) is 42% of net revenue";
+- *X is …*, or *X are …* when what follows states an amount (a number, an operator, or a
+  word that combines amounts, such as "plus" or "together": "a sale's takings are trays ×
+  tray_price", not "the vets are self-employed"). X may follow an article, a possessive
+  or "its", may carry an abbreviation in brackets and an "of a/an/each/every THING": "The
+  net revenue of an order is units × unit_price × (1 − discount)", "its gross profit is
+  the billed amount − carrier_cost", "The restaurant's payout of a delivered order is …",
+  "cost of goods sold (COGS) is 42% of net revenue";
 - *a X of NUMBER*: "a commission of 15 % of the basket_value", "a fee of 180 per
   credit", "a delivery fee of 1.50 + 0.60 × distance_km".
 
@@ -35,12 +37,15 @@ _IS_FORM = re.compile(
     rf"^(?:(?i:the|a|an|its|their|each|every)\s+)?(?:[A-Za-z-]+'s\s+)?(?P<term>{_TERM})"
     r"(?:\s*\((?P<abbr>[A-Z][A-Za-z]{1,7})\))?"
     r"(?:\s+of\s+(?:a|an|each|every|one)\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)?"
-    r"\s+is\s+\S"
+    r"\s+(?P<verb>is|are)\s+\S"
 )
 _OF_NUMBER = re.compile(
     rf"\b(?i:a|an|the)\s+(?P<term>{_TERM})\s+of\s+(?!(?:19|20)\d\d\b)\d[\d.]*(?!\s*(?:st|nd|rd|th)\b)"
 )
 """*a X of NUMBER*; a year (``of 2025``) or an ordinal is no amount."""
+_AMOUNT = re.compile(r"\d|[×*+−/]|\b(?:plus|minus|times|less|together|sum|total)\b", re.I)
+"""A sign that a plural clause (*X are …*) states an amount: a number, an operator, or a
+word that combines amounts ("its commissions and its charges together")."""
 _UNDER = re.compile(r"\bunder\s+(?:the|a|an|its|their)\s+[^,.;?]*", re.I)
 """A phrase naming what a figure is computed under, up to the next punctuation."""
 _NOT_A_TERM = frozenset(
@@ -85,6 +90,8 @@ def defined_terms(text: str) -> list[Definition]:
         for clause in _clauses(sentence):
             found = [m for m in [_IS_FORM.match(clause)] if m] + list(_OF_NUMBER.finditer(clause))
             for m in found:
+                if m.groupdict().get("verb") == "are" and not _AMOUNT.search(clause[m.end() - 1 :]):
+                    continue  # "the vets are self-employed" states no amount
                 term = " ".join(m.group("term").lower().split())
                 first = term.split()[0]
                 if first in _NOT_A_TERM or term in out:
