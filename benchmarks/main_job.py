@@ -54,6 +54,7 @@ EXAMPLES = tuple(
         "paddle_hire",
         "audio_guides",
         "plant_sales",
+        "campsite_stays",
     )
 )
 MANAGERS = ("none", "hybrid")

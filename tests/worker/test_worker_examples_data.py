@@ -30,6 +30,7 @@ EXAMPLES = (
     "paddle_hire",
     "audio_guides",
     "plant_sales",
+    "campsite_stays",
 )
 
 
@@ -95,6 +96,7 @@ REVISIONS = (
     Revision("paddle_hire", "7 %", "9 %", "LEVY_RATE = 0.09\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("audio_guides", "11 %", "14 %", "CONCESSION_RATE = 0.14\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("plant_sales", "6 %", "8 %", "PITCH_RATE = 0.08\nNone\n", (5, 6, 7, 8), (3,)),
+    Revision("campsite_stays", "5 %", "7 %", "LEVY_RATE = 0.07\nNone\n", (5, 6, 7, 8), (3,)),
 )
 
 
