@@ -1145,3 +1145,50 @@ def test_dt_used_on_dates_written_as_text_comes_with_the_line_converting_them(
     # near miss: a text column that holds no dates gets no conversion
     assert "AttributeError" in steps[1].observation
     assert "to_datetime" not in steps[1].observation, steps[1].observation
+
+
+@pytest.mark.kernel
+def test_a_flat_amount_multiplied_by_a_per_row_quantity_is_a_doubt_in_a_later_turn(
+    tracked: TrackedSession,
+) -> None:
+    """Turn 1's context states a flat charge per returned sale; at turn 2 a cell that
+    multiplies the returned sales' takings by it is doubted, one that counts them is not,
+    nor is one that multiplies a column of 0s and 1s."""
+    context = (
+        "On a paid sale the grower pays a commission of 6 % of trays × tray_price. A "
+        "returned sale carries no commission; for it the grower pays a flat disposal "
+        "charge of 1.20 instead."
+    )
+    setup = (
+        "import pandas as pd\n"
+        "s = pd.DataFrame({'trays': [2, 3, 1], 'tray_price': [5.0, 4.0, 10.0],"
+        " 'settlement': ['paid', 'returned', 'returned']})\n"
+        "print(len(s))"
+    )
+    replies = [
+        code(setup),
+        *["<answer>3</answer>"] * 2,  # asked once about the rates the context states
+        code(
+            "r = s[s['settlement'] == 'returned']\n"
+            "print((r['trays'] * r['tray_price'] * 1.20).sum())"
+        ),
+        code("print(len(r) * 1.20)"),
+        code(
+            "s['ret'] = (s['settlement'] == 'returned').astype(int)\nprint((s['ret'] * 1.20).sum())"
+        ),
+        *["<answer>2.40</answer>"] * 2,  # asked once about the 6 %
+    ]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    list(worker.run_turn(1, "How many sales are there?", context))
+    events = list(worker.run_turn(2, "What do the disposal charges come to in total?"))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    first = steps[0].observation
+    assert "26.4" in first  # the cell ran and showed its (wrong) product
+    assert "line 2 multiplies `r['trays'] * r['tray_price']` by 1.20, the task's flat" in first
+    assert "disposal charge" in first and "`len(rows) * 1.20`" in first, first
+    # near misses: a count of the rows, and a column of 0s and 1s
+    assert "flat amount" not in steps[1].observation, steps[1].observation
+    assert "flat amount" not in steps[2].observation, steps[2].observation
+    assert events[-1].answer == "2.40"

@@ -30,6 +30,7 @@ English does not state unambiguously is "not stated".
 """
 
 from stateguard.question.aggregates import AggregateWords, aggregate_words
+from stateguard.question.amounts import FlatAmount, flat_amounts
 from stateguard.question.answer_form import AnswerForm, AnswerKind, FormField, answer_form
 from stateguard.question.columns import (
     GENERIC,
@@ -85,6 +86,7 @@ __all__ = [
     "AnswerForm",
     "AnswerKind",
     "Definition",
+    "FlatAmount",
     "FormField",
     "Mention",
     "Parameter",
@@ -110,6 +112,7 @@ __all__ = [
     "described_columns",
     "field_tokens",
     "first_sentence",
+    "flat_amounts",
     "is_generic",
     "kept_years",
     "named_columns",

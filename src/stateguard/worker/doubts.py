@@ -43,11 +43,15 @@ check for the attempt log:
   largest total need not fall in the month with the largest total (`day_for_month`);
 - the mean of per-row ratios (``(t['profit'] / t['billed']).mean()``) shown where the
   question asks for one share: the ratio of the totals was meant (`mean_of_ratios`,
-  `stateguard.audit.ratios`).
+  `stateguard.audit.ratios`);
+- a flat amount the task states ("a flat disposal charge of 1.20") multiplied by a
+  per-row quantity (``r['trays'] * r['tray_price'] * 1.20``): a flat amount is charged
+  once per row it applies to (`scaled_flat_amount`, `stateguard.audit.flat`).
 
 All but the subset and the rebound or reloaded table (which need the worker's own
 records: the turns' selections, the tables it loaded and their columns), the
-placeholder column, the written numbers, the multiplied totals and the picked element
+placeholder column, the written numbers, the multiplied totals, the scaled flat amount
+and the picked element
 (worker-only notes), and the grouped extremes (worker-only notes) are the data checks the
 verifier runs too (`stateguard.checks.data`), which find the facts and word the note; here
 they are doubts.
@@ -60,14 +64,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from stateguard.audit import extremes, picks, ratios, totals
+from stateguard.audit import extremes, flat, picks, ratios, totals
 from stateguard.audit.filterchecks import probe_json
 from stateguard.audit.printchecks import ShownSeries, shown_series
 from stateguard.checks import Basis, CheckRegistry, Finding, data
 from stateguard.checks.data import Probe
 from stateguard.kernel import ExecutionResult, namespace
 from stateguard.numbers import values_in
-from stateguard.question import aggregate_words
+from stateguard.question import aggregate_words, flat_amounts
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec
 from stateguard.worker.error_context import assigned_names, describe_names, holders_of
@@ -100,6 +104,8 @@ class CellContext:
     """What the session showed before the cell (outputs, the turn's question and context)."""
     reads: Sequence[str] = ()
     """The versions the cell read (lineage's)."""
+    contexts: Sequence[str] = ()
+    """The contexts of the task's turns so far (what the user stated with the questions)."""
 
 
 CHECKS: CheckRegistry[CellContext] = CheckRegistry("worker")
@@ -123,6 +129,7 @@ FAILURES: dict[str, str] = {
     "extreme_of_groups": "the extreme of a grouping's figures where one over all rows was asked",
     "day_for_month": "a day's grouping shown where a month was asked",
     "mean_of_ratios": "the mean of per-row ratios where one share was asked",
+    "scaled_flat_amount": "a flat amount multiplied by a per-row quantity",
 }
 """Each check's name in the attempt log."""
 
@@ -450,6 +457,35 @@ def _rewrite(code: str) -> str:
     return " " + render(note, reducer=found.reducer, written=found.written, rewrite=found.rewrite)
 
 
+@CHECKS.check(basis=("code", "question"))
+def scaled_flat_amount(ctx: CellContext) -> list[Finding]:
+    """The cell multiplies a flat amount the task states by a per-row quantity
+    (`stateguard.audit.flat`): a flat amount is charged once per row it applies to. A
+    quantity of columns holding only 0 and 1 is a condition, and is left alone."""
+    amounts = {a.value: a for c in ctx.contexts for a in flat_amounts(c)}
+    found = flat.scaled_amounts(ctx.code, amounts)
+    if not found:
+        return []
+    pairs = list(dict.fromkeys(p for f in found for p in f.columns))
+    held = probe_json(ctx.probe, namespace.call("flag_columns", [list(p) for p in pairs]), 10)
+    rows = held if isinstance(held, list) else []
+    flags = {(str(r[0]), str(r[1])) for r in rows if isinstance(r, list) and len(r) == 2}
+    found = [f for f in found if not all(c in flags for c in f.columns)]
+    if not found:
+        return []
+    first = found[0]
+    amount = amounts[first.amount]
+    note = render(
+        observation_notes()["scaled_flat_amount"],
+        line=first.line,
+        expression=first.expression,
+        amount=amount.text,
+        term=amount.term,
+        sentence=amount.sentence,
+    )
+    return _doubt("scaled_flat_amount", note, "code", "question")
+
+
 @CHECKS.check(basis=("code",))
 def multiplied_totals(ctx: CellContext) -> list[Finding]:
     """The cell multiplies the totals of two columns of one table
@@ -671,13 +707,14 @@ def silent_errors(
     statistic: str | None = None,
     seen: Sequence[str] = (),
     reads: Sequence[str] = (),
+    contexts: Sequence[str] = (),
 ) -> list[Finding]:
     """The doubts about a cell that ran (none for a cell that failed); ``created``: the
     versions it wrote, ``question``: the turn's opener (question with its context),
     ``tables``: the tables loaded before the first question (name -> data file),
     ``columns_before``: the columns each of them held before the cell, ``statistic``: the
     one the question asks for, ``seen``: what the session showed before the cell,
-    ``reads``: the versions it read."""
+    ``reads``: the versions it read, ``contexts``: the contexts of the turns so far."""
     if not execution.ok:
         return []
     ctx = CellContext(
@@ -694,5 +731,6 @@ def silent_errors(
         statistic,
         tuple(seen),
         tuple(reads),
+        tuple(contexts),
     )
     return CHECKS.run(ctx)

@@ -763,6 +763,7 @@ class Worker:
             statistic=self._question_spec.statistic,
             seen=[*self._shown, self.conversation.current.opener],
             reads=[r.version for r in outcome.cell.reads] if outcome.cell is not None else (),
+            contexts=self._contexts,
         )
         # what the cell printed or showed (not tracebacks or notes, which quote the code)
         shown = [execution.stdout, execution.result or ""]
