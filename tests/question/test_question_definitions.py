@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stateguard.question import asked_terms, defined_terms, sentences_about
+from stateguard.question import asked_terms, defined_terms, sentences_about, term_parameters
 
 
 @pytest.mark.parametrize(
@@ -24,7 +24,8 @@ from stateguard.question import asked_terms, defined_terms, sentences_about
             "The guest's net of a stay is its room charge minus the agency commission.",
             ["net"],
         ),
-        # a X of NUMBER
+        # a X of NUMBER; the term holds no "a" ("the market earns a commission of")
+        ("On a paid sale the market earns a commission of 6 % of the price.", ["commission"]),
         (
             "the platform keeps a service fee of 8 % of the price; a booking pays a city tax "
             "of 2.50 per night.",
@@ -88,3 +89,22 @@ def test_the_sentences_that_speak_of_a_term_and_its_key_words() -> None:
     assert cogs.abbreviation == "COGS" and cogs.key_words == ("cost",)
     margin = defined_terms("the contribution margin of an order is its net revenue − COGS")[0]
     assert margin.key_words == ("contribution", "margin")
+
+
+def test_the_parameters_a_defined_quantity_rests_on() -> None:
+    """Through the quantities its clause names, a plural and a flat charge included; not
+    the numbers of another clause of the same sentence."""
+    text = (
+        "A sale's takings are trays × price. A stall earns a pitch fee of 2.50 + 0.40 × "
+        "hours, and a commission of 6 % of the takings. A returned sale costs a flat disposal charge of 1.20. The market's "
+        "receipts are its commissions and its disposal charges together."
+    )
+    definitions = defined_terms(text)
+    (receipts,) = asked_terms("Which stall brings the largest receipts?", definitions)
+    found = [(d.term, p.text) for d, p in term_parameters(receipts, definitions)]
+    assert found == [("commission", "6 %"), ("flat disposal charge", "1.20")]
+    (fee,) = asked_terms("What is the total pitch fee?", definitions)
+    assert [p.text for _, p in term_parameters(fee, definitions)] == ["2.50", "0.40"]
+    # a plural term is asked for only as written: "Taking" is no "takings"
+    assert asked_terms("Taking every stall, how many sales?", definitions) == []
+    assert [d.term for d in asked_terms("What are the takings?", definitions)] == ["takings"]

@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 from worker_helpers import answer_after_one_cell
 
+from stateguard.guard import GuardedSession
 from stateguard.lineage import TrackedSession
+from stateguard.llm import ScriptedModel
+from stateguard.manager import NullSupervisor
 from stateguard.worker.events import StepRecord
+from stateguard.worker.loop import Worker
 from stateguard.worker.preload import Preload
 from stateguard.worker.terms import reduced_columns
 
@@ -139,3 +143,86 @@ def test_a_plural_quantity_the_task_defines_answered_with_another_column_is_held
     held = [s for s in steps if s.problem == "unbuilt_term"]
     assert len(held) == 1, [s.problem for s in steps]
     assert "asks for the receipts" in held[0].observation, held[0].observation
+
+
+class _Turns:
+    """A model whose replies are scripted per turn: the test sets ``turn`` before each
+    turn; a turn's last reply (its answer) repeats once its list runs out."""
+
+    def __init__(self, script: dict[int, list[str]]) -> None:
+        self.script = script
+        self.turn = 0
+        self.used: dict[int, int] = {}
+
+    def __call__(self, messages: object) -> str:
+        replies = self.script[self.turn]
+        i = self.used.get(self.turn, 0)
+        self.used[self.turn] = i + 1
+        return replies[min(i, len(replies) - 1)]
+
+
+RECEIPTS = (
+    "On a paid sale the market earns a commission of 6 % of the price. A returned sale "
+    "earns it a flat return fee of 1.20 instead. The market's receipts are its commissions "
+    "and its return fees together."
+)
+SALES = (
+    "import numpy as np\nimport pandas as pd\n"
+    "s = pd.DataFrame({'kind': ['a', 'b', 'b'], 'price': [50.0, 10.0, 30.0],"
+    " 'status': ['paid', 'paid', 'returned']})\n"
+    "print(len(s))"
+)
+BUILT = (
+    "s['receipts'] = np.where(s['status'] == 'paid', s['price'] * 0.08, 1.20)\n"
+    "print(round(s['receipts'].sum(), 2))"
+)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    ("cell", "doubted"),
+    [
+        # the receipts taken as the prices: neither the revised 8 % nor the 1.20 is used
+        ("t = s.groupby('kind')['price'].sum()\nprint(t.idxmax())", True),
+        # near miss: the column built at turn 2 with both, read again
+        ("t = s.groupby('kind')['receipts'].sum()\nprint(t.idxmax())", False),
+    ],
+)
+def test_a_defined_quantity_asked_without_the_parameters_it_rests_on_is_held_back_once(
+    tracked: TrackedSession, cell: str, doubted: bool
+) -> None:
+    """Turn 1 defines the receipts from a commission and a flat fee, turn 2 revises the
+    commission, turn 3 asks for the receipts: code that uses neither the revised
+    commission nor the fee, in the turn or in what it read, is held back once."""
+    fence = "```python\n{}\n```"
+    script = _Turns(
+        {
+            1: [fence.format(SALES), "<answer>3</answer>"],
+            2: [fence.format(BUILT), "<answer>5.2</answer>"],
+            3: [fence.format(cell), "<answer>a</answer>"],
+        }
+    )
+    worker = Worker(
+        ScriptedModel(script), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    script.turn = 1
+    list(worker.run_turn(1, "How many sales are there?", RECEIPTS))
+    script.turn = 2
+    revised = "The commission has been revised from 6 % to 8 % of the price."
+    list(worker.run_turn(2, "What are the receipts in total now?", revised))
+    script.turn = 3
+    events = list(worker.run_turn(3, "Which kind brings the market the largest receipts?"))
+    held = [e for e in events if isinstance(e, StepRecord) and e.problem == "unused_term_parameter"]
+    assert events[-1].answer == "a"
+    if not doubted:
+        assert held == []
+        return
+    assert len(held) == 1
+    note = held[0].observation
+    assert "asks for the receipts" in note, note
+    assert "8 % (the commission, revised from 6 % to 8 %)" in note, note
+    assert "1.20 (the flat return fee)" in note, note
+    assert (
+        "\u201cThe market's receipts are its commissions and its return fees together.\u201d"
+        in note
+    )

@@ -51,6 +51,7 @@ from stateguard.question.definitions import (
     asked_terms,
     defined_terms,
     sentences_about,
+    term_parameters,
 )
 from stateguard.question.fields import field_tokens, named_fields
 from stateguard.question.joins import RowsAsked, rows_asked
@@ -132,6 +133,7 @@ __all__ = [
     "speaks_of_ids",
     "stated_parameters",
     "stem",
+    "term_parameters",
     "threshold_spans",
     "threshold_subjects",
     "value_mentions",

@@ -28,11 +28,14 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from stateguard.question.parameters import Parameter, stated_parameters
 from stateguard.question.sentences import sentences
 from stateguard.question.stems import word_runs, word_spans, words
 
 _CLAUSE_END = re.compile(r"\s*[:;]\s*|,\s+and\s+")
-_TERM = r"[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?"
+_TERM = r"(?!(?:a|an)\b)[a-z][a-z-]*(?:\s+(?!(?:a|an)\b)[a-z][a-z-]*){0,3}?"
+"""One to four lower-case words, none of them "a" or "an": "the city a street-space charge of
+…" names the charge, not the city."""
 _IS_FORM = re.compile(
     rf"^(?:(?i:the|a|an|its|their|each|every)\s+)?(?:[A-Za-z-]+'s\s+)?(?P<term>{_TERM})"
     r"(?:\s*\((?P<abbr>[A-Z][A-Za-z]{1,7})\))?"
@@ -68,6 +71,11 @@ class Definition(BaseModel):
     words: tuple[str, ...]
     abbreviation: str | None = None
     clause: str
+    statement: str = ""
+    """The clause that defines it (the part of ``clause`` between ``:``, ``;`` or ", and")."""
+    plural: bool = False
+    """Defined with "are" ("a sale's takings are …"): asked for only as written, since
+    its singular may be another word ("Taking all the sales …")."""
 
     @property
     def key_words(self) -> tuple[str, ...]:
@@ -98,7 +106,12 @@ def defined_terms(text: str) -> list[Definition]:
                     continue
                 abbr = m.groupdict().get("abbr")
                 out[term] = Definition(
-                    term=term, words=tuple(words(term)), abbreviation=abbr, clause=sentence
+                    term=term,
+                    words=tuple(words(term)),
+                    abbreviation=abbr,
+                    clause=sentence,
+                    statement=clause,
+                    plural=m.groupdict().get("verb") == "are",
                 )
     return list(out.values())
 
@@ -112,12 +125,16 @@ def asked_terms(question: str, definitions: Iterable[Definition]) -> list[Defini
     to a plural), or whose abbreviation does, outside a phrase "under the …" (which names
     the terms a figure is computed under, not the figure: "the total tuition under the
     revised fee" asks for the tuition); a term inside a longer asked one is left out
-    ("net" when "net revenue" is asked)."""
+    ("net" when "net revenue" is asked). A plural term stands only as written."""
     question = _UNDER.sub(" ", question)
     asked = [
         d
         for d in definitions
-        if _stands_in(question, d.words)
+        if (
+            re.search(rf"\b{re.escape(d.term)}\b", question, re.I)
+            if d.plural
+            else _stands_in(question, d.words)
+        )
         or (d.abbreviation is not None and re.search(rf"\b{re.escape(d.abbreviation)}\b", question))
     ]
     return [
@@ -133,3 +150,44 @@ def asked_terms(question: str, definitions: Iterable[Definition]) -> list[Defini
 def sentences_about(definition: Definition, text: str) -> list[str]:
     """The sentences of ``text`` whose words hold the term's words together, in order."""
     return [s for s in sentences(text) if _stands_in(s, definition.words)]
+
+
+_ADJECTIVES = frozenset({"flat", "fixed"})
+"""Words before a term that say how it is charged, not what it is: "the disposal charges"
+speaks of "a flat disposal charge"."""
+
+
+def _named_in(text: str, definition: Definition) -> bool:
+    abbr = definition.abbreviation
+    if abbr is not None and re.search(rf"\b{re.escape(abbr)}\b", text):
+        return True
+    ws = list(definition.words)
+    while len(ws) > 1 and ws[0] in _ADJECTIVES:
+        ws = ws[1:]
+    return _stands_in(text, ws)
+
+
+def term_parameters(
+    definition: Definition, definitions: Sequence[Definition]
+) -> list[tuple[Definition, Parameter]]:
+    """The parameters a defined quantity rests on: those its defining clause states,
+    and those of the defined quantities that clause names, and of theirs (three steps
+    at most), each once, with the quantity whose clause states it. "The
+    receipts are its pitch commissions and its disposal charges together", after "a
+    pitch commission of 6 % of the takings" and "a flat disposal charge of 1.20", rests
+    on 6 % and 1.20."""
+    out: dict[float, tuple[Definition, Parameter]] = {}
+    seen = {definition.term}
+    level = [definition]
+    for _ in range(3):
+        named: list[Definition] = []
+        for d in level:
+            text = d.statement or d.clause
+            for p in stated_parameters(text):
+                out.setdefault(p.value, (d, p))
+            for other in definitions:
+                if other.term not in seen and _named_in(text, other):
+                    seen.add(other.term)
+                    named.append(other)
+        level = named
+    return list(out.values())

@@ -79,6 +79,7 @@ from stateguard.question import (
     names_number,
     sentences_about,
     stated_parameters,
+    term_parameters,
     value_mentions,
     words,
 )
@@ -500,6 +501,9 @@ class Worker:
         """Whether this turn's answer was already held back for a revision it did not use."""
         self._parameter_asked = False
         """Whether this turn's answer was already held back for a stated parameter unused."""
+        self._term_parameter_asked = False
+        """Whether this turn's answer was already held back for a defined quantity's
+        parameters unused."""
         self._share_asked = False
         """Whether this turn's answer was already held back as a share outside 0–100 %."""
         self._recomputed_asked = False
@@ -1165,6 +1169,89 @@ class Worker:
             )
         ]
 
+    def _term_sources(self) -> list[str]:
+        """The code of the turn's cells that ran and of every cell that wrote what they
+        read, directly or through what that was computed from (lineage ancestry)."""
+        graph = self.guard.graph
+        wanted: set[int] = set()
+        for cell in self._turn_cells:
+            for r in cell.reads:
+                try:
+                    keys = {r.version, *graph.ancestors(r.version)}
+                    wanted.update(graph.version(k).cell for k in keys)
+                except KeyError:
+                    continue
+        earlier = [c.source for c in graph.cells if c.cell in wanted]
+        return [*earlier, *(c.source for c in self._turn_cells)]
+
+    def _unused_term_parameters(self) -> tuple[str, list[str]] | None:
+        """For a quantity the task's contexts define that the question asks for: the
+        parameters it rests on (`term_parameters`: "the receipts are its commissions and
+        its disposal charges together" rests on the commission's 6 % and the charge's
+        1.20), each at its value after the revisions stated so far, that no code of the
+        turn nor any code it read results from holds as a number. ``(term, values)``
+        for the first such quantity, else None."""
+        if not self._turn_cells or not self._contexts:
+            return None
+        columns = [c for cs in self._data_columns.values() for c in cs]
+        definitions = [
+            d for d in defined_terms("\n".join(self._contexts)) if not is_column(d, columns)
+        ]
+        asked = asked_terms(self._question, definitions)
+        if not asked:
+            return None
+        sources: list[str] | None = None
+        for d in asked:
+            missing = []
+            for owner, p in term_parameters(d, definitions):
+                value, text, why = p.value, p.text, f"the {owner.term}"
+                for r in self._revisions:
+                    if r.percent == p.percent and r.old == value:
+                        value = r.new
+                        text = f"{r.new:g} %" if r.percent else f"{r.new:g}"
+                        why += f", revised {_revision_words(r)}"
+                text += f" ({why})"
+                if not (p.percent or value != 0):
+                    continue
+                if sources is None:
+                    sources = self._term_sources()
+                if not any(
+                    value_literals(
+                        source, value, percent=p.percent, complements=True, as_written=True
+                    )
+                    for source in sources
+                ):
+                    missing.append(text)
+            if missing:
+                return d.term, missing
+        return None
+
+    def _term_parameter_doubt(self) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: a quantity the question asks for, defined by
+        the task, whose parameters no code of the turn or that it read from uses
+        (`_unused_term_parameters`)."""
+        if self._term_parameter_asked or (found := self._unused_term_parameters()) is None:
+            return None
+        self._term_parameter_asked = True
+        term, values = found
+        text = "\n".join(self._contexts)
+        said = " ".join(
+            f"\u201c{s}\u201d"
+            for d in defined_terms(text)
+            if d.term == term
+            for s in sentences_about(d, text)[:2]
+        )
+        frame = next(iter(self._data_columns), "df")
+        note = render(
+            self._corrective["unused_term_parameter"],
+            term=term,
+            said=said,
+            values=", ".join(values[:3]),
+            frame=frame,
+            name="_".join(term.split()),
+        )
+        return "unused_term_parameter", note
+
     def _turn_reads(self) -> tuple[set[str], set[str]]:
         """The names the turn's cells that ran read: with what those were computed from
         (lineage ancestry), and directly."""
@@ -1629,6 +1716,7 @@ class Worker:
             or self._unread_column_doubt()
             or self._revision_doubt()
             or self._parameter_doubt()
+            or self._term_parameter_doubt()
             or self._unused_value_doubt(answer)
             or self._share_doubt(answer)
         )
@@ -1754,7 +1842,7 @@ class Worker:
         self._context, self._turn_cells, self._unread_asked = context, [], False
         self._unformed_asked = self._unread_file_asked = False
         self._revision_asked = self._recomputed_asked = self._element_asked = False
-        self._parameter_asked = self._share_asked = False
+        self._parameter_asked = self._share_asked = self._term_parameter_asked = False
         self._many_asked = self._repeated_asked = False
         self._total_asked = self._term_asked = self._parted_asked = False
         self._refused_for = ()
@@ -2106,7 +2194,11 @@ class Worker:
                 note = render(self._corrective["unbuilt_term"], **term)
                 yield from self._invalid_step(turn, step, parsed, "unbuilt_term", note)
                 refused = True
-            elif (doubt := self._revision_doubt() or self._parameter_doubt()) is not None:
+            elif (
+                doubt := self._revision_doubt()
+                or self._parameter_doubt()
+                or self._term_parameter_doubt()
+            ) is not None:
                 # a doubt, asked once: the turn states a revised value, or a parameter of a
                 # model, that no code of the turn uses
                 exchange.outcome = f"invalid: {doubt[0]}"
@@ -2161,6 +2253,7 @@ DOUBTS = frozenset(
         "unread_column",
         "unapplied_revision",
         "unused_parameter",
+        "unused_term_parameter",
         "unused_value",
         "impossible_share",
         "fraction_answer",

@@ -40,6 +40,7 @@ REFUSED = frozenset(
         "unread_file",
         "unapplied_revision",
         "unused_parameter",
+        "unused_term_parameter",
         "recomputed_answer",
         "element_answer",
         "fraction_answer",
