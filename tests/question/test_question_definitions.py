@@ -96,8 +96,9 @@ def test_the_parameters_a_defined_quantity_rests_on() -> None:
     the numbers of another clause of the same sentence."""
     text = (
         "A sale's takings are trays × price. A stall earns a pitch fee of 2.50 + 0.40 × "
-        "hours, and a commission of 6 % of the takings. A returned sale costs a flat disposal charge of 1.20. The market's "
-        "receipts are its commissions and its disposal charges together."
+        "hours, and a commission of 6 % of the takings. A returned sale costs a flat "
+        "disposal charge of 1.20. The market's receipts are its commissions and its "
+        "disposal charges together."
     )
     definitions = defined_terms(text)
     (receipts,) = asked_terms("Which stall brings the largest receipts?", definitions)
