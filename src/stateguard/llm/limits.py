@@ -36,6 +36,7 @@ SYSTEM_MARKERS: tuple[str, ...] = (
     "Question (turn",
     "[Earlier question",
     "cells run (first lines)",
+    "no cell ran",
     "answer given:",
     "error_variable:",
     "faulty_reasoning:",
