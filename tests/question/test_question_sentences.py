@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from stateguard.question import first_sentence
+from stateguard.question import first_sentence, sentences
 
 
 @pytest.mark.parametrize(
@@ -19,6 +19,8 @@ from stateguard.question import first_sentence
         ("How many orders are there?  (Count each once.)", "How many orders are there?"),
         ("Load the data! `df` holds it.", "Load the data!"),
         ("Which region?\nThe north or the south.", "Which region?"),
+        # a blank line parts paragraphs, whatever follows it
+        ("The fees are together.\n\ndata/x.csv lists the docks.", "The fees are together."),
         # not stated (the whole text): a decimal point, an abbreviation, a lower-case
         # word after the mark, no mark at all, nothing
         ("What is the 2.5 percentile of fares", "What is the 2.5 percentile of fares"),
@@ -30,3 +32,11 @@ from stateguard.question import first_sentence
 )
 def test_the_first_sentence_of_a_question(text: str, first: str) -> None:
     assert first_sentence(text) == first
+
+
+def test_the_sentences_of_contexts_joined_by_blank_lines() -> None:
+    text = "The receipts are its fees together.\n\ndata/pitches.csv is the register of\npitches."
+    assert sentences(text) == [
+        "The receipts are its fees together.",
+        "data/pitches.csv is the register of pitches.",
+    ]

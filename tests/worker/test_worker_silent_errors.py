@@ -1192,3 +1192,43 @@ def test_a_flat_amount_multiplied_by_a_per_row_quantity_is_a_doubt_in_a_later_tu
     assert "flat amount" not in steps[1].observation, steps[1].observation
     assert "flat amount" not in steps[2].observation, steps[2].observation
     assert events[-1].answer == "2.40"
+
+
+@pytest.mark.kernel
+def test_an_answer_taken_from_a_doubted_cells_output_is_held_back_once_with_the_note(
+    tracked: TrackedSession,
+) -> None:
+    """The model answers with what a doubted cell showed: the note on that cell is told
+    again once, and the same answer again goes on; an answer that a cell without a doubt
+    showed is not held back."""
+    context = "A returned sale costs the grower a flat disposal charge of 1.20."
+    setup = (
+        "import pandas as pd\n"
+        "r = pd.DataFrame({'trays': [3, 1], 'tray_price': [4.0, 10.0]})\n"
+        "print((r['trays'] * r['tray_price'] * 1.20).sum())"
+    )
+    replies = [code(setup), *["<answer>26.4</answer>"] * 2]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "What do the disposal charges come to?", context))
+    steps = [e for e in events if isinstance(e, StepRecord)]
+    held = [s for s in steps if s.problem == "doubted_answer"]
+    assert len(held) == 1 and events[-1].answer == "26.4", [s.problem for s in steps]
+    assert "its value is the output of step" in held[0].observation
+    assert "the task's flat disposal charge" in held[0].observation, held[0].observation
+    # near miss: the count of the rows times the charge, shown without a doubt
+    replies = [code("print(len(r) * 1.20)"), "<answer>2.4</answer>"]
+    worker = Worker(
+        ScriptedModel(replies), GuardedSession(tracked, manager=NullSupervisor()), retry_samples=0
+    )
+    events = list(worker.run_turn(1, "What do the disposal charges come to?", context))
+    assert events[-1].answer == "2.4"
+    assert not [e for e in events if isinstance(e, StepRecord) and e.problem == "doubted_answer"]
+
+
+def test_the_checks_that_doubt_a_shown_value_are_checks_of_the_worker() -> None:
+    from stateguard.worker.doubts import FAILURES, VALUE_DOUBTS
+
+    assert VALUE_DOUBTS <= set(FAILURES)
+    assert "rebound_table" not in VALUE_DOUBTS  # about the session's state, not the value

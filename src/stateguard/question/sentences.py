@@ -2,14 +2,16 @@
 
 A sentence ends at a ``.``, ``?`` or ``!`` followed by white space and then a capital
 letter, a ``(`` or a backtick: "Group the orders by region. Then sum it." ends after
-"region."; "the 2.5 rate", "e.g. the mean" and "Is it? yes" do not end there.
+"region."; "the 2.5 rate", "e.g. the mean" and "Is it? yes" do not end there. A blank
+line ends a sentence too, whatever follows: it parts paragraphs (the contexts of a task's
+turns, one after another: "… together.\n\ndata/pitches.csv is …").
 """
 
 from __future__ import annotations
 
 import re
 
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z(`])")
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z(`])|\n[ \t]*\n\s*")
 
 
 def first_sentence(text: str) -> str:

@@ -133,6 +133,24 @@ FAILURES: dict[str, str] = {
 }
 """Each check's name in the attempt log."""
 
+VALUE_DOUBTS = frozenset(
+    {
+        "absent_filter",
+        "carried_subset",
+        "carried_filter",
+        "multiplied_totals",
+        "first_element",
+        "extreme_of_groups",
+        "day_for_month",
+        "mean_of_ratios",
+        "scaled_flat_amount",
+    }
+)
+"""The checks whose finding says the value the cell showed is not the one meant (a
+product of totals, a mean of ratios, one group's figure, a flat amount scaled…), as
+against those about the session's state (a table rebound or reloaded) or the form of the
+output: an answer that is such a value is held back once (`worker.loop`)."""
+
 SESSION_FAILURES: dict[str, str] = {
     "replayed_cell": "an earlier turn's cell run again, showing the same",
     "narrowed_column": "a column defined again from fewer of its columns",

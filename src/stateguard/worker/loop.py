@@ -86,7 +86,7 @@ from stateguard.question import (
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog, cell_key
-from stateguard.worker.doubts import FAILURES, SESSION_FAILURES, silent_errors
+from stateguard.worker.doubts import FAILURES, SESSION_FAILURES, VALUE_DOUBTS, silent_errors
 from stateguard.worker.error_context import (
     assigned_names,
     bare_annotations,
@@ -450,6 +450,11 @@ class Worker:
         self._shown: list[str] = []
         """What the model was shown in this session: questions, contexts, observations."""
         self._outputs: list[str] = []
+        self._doubted_outputs: list[tuple[int, str, str]] = []
+        """This turn's outputs of cells that ran with a doubt on the value they showed:
+        (step, output, the note)."""
+        self._doubted_asked = False
+        """Whether this turn's answer was already held back as a doubted cell's output."""
         """What the successful cells of the current turn printed or showed, oldest first."""
         self._turn_showed = False
         """A cell of the model ran in this turn, without a silent error, and showed something."""
@@ -828,6 +833,10 @@ class Worker:
             self._code_run.append(code)
             if outcome.cell is not None:
                 self._turn_cells.append(outcome.cell)
+        valued = [d for d in found if d.check in VALUE_DOUBTS]
+        if execution.ok and valued:
+            text = "\n".join(t for t in dict.fromkeys(shown) if t.strip())
+            self._doubted_outputs.append((step, text, valued[0].message))
         if execution.ok and not doubts:
             self._outputs.append("\n".join(t for t in dict.fromkeys(shown) if t.strip()))
             self._turn_showed = self._turn_showed or bool(self._outputs[-1])
@@ -906,7 +915,7 @@ class Worker:
             return ""
         if not isinstance(key, str) or not key.strip():
             return ""
-        asked = asked_terms(key.replace("_", " "), defined_terms("\n".join(self._contexts)))
+        asked = asked_terms(key.replace("_", " "), defined_terms("\n\n".join(self._contexts)))
         if not asked:
             return ""
         term = asked[0]
@@ -1195,7 +1204,7 @@ class Worker:
             return None
         columns = [c for cs in self._data_columns.values() for c in cs]
         definitions = [
-            d for d in defined_terms("\n".join(self._contexts)) if not is_column(d, columns)
+            d for d in defined_terms("\n\n".join(self._contexts)) if not is_column(d, columns)
         ]
         asked = asked_terms(self._question, definitions)
         if not asked:
@@ -1226,6 +1235,20 @@ class Worker:
                 return d.term, missing
         return None
 
+    def _doubted_answer_doubt(self, answer: str) -> tuple[str, str] | None:
+        """``(problem, note)`` once a turn: the answer's numbers are the output of a cell
+        of this turn that ran with a doubt on the value it showed (`VALUE_DOUBTS`: a
+        product of totals, a flat amount scaled…), and no output without a doubt holds
+        them: the model answered past the note. The note is told again."""
+        if self._doubted_asked or not answer or held_by(answer, self._outputs):
+            return None
+        for step, text, note in self._doubted_outputs[::-1]:
+            if held_by(answer, [text]):
+                self._doubted_asked = True
+                said = render(self._corrective["doubted_answer"], step=step, note=note.strip())
+                return "doubted_answer", said
+        return None
+
     def _term_parameter_doubt(self) -> tuple[str, str] | None:
         """``(problem, note)`` once a turn: a quantity the question asks for, defined by
         the task, whose parameters no code of the turn or that it read from uses
@@ -1234,14 +1257,18 @@ class Worker:
             return None
         self._term_parameter_asked = True
         term, values = found
-        text = "\n".join(self._contexts)
+        text = "\n\n".join(self._contexts)
         said = " ".join(
             f"\u201c{s}\u201d"
             for d in defined_terms(text)
             if d.term == term
             for s in sentences_about(d, text)[:2]
         )
-        frame = next(iter(self._data_columns), "df")
+        frame = max(
+            self._data_columns,
+            key=lambda f: len(named_columns(text, self._data_columns[f])),
+            default="df",
+        )  # the table the contexts speak of most: the rows, not a register
         note = render(
             self._corrective["unused_term_parameter"],
             term=term,
@@ -1463,7 +1490,7 @@ class Worker:
         None."""
         if not self._turn_cells or not self._contexts:
             return None
-        text = "\n".join(self._contexts)
+        text = "\n\n".join(self._contexts)
         columns = [c for cs in self._data_columns.values() for c in cs]
         asked = asked_terms(
             self._question, [d for d in defined_terms(text) if not is_column(d, columns)]
@@ -1714,6 +1741,7 @@ class Worker:
         return (
             self._unread_file_doubt()
             or self._unread_column_doubt()
+            or self._doubted_answer_doubt(answer)
             or self._revision_doubt()
             or self._parameter_doubt()
             or self._term_parameter_doubt()
@@ -1837,6 +1865,7 @@ class Worker:
             turn_index, question, _opener(turn_index, question, context), context
         )
         self._outputs, self._formatted = [], set()
+        self._doubted_outputs, self._doubted_asked = [], False
         self._turn_showed = False
         self._question, self._unused_asked, self._unknown_asked = question, False, False
         self._context, self._turn_cells, self._unread_asked = context, [], False
@@ -2195,7 +2224,8 @@ class Worker:
                 yield from self._invalid_step(turn, step, parsed, "unbuilt_term", note)
                 refused = True
             elif (
-                doubt := self._revision_doubt()
+                doubt := self._doubted_answer_doubt(parsed.answer or "")
+                or self._revision_doubt()
                 or self._parameter_doubt()
                 or self._term_parameter_doubt()
             ) is not None:
@@ -2254,6 +2284,7 @@ DOUBTS = frozenset(
         "unapplied_revision",
         "unused_parameter",
         "unused_term_parameter",
+        "doubted_answer",
         "unused_value",
         "impossible_share",
         "fraction_answer",

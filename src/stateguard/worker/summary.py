@@ -41,6 +41,7 @@ REFUSED = frozenset(
         "unapplied_revision",
         "unused_parameter",
         "unused_term_parameter",
+        "doubted_answer",
         "recomputed_answer",
         "element_answer",
         "fraction_answer",
