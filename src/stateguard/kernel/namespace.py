@@ -605,16 +605,23 @@ def word_columns(pairs: Sequence[tuple[str, str]]) -> None:
     number written as text orders as its value does); run it in a probe."""
     out = []
     for table, (frame, column) in _tables(pairs):
-        try:
-            series = table[column]
-            if getattr(series, "ndim", 1) != 1 or series.dtype.kind not in "OSUT":
-                continue
-            head = series.dropna().head(20).tolist()
-            if head and all(isinstance(v, str) and v[:1].isalpha() for v in head):
-                out.append([frame, str(column)])
-        except Exception:
-            continue
+        head = _text_head(table, column)
+        if head and all(v[:1].isalpha() for v in head):
+            out.append([frame, str(column)])
     print(json.dumps(out))
+
+
+def _text_head(table: Any, column: str) -> list[str]:
+    """The first 20 non-missing values of a column of text (an object or string dtype
+    whose values are all strings); empty for any other column, or when reading fails."""
+    try:
+        series = table[column]
+        if getattr(series, "ndim", 1) != 1 or series.dtype.kind not in "OSUT":
+            return []
+        head = series.dropna().head(20).tolist()
+    except Exception:
+        return []
+    return head if all(isinstance(v, str) for v in head) else []
 
 
 def date_texts(pairs: Sequence[tuple[str, str]]) -> None:
@@ -626,15 +633,12 @@ def date_texts(pairs: Sequence[tuple[str, str]]) -> None:
 
     out = []
     for table, (frame, column) in _tables(pairs):
+        head = _text_head(table, column)
+        if not head or not all(v[:1].isdigit() for v in head):
+            continue
         try:
-            series = table[column]
-            if getattr(series, "ndim", 1) != 1 or series.dtype.kind not in "OSUT":
-                continue
-            head = series.dropna().head(20).tolist()
-            if not head or not all(isinstance(v, str) and v[:1].isdigit() for v in head):
-                continue
             pd.to_datetime(pd.Series(head))  # raises when one of them is no date
-            out.append([frame, str(column), head[0]])
         except Exception:
             continue
+        out.append([frame, str(column), head[0]])
     print(json.dumps(out))
