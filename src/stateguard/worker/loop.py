@@ -450,12 +450,12 @@ class Worker:
         self._shown: list[str] = []
         """What the model was shown in this session: questions, contexts, observations."""
         self._outputs: list[str] = []
+        """What the successful cells of the current turn printed or showed, oldest first."""
         self._doubted_outputs: list[tuple[int, str, str]] = []
         """This turn's outputs of cells that ran with a doubt on the value they showed:
         (step, output, the note)."""
         self._doubted_asked = False
         """Whether this turn's answer was already held back as a doubted cell's output."""
-        """What the successful cells of the current turn printed or showed, oldest first."""
         self._turn_showed = False
         """A cell of the model ran in this turn, without a silent error, and showed something."""
         self._formatted: set[str] = set()
@@ -2229,8 +2229,10 @@ class Worker:
                 or self._parameter_doubt()
                 or self._term_parameter_doubt()
             ) is not None:
-                # a doubt, asked once: the turn states a revised value, or a parameter of a
-                # model, that no code of the turn uses
+                # a doubt, asked once each: the answer is a value a cell showed under a
+                # doubt on it; the turn states a revised value, or a parameter of a model,
+                # that no code of the turn uses; or the question asks for a defined
+                # quantity whose parameters no code of the turn or that it read uses
                 exchange.outcome = f"invalid: {doubt[0]}"
                 yield from self._invalid_step(turn, step, parsed, *doubt)
                 refused = True
