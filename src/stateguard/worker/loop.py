@@ -68,6 +68,7 @@ from stateguard.manager.notes import RepairNotice
 from stateguard.manager.revisions import value_literals
 from stateguard.numbers import is_valueless, scan
 from stateguard.question import (
+    Definition,
     QuestionSpec,
     Revision,
     asked_terms,
@@ -1193,19 +1194,23 @@ class Worker:
         earlier = [c.source for c in graph.cells if c.cell in wanted]
         return [*earlier, *(c.source for c in self._turn_cells)]
 
-    def _unused_term_parameters(self) -> tuple[str, list[str]] | None:
+    def _task_definitions(self) -> list[Definition]:
+        """The quantities the task's contexts define, those named as a column of the data
+        aside (a column is the data's)."""
+        columns = [c for cs in self._data_columns.values() for c in cs]
+        text = "\n\n".join(self._contexts)
+        return [d for d in defined_terms(text) if not is_column(d, columns)]
+
+    def _unused_term_parameters(self) -> tuple[Definition, list[str]] | None:
         """For a quantity the task's contexts define that the question asks for: the
         parameters it rests on (`term_parameters`: "the receipts are its commissions and
         its disposal charges together" rests on the commission's 6 % and the charge's
         1.20), each at its value after the revisions stated so far, that no code of the
-        turn nor any code it read results from holds as a number. ``(term, values)``
+        turn nor any code it read results from holds as a number. ``(definition, values)``
         for the first such quantity, else None."""
         if not self._turn_cells or not self._contexts:
             return None
-        columns = [c for cs in self._data_columns.values() for c in cs]
-        definitions = [
-            d for d in defined_terms("\n\n".join(self._contexts)) if not is_column(d, columns)
-        ]
+        definitions = self._task_definitions()
         asked = asked_terms(self._question, definitions)
         if not asked:
             return None
@@ -1232,7 +1237,7 @@ class Worker:
                 ):
                     missing.append(text)
             if missing:
-                return d.term, missing
+                return d, missing
         return None
 
     def _doubted_answer_doubt(self, answer: str) -> tuple[str, str] | None:
@@ -1256,14 +1261,10 @@ class Worker:
         if self._term_parameter_asked or (found := self._unused_term_parameters()) is None:
             return None
         self._term_parameter_asked = True
-        term, values = found
+        definition, values = found
+        term = definition.term
         text = "\n\n".join(self._contexts)
-        said = " ".join(
-            f"\u201c{s}\u201d"
-            for d in defined_terms(text)
-            if d.term == term
-            for s in sentences_about(d, text)[:2]
-        )
+        said = " ".join(f"\u201c{s}\u201d" for s in sentences_about(definition, text)[:2])
         frame = max(
             self._data_columns,
             key=lambda f: len(named_columns(text, self._data_columns[f])),
@@ -1492,9 +1493,7 @@ class Worker:
             return None
         text = "\n\n".join(self._contexts)
         columns = [c for cs in self._data_columns.values() for c in cs]
-        asked = asked_terms(
-            self._question, [d for d in defined_terms(text) if not is_column(d, columns)]
-        )
+        asked = asked_terms(self._question, self._task_definitions())
         reduced = reduced_columns(self._turn_cells[-1].source, columns) if asked else []
         if not reduced:
             return None
