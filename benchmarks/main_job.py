@@ -55,6 +55,7 @@ EXAMPLES = tuple(
         "audio_guides",
         "plant_sales",
         "campsite_stays",
+        "kiln_firings",
     )
 )
 MANAGERS = ("none", "hybrid")

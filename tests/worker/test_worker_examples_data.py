@@ -31,6 +31,7 @@ EXAMPLES = (
     "audio_guides",
     "plant_sales",
     "campsite_stays",
+    "kiln_firings",
 )
 
 
@@ -97,6 +98,7 @@ REVISIONS = (
     Revision("audio_guides", "11 %", "14 %", "CONCESSION_RATE = 0.14\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("plant_sales", "6 %", "8 %", "PITCH_RATE = 0.08\nNone\n", (5, 6, 7, 8), (3,)),
     Revision("campsite_stays", "5 %", "7 %", "LEVY_RATE = 0.07\nNone\n", (5, 6, 7, 8), (3,)),
+    Revision("kiln_firings", "9 %", "12 %", "SHARE_RATE = 0.12\nNone\n", (5, 6, 7, 8), (3,)),
 )
 
 
