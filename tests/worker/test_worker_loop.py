@@ -447,3 +447,49 @@ def test_several_numbers_for_the_one_value_asked_give_way_to_the_printed_value(
     worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
     question = "Cost and rows? Answer as `cost: <value rounded to 2 decimals>, rows: <count>`."
     assert list(worker.run_turn(2, question))[-1].answer == "cost: 47.00, rows: 3"
+
+
+FORM_QUESTION = (
+    "How many rows are there, and how many have b above 25? "
+    "Answer as `rows: <count>, big: <count>`."
+)
+COUNT_CELL = "import pandas as pd\nt = pd.read_csv('data/t.csv')\nprint(len(t), (t.b > 25).sum())"
+
+
+def test_the_answer_written_in_the_form_beside_a_comment_only_block_is_an_answer(
+    tracked: TrackedSession,
+) -> None:
+    """A thought writing every field of the question's form, then a block of comments: the
+    model means to answer. Before any cell ran it is asked to compute (not told its block
+    held only comments, which it answers with the same reply); after, it is the answer."""
+    done = f"{F}python\n# No further steps needed\n{F}"
+    model = ScriptedModel(
+        [
+            f"rows: 3, big: 1\n\n{done}",
+            code(COUNT_CELL),
+            f"rows: 3, big: 1\n\n{done}",
+        ]
+    )
+    guard = GuardedSession(tracked, manager=NullSupervisor())
+    events = list(Worker(model, guard).run_turn(1, FORM_QUESTION))
+    steps = of_type(events, StepRecord)
+    assert [s.problem for s in steps] == ["answer_without_code", None, None]
+    assert "Verify it by computation first" in steps[0].observation
+    assert events[-1].answer == "rows: 3, big: 1" and events[-1].ended == "answer"
+
+
+def test_a_comment_only_block_without_every_field_of_the_form_stays_commented_code(
+    tracked: TrackedSession,
+) -> None:
+    model = ScriptedModel(
+        [
+            f"rows: 3\n\n{F}python\n# count the big ones next\n{F}",
+            code(COUNT_CELL),
+            "<answer>rows: 3, big: 1</answer>",
+        ]
+    )
+    guard = GuardedSession(tracked, manager=NullSupervisor())
+    events = list(Worker(model, guard).run_turn(1, FORM_QUESTION))
+    steps = of_type(events, StepRecord)
+    assert steps[0].problem == "commented_code"
+    assert events[-1].answer == "rows: 3, big: 1"

@@ -170,3 +170,18 @@ def test_an_answer_line_without_a_block_is_the_answer() -> None:
     assert both.answer == "2"
     code = parse_reply("answer: 42.5\n```python\nx = 1\n```", code_ran=True)
     assert (code.code, code.answer, code.stated) == ("x = 1", None, "42.5")
+
+
+def test_an_answer_line_beside_a_block_of_comments_only_is_the_answer() -> None:
+    reply = "answer: 42.5\n```python\n# nothing left to compute\n```"
+    assert (
+        parse_reply(reply, code_ran=True).answer,
+        parse_reply(reply, code_ran=True).problem,
+    ) == (
+        "42.5",
+        None,
+    )
+    early = parse_reply(reply, code_ran=False)
+    assert (early.answer, early.problem) == ("42.5", "answer_without_code")
+    # no answer line: the block of comments is still one
+    assert parse_reply("```python\n# done\n```", code_ran=True).problem == "commented_code"

@@ -680,6 +680,24 @@ class Worker:
         shows = bool(probe.stdout.strip() or probe.result) and not misprinted
         return probe.ok, shows
 
+    def _parse(self, reply: str, code_ran: bool) -> ParsedReply:
+        """`parse_reply`, and a reply with nothing to run (no block, or comments only) and no
+        ``<answer>`` whose thought writes every field of the question's form by its label
+        (``orders: 1200, late: 96``, then ``# nothing left to compute``) answers with them:
+        a small model that means to answer writes them so, and told its block was empty or
+        missing it sends the same reply again. The answer is then reviewed like any other
+        (no cell ran this turn: ``answer_without_code``)."""
+        parsed = parse_reply(reply, code_ran=code_ran)
+        if parsed.problem not in ("no_action", "commented_code") or self._spec is None:
+            return parsed
+        if self._spec.template is None:
+            return parsed
+        stated = extract_answer(self._spec, [parsed.thought], positional=False)
+        if stated is None:
+            return parsed
+        problem = None if code_ran else "answer_without_code"
+        return ParsedReply(thought=parsed.thought, answer=stated, problem=problem, stated=stated)
+
     def _resample(
         self, turn: int, step: int, attempts: AttemptLog, code_ran: bool, deadline: float | None
     ) -> Generator[TrajectoryEvent, None, tuple[str, ParsedReply] | None]:
@@ -700,7 +718,7 @@ class Worker:
             yield event
             if event.cut in CUT_PROBLEMS:
                 continue
-            parsed = parse_reply(reply, code_ran=code_ran)
+            parsed = self._parse(reply, code_ran)
             if parsed.problem is not None:
                 continue
             if parsed.code is None:
@@ -1982,7 +2000,7 @@ class Worker:
                 parsed = ParsedReply(thought=shown, problem=problem)  # type: ignore[arg-type]
                 yield from self._invalid_step(turn, step, parsed, problem, self._note(problem))
                 continue
-            parsed = parse_reply(reply, code_ran=code_ran)
+            parsed = self._parse(reply, code_ran)
             if parsed.code is not None and parsed.answer is None and self._holds(parsed.stated):
                 # an answer line ("answer: …") this turn's outputs hold, then code (a small
                 # model goes on to ask itself a new question): the answer is the stated

@@ -21,9 +21,9 @@ Rules, in order:
 * no block and no answer -> ``no_action``.
 
 An *answer line* (ReAct's ``Final Answer: …``; ``answer: …`` at the start of a thought
-line, markdown emphasis aside) is kept as `ParsedReply.stated`. A reply with no block
-and no ``<answer>`` element answers with it; beside code, the loop decides (it takes the
-stated answer only when this turn's outputs hold its numbers).
+line, markdown emphasis aside) is kept as `ParsedReply.stated`. A reply with no block (or
+one of comments only) and no ``<answer>`` element answers with it; beside code, the loop
+decides (it takes the stated answer only when this turn's outputs hold its numbers).
 
 The answer is searched outside code blocks; an ``<answer>`` that is never closed
 runs to the end of the reply; when several are present the last one counts.
@@ -135,8 +135,9 @@ def parse_reply(text: str, *, code_ran: bool) -> ParsedReply:
     stated = stated_answer(parsed.thought)
     if stated is None:
         return parsed
-    if parsed.problem == "no_action":
-        # no block, no <answer>: the answer line is the answer
+    if parsed.problem in ("no_action", "commented_code"):
+        # no block (or one of comments only: ``# done``), no <answer>: the answer line is
+        # the answer
         problem = None if code_ran else "answer_without_code"
         return ParsedReply(thought=parsed.thought, answer=stated, problem=problem, stated=stated)
     return parsed.model_copy(update={"stated": stated})
