@@ -54,3 +54,23 @@ def test_samples_of_one_prompt_get_different_seeds_that_depend_on_the_prompt_alo
     _FakeLlama.calls = []
     again.complete(prompt, temperature=0.9)
     assert _FakeLlama.calls[0]["seed"] not in seeds
+
+
+def test_sampling_is_not_narrowed_to_one_token_by_top_k_or_min_p(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """llama.cpp's defaults (top_k 40, min_p 0.05) keep one token wherever the model is
+    confident: resampling a reply the model locked onto gives it back token for token."""
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=_FakeLlama))
+    _FakeLlama.calls = []
+    weights = tmp_path / "m.gguf"
+    weights.write_bytes(b"GGUF")
+    model = LlamaCppModel(weights)
+    model.complete([ChatMessage.user("hi")], temperature=0.7)
+    model.complete([ChatMessage.user("hi")], temperature=0.0)
+    sampled, greedy = _FakeLlama.calls
+    assert (sampled["top_k"], sampled["min_p"], sampled["top_p"]) == (0, 0.0, 0.95)
+    assert "min_p" not in greedy and "top_k" not in greedy  # greedy decoding: untouched
+    custom = LlamaCppModel(weights, top_k=40, min_p=0.05)
+    custom.complete([ChatMessage.user("hi")], temperature=0.7)
+    assert (_FakeLlama.calls[-1]["top_k"], _FakeLlama.calls[-1]["min_p"]) == (40, 0.05)
