@@ -107,3 +107,15 @@ def test_the_unbounded_grammar_differs_only_in_the_bounds() -> None:
     long_thought = _step(["t" * (THOUGHT_CHARS + 1)], ["x = 1"])
     assert unbounded.fullmatch(long_thought) and not STEP.fullmatch(long_thought)
     assert unbounded.fullmatch(_step(["ok"], ["x = 1"]))
+
+
+def test_a_reply_cannot_open_with_a_bracket_as_the_summary_of_an_earlier_turn_does() -> None:
+    """Earlier turns reach the prompt as ``[Earlier question, turn N] …`` notes; a small
+    model opened its reply with one (cut there, it was an empty step)."""
+    copied = _step(["[Earlier question, turn 2] How many?"], ["x = 1"])
+    assert not STEP.fullmatch(copied) and not CODE_ONLY.fullmatch(copied)
+    assert not STEP.fullmatch("[Earlier question, turn 2]\n<answer>3</answer>")
+    # a bracket later in the thought, or in the code, is fine
+    assert STEP.fullmatch(_step(["Count them.", "[a, b] are the columns."], ["x = [1, 2]"]))
+    assert STEP.fullmatch(_step(["Take the [a] column."], ["x = [1]"]))
+    assert _regex(UNBOUNDED_STEP_GRAMMAR).fullmatch(copied) is None
