@@ -450,32 +450,81 @@ def test_several_numbers_for_the_one_value_asked_give_way_to_the_printed_value(
 
 
 FORM_QUESTION = (
-    "How many rows are there, and how many have b above 25? "
-    "Answer as `rows: <count>, big: <count>`."
+    "How many rows are there, and what is the total of b? "
+    "Answer as `rows: <count>, total: <number>`."
 )
-COUNT_CELL = "import pandas as pd\nt = pd.read_csv('data/t.csv')\nprint(len(t), (t.b > 25).sum())"
+COUNT_CELL = "import pandas as pd\nt = pd.read_csv('data/t.csv')\nprint(len(t), t.b.sum())"
 
 
 def test_the_answer_written_in_the_form_beside_a_comment_only_block_is_an_answer(
     tracked: TrackedSession,
 ) -> None:
-    """A thought writing every field of the question's form, then a block of comments: the
-    model means to answer. Before any cell ran it is asked to compute (not told its block
-    held only comments, which it answers with the same reply); after, it is the answer."""
+    """A thought writing every field of the question's form with numbers the session
+    showed, then a block of comments: the model means to answer. Before a cell of the turn
+    ran it is asked to compute (not told its block held only comments, which it answers
+    with the same reply); after, it is the answer."""
     done = f"{F}python\n# No further steps needed\n{F}"
     model = ScriptedModel(
         [
-            f"rows: 3, big: 1\n\n{done}",
             code(COUNT_CELL),
-            f"rows: 3, big: 1\n\n{done}",
+            "<answer>3</answer>",
+            f"rows: 3, total: 60\n\n{done}",
+            code("print(len(t), int(t.b.sum()))"),
+            f"rows: 3, total: 60\n\n{done}",
         ]
     )
-    guard = GuardedSession(tracked, manager=NullSupervisor())
-    events = list(Worker(model, guard).run_turn(1, FORM_QUESTION))
+    worker = Worker(model, GuardedSession(tracked, manager=NullSupervisor()))
+    list(worker.run_turn(1, "How many rows are there?"))
+    events = list(worker.run_turn(2, FORM_QUESTION))
     steps = of_type(events, StepRecord)
     assert [s.problem for s in steps] == ["answer_without_code", None, None]
     assert "Verify it by computation first" in steps[0].observation
-    assert events[-1].answer == "rows: 3, big: 1" and events[-1].ended == "answer"
+    assert events[-1].answer == "rows: 3, total: 60" and events[-1].ended == "answer"
+
+
+def test_a_guessed_number_in_the_form_beside_a_comment_only_block_is_no_answer(
+    tracked: TrackedSession,
+) -> None:
+    """75 appears in no output: a guess, not an answer to verify (told to verify it, a small
+    model re-checks the other field and copies the guess again)."""
+    model = ScriptedModel(
+        [
+            f"rows: 3, total: 75\n\n{F}python\n# done\n{F}",
+            code(COUNT_CELL),
+            "<answer>rows: 3, total: 60</answer>",
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, FORM_QUESTION)
+    )
+    steps = of_type(events, StepRecord)
+    assert steps[0].problem == "commented_code" and steps[0].answer is None
+    assert events[-1].answer == "rows: 3, total: 60"
+
+
+def test_a_malformed_reply_sent_again_word_for_word_is_resampled(
+    tracked: TrackedSession,
+) -> None:
+    """Greedy decoding sends the same malformed reply whatever the note says; the second
+    time, a candidate is sampled in its place."""
+    same = f"Nothing to run.\n{F}python\n# done\n{F}"
+    model = ScriptedModel(
+        [
+            same,
+            same,  # word for word: resampled
+            code(COUNT_CELL),  # the candidate, taken
+            "<answer>rows: 3, total: 60</answer>",
+        ]
+    )
+    events = list(
+        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, FORM_QUESTION)
+    )
+    steps = of_type(events, StepRecord)
+    assert [s.problem for s in steps] == ["commented_code", None, None]
+    assert model.requests[2].temperature > 0
+    candidates = [m for m in of_type(events, ModelMessage) if m.candidate]
+    assert len(candidates) == 1
+    assert events[-1].answer == "rows: 3, total: 60"
 
 
 def test_a_comment_only_block_without_every_field_of_the_form_stays_commented_code(
@@ -483,13 +532,13 @@ def test_a_comment_only_block_without_every_field_of_the_form_stays_commented_co
 ) -> None:
     model = ScriptedModel(
         [
-            f"rows: 3\n\n{F}python\n# count the big ones next\n{F}",
+            f"rows: 3\n\n{F}python\n# sum b next\n{F}",
             code(COUNT_CELL),
-            "<answer>rows: 3, big: 1</answer>",
+            "<answer>rows: 3, total: 60</answer>",
         ]
     )
     guard = GuardedSession(tracked, manager=NullSupervisor())
     events = list(Worker(model, guard).run_turn(1, FORM_QUESTION))
     steps = of_type(events, StepRecord)
     assert steps[0].problem == "commented_code"
-    assert events[-1].answer == "rows: 3, big: 1"
+    assert events[-1].answer == "rows: 3, total: 60"

@@ -25,7 +25,9 @@ interrupt (KeyboardInterrupt: the turn is closed, its `AnswerRecorded` yielded, 
 the interrupt is raised again).
 
 A cell that repeats one that failed in this turn is never run again, nor is one that
-is no Python (a traceback copied from the last observation). Instead the
+is no Python (a traceback copied from the last observation); a reply of no step's form
+(empty, no block and no answer, a block of comments only) sent again word for word is
+not taken either (the note on it changed nothing). Instead the
 same prompt is sampled up to ``retry_samples`` more times at ``retry_temperature``
 (the prompt is shared, so a local backend reuses its cache); each new candidate is
 tried in a copy-on-write probe, and the first that runs (preferably showing
@@ -120,6 +122,11 @@ from stateguard.worker.prompts import (
 from stateguard.worker.scope import ScopeLog
 from stateguard.worker.terms import is_column, names_term, reduced_columns
 
+_FORM_PROBLEMS = frozenset(
+    {"empty", "no_action", "unterminated_code", "empty_code", "commented_code"}
+)
+"""Problems of a reply that is no step at all (nothing to run, no answer): one sent again
+word for word is resampled (see the module docstring)."""
 _FAILURE_NAMES = {**FAILURES, **SESSION_FAILURES}
 """Every doubt's name in the attempt log: the registered checks' and the loop's own."""
 
@@ -683,17 +690,20 @@ class Worker:
     def _parse(self, reply: str, code_ran: bool) -> ParsedReply:
         """`parse_reply`, and a reply with nothing to run (no block, or comments only) and no
         ``<answer>`` whose thought writes every field of the question's form by its label
-        (``orders: 1200, late: 96``, then ``# nothing left to compute``) answers with them:
-        a small model that means to answer writes them so, and told its block was empty or
-        missing it sends the same reply again. The answer is then reviewed like any other
-        (no cell ran this turn: ``answer_without_code``)."""
+        (``orders: 1200, late: 96``, then ``# nothing left to compute``), each number one an
+        output of the session showed, answers with them: a small model that means to answer
+        writes them so, and told its block held only comments it sends the same reply
+        again. The answer is then reviewed like any other (no cell ran this turn:
+        ``answer_without_code``). A number nothing showed is a guess: told that it gave an
+        answer to verify, a small model re-ran a check of the other field and copied the
+        guess again; the reply stays a malformed step."""
         parsed = parse_reply(reply, code_ran=code_ran)
         if parsed.problem not in ("no_action", "commented_code") or self._spec is None:
             return parsed
         if self._spec.template is None:
             return parsed
         stated = extract_answer(self._spec, [parsed.thought], positional=False)
-        if stated is None:
+        if stated is None or unseen_numbers(stated, self._shown):
             return parsed
         problem = None if code_ran else "answer_without_code"
         return ParsedReply(thought=parsed.thought, answer=stated, problem=problem, stated=stated)
@@ -1963,6 +1973,8 @@ class Worker:
         steps = 0
         repeats = 0
         """Consecutive steps that only re-sent a cell not run again."""
+        malformed: set[str] = set()
+        """This turn's replies of no form (`_FORM_PROBLEMS`; one sent again is resampled)."""
         temperature = self.temperature
         self._turn_tokens_used = 0
         final = False
@@ -2012,16 +2024,20 @@ class Worker:
                 parsed = parsed.model_copy(update={"problem": "error_answer"})
             repeated = parsed.code is not None and attempts.repeat_of(parsed.code) is not None
             unparsable = parsed.code is not None and not repeated and not runnable(parsed.code)
+            # a reply of no form sent again word for word: the note on it changed nothing
+            resent = parsed.problem in _FORM_PROBLEMS and reply in malformed
             doubtful = (
                 doubtful_cell
                 and not repeated
                 and (parsed.code is None or self._probe_ok(parsed.code) != (True, True))
             )
-            if (repeated or doubtful or unparsable) and self.retry_samples:
+            if (repeated or doubtful or unparsable or resent) and self.retry_samples:
                 chosen = yield from self._resample(turn, step, attempts, answerable, deadline)
                 if chosen is not None:
                     (reply, parsed), repeated = chosen, False
             doubtful_cell = False
+            if parsed.problem in _FORM_PROBLEMS:
+                malformed.add(reply)
             # what the model reads again of its reply: without thought lines stating numbers
             # nothing showed (its guesses, which it would copy into every later step), or
             # copying the message it answers
