@@ -696,14 +696,19 @@ class Worker:
         again. The answer is then reviewed like any other (no cell ran this turn:
         ``answer_without_code``). A number nothing showed is a guess: told that it gave an
         answer to verify, a small model re-ran a check of the other field and copied the
-        guess again; the reply stays a malformed step."""
+        guess again; the reply stays a malformed step. Beside code, the form so written is
+        the reply's stated answer (`ParsedReply.stated`), taken as an answer line is."""
         parsed = parse_reply(reply, code_ran=code_ran)
-        if parsed.problem not in ("no_action", "commented_code") or self._spec is None:
-            return parsed
-        if self._spec.template is None:
+        if self._spec is None or self._spec.template is None:
             return parsed
         stated = extract_answer(self._spec, [parsed.thought], positional=False)
-        if stated is None or unseen_numbers(stated, self._shown):
+        if stated is None:
+            return parsed
+        if parsed.problem is None and parsed.code is not None and parsed.stated is None:
+            return parsed.model_copy(update={"stated": stated})
+        if parsed.problem not in ("no_action", "commented_code"):
+            return parsed
+        if unseen_numbers(stated, self._shown):
             return parsed
         problem = None if code_ran else "answer_without_code"
         return ParsedReply(thought=parsed.thought, answer=stated, problem=problem, stated=stated)
