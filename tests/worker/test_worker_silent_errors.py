@@ -1187,7 +1187,7 @@ def test_a_flat_amount_multiplied_by_a_per_row_quantity_is_a_doubt_in_a_later_tu
     first = steps[0].observation
     assert "26.4" in first  # the cell ran and showed its (wrong) product
     assert "line 2 multiplies `r['trays'] * r['tray_price']` by 1.20, the task's flat" in first
-    assert "disposal charge" in first and "`len(rows) * 1.20`" in first, first
+    assert "disposal charge" in first and "`len(r) * 1.20`" in first, first  # its table
     # near misses: a count of the rows, and a column of 0s and 1s
     assert "flat amount" not in steps[1].observation, steps[1].observation
     assert "flat amount" not in steps[2].observation, steps[2].observation

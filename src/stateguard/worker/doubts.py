@@ -493,8 +493,12 @@ def scaled_flat_amount(ctx: CellContext) -> list[Finding]:
         return []
     first = found[0]
     amount = amounts[first.amount]
+    frames = {frame for frame, _ in first.columns}
+    # the rows the amount applies to: the one table the quantity reads, by its name
+    rows = frames.pop() if len(frames) == 1 else ""
     note = render(
         observation_notes()["scaled_flat_amount"],
+        count=f"len({rows})" if rows.isidentifier() else "len(rows)",
         line=first.line,
         expression=first.expression,
         amount=amount.text,
