@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stateguard.audit.flat import scaled_amounts
+from stateguard.audit.flat import once_per_row, scaled_amounts
 from stateguard.question import flat_amounts
 
 
@@ -51,3 +51,24 @@ def test_a_flat_amount_multiplied_by_a_per_row_quantity(
     code: str, found: list[tuple[int, str, tuple[tuple[str, str], ...]]]
 ) -> None:
     assert [(s.line, s.expression, s.columns) for s in scaled_amounts(code, [1.2])] == found
+
+
+def test_the_amount_once_per_row_keeps_the_quantitys_rows() -> None:
+    code = "r = s[s['x'] == 'returned']\nprint((r['trays'] * r['tray_price'] * 1.20).sum())"
+    found = scaled_amounts(code, [1.20])[0]
+    again = once_per_row(code, found)
+    assert again is not None
+    assert "(r['trays'] * r['tray_price'] * 0 + 1.2).sum()" in again
+    assert again.splitlines()[0] == "r = s[s['x'] == 'returned']"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "t['fee'] = t['fee'] * 1.20",  # reads what it writes: a second run starts elsewhere
+        "total = 0\ntotal += (t['kg'] * 1.20).sum()",
+    ],
+)
+def test_a_cell_that_updates_a_value_from_itself_is_not_run_again(code: str) -> None:
+    found = scaled_amounts(code, [1.20])
+    assert found and once_per_row(code, found[0]) is None

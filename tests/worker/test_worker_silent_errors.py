@@ -1188,6 +1188,9 @@ def test_a_flat_amount_multiplied_by_a_per_row_quantity_is_a_doubt_in_a_later_tu
     assert "26.4" in first  # the cell ran and showed its (wrong) product
     assert "line 2 multiplies `r['trays'] * r['tray_price']` by 1.20, the task's flat" in first
     assert "disposal charge" in first and "`len(r) * 1.20`" in first, first  # its table
+    # the same cell run again in a probe with 1.20 once per returned sale: 2 × 1.20
+    assert "Run again with 1.20 charged once for each of those rows" in first, first
+    assert first.rstrip().endswith("the same cell shows: 2.4"), first
     # near misses: a count of the rows, and a column of 0s and 1s
     assert "flat amount" not in steps[1].observation, steps[1].observation
     assert "flat amount" not in steps[2].observation, steps[2].observation
@@ -1225,6 +1228,34 @@ def test_an_answer_taken_from_a_doubted_cells_output_is_held_back_once_with_the_
     events = list(worker.run_turn(1, "What do the disposal charges come to?", context))
     assert events[-1].answer == "2.4"
     assert not [e for e in events if isinstance(e, StepRecord) and e.problem == "doubted_answer"]
+
+
+@pytest.mark.kernel
+def test_the_value_the_probe_showed_with_the_flat_amount_once_per_row_may_be_the_answer(
+    tracked: TrackedSession,
+) -> None:
+    """The note on a scaled flat amount shows what the same cell shows with the amount once
+    per row (computed by the session in a probe): an answer resting on it is grounded; a
+    number neither an output nor that probe showed is not."""
+    context = "A returned sale costs the grower a flat disposal charge of 1.20."
+    setup = (
+        "import pandas as pd\n"
+        "r = pd.DataFrame({'trays': [3, 1], 'tray_price': [4.0, 10.0]})\n"
+        "print((r['trays'] * r['tray_price'] * 1.20).sum())"
+    )
+    for answer, accepted in (("2.40", True), ("3.60", False)):
+        replies = [code(setup), f"<answer>{answer}</answer>", code("print(len(r) * 1.20)")]
+        replies.append("<answer>2.40</answer>")
+        worker = Worker(
+            ScriptedModel(replies),
+            GuardedSession(tracked, manager=NullSupervisor()),
+            retry_samples=0,
+        )
+        events = list(worker.run_turn(1, "What do the disposal charges come to?", context))
+        steps = [e for e in events if isinstance(e, StepRecord)]
+        assert steps[0].observation.rstrip().endswith("the same cell shows: 2.4")
+        assert (steps[1].problem is None) is accepted, [s.problem for s in steps]
+        assert events[-1].answer == "2.40"
 
 
 def test_the_checks_that_doubt_a_shown_value_are_checks_of_the_worker() -> None:

@@ -95,3 +95,60 @@ def scaled_amounts(code: str, amounts: Iterable[float]) -> list[ScaledAmount]:
                 )
             break
     return sorted(out, key=lambda s: s.line)
+
+
+class _OncePerRow(ast.NodeTransformer):
+    """Replaces one product ``quantity * amount`` by ``quantity * 0 + amount``: the amount
+    once for each row, with the quantity's index (so what the cell does next with it, a
+    sum or a grouping, still runs)."""
+
+    def __init__(self, found: ScaledAmount) -> None:
+        self.found = found
+        self.done = False
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        if self.done or node.lineno != self.found.line or not isinstance(node.op, ast.Mult):
+            return self.generic_visit(node)  # type: ignore[return-value]
+        for amount_side, other in ((node.right, node.left), (node.left, node.right)):
+            value = _number(amount_side)
+            if (
+                value is not None
+                and math.isclose(value, self.found.amount)
+                and ast.unparse(other) == self.found.expression
+            ):
+                self.done = True
+                zeroed = ast.BinOp(left=other, op=ast.Mult(), right=ast.Constant(0))
+                return ast.BinOp(left=zeroed, op=ast.Add(), right=amount_side)
+        return self.generic_visit(node)  # type: ignore[return-value]
+
+
+def _reruns_alike(tree: ast.Module) -> bool:
+    """Whether running the cell again gives what it gave the first time: no augmented
+    assignment, and no assignment whose value reads its own target (``x = x + 1``,
+    ``t['a'] = t['a'] * 2``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign):
+            return False
+        if isinstance(node, ast.Assign):
+            value = {ast.unparse(n) for n in ast.walk(node.value) if isinstance(n, ast.expr)}
+            if any(ast.unparse(t) in value for t in node.targets):
+                return False
+    return True
+
+
+def once_per_row(code: str, found: ScaledAmount) -> str | None:
+    """``code`` with the amount of ``found`` charged once per row instead of scaled by the
+    quantity (see `_OncePerRow`), to run again in a probe; None when the cell does not
+    parse, the product is not found, or running the cell again would not start from what
+    it started from (it updates a value from itself)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if not _reruns_alike(tree):
+        return None
+    rewrite = _OncePerRow(found)
+    changed = rewrite.visit(tree)
+    if not rewrite.done:
+        return None
+    return ast.unparse(ast.fix_missing_locations(changed))

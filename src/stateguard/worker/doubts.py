@@ -475,7 +475,7 @@ def _rewrite(code: str) -> str:
     return " " + render(note, reducer=found.reducer, written=found.written, rewrite=found.rewrite)
 
 
-@CHECKS.check(basis=("code", "question"))
+@CHECKS.check(basis=("code", "question", "execution"))
 def scaled_flat_amount(ctx: CellContext) -> list[Finding]:
     """The cell multiplies a flat amount the task states by a per-row quantity
     (`stateguard.audit.flat`): a flat amount is charged once per row it applies to. A
@@ -505,7 +505,54 @@ def scaled_flat_amount(ctx: CellContext) -> list[Finding]:
         term=amount.term,
         sentence=amount.sentence,
     )
-    return _doubt("scaled_flat_amount", note, "code", "question")
+    again = _once_per_row_output(ctx, first)
+    if again is None:
+        return _doubt("scaled_flat_amount", note, "code", "question")
+    note += "\n" + render(
+        observation_notes()["scaled_flat_amount_again"],
+        expression=first.expression,
+        amount=amount.text,
+        output=again,
+    )
+    # what the probe showed was computed by the session: an answer may rest on it
+    return [
+        Finding(
+            check="scaled_flat_amount",
+            severity="doubt",
+            message=note,
+            basis=("code", "question", "execution"),
+            facts={SHOWN_AGAIN: again},
+        )
+    ]
+
+
+SHOWN_AGAIN = "shown_again"
+"""The fact of a finding holding what a probe showed of the cell read the other way (the
+worker counts it as shown: an answer may rest on it)."""
+
+
+_AGAIN_CHARS = 300
+"""The most of a probe's output a note quotes."""
+
+
+def _once_per_row_output(ctx: CellContext, found: flat.ScaledAmount) -> str | None:
+    """What the cell shows with the flat amount charged once per row (`flat.once_per_row`,
+    run in a probe), when that differs from what it showed; None otherwise (or when the
+    cell cannot be run again alike, or the probe fails: a probe never fails the step)."""
+    again = flat.once_per_row(ctx.code, found)
+    if again is None:
+        return None
+    try:
+        result = ctx.probe(again, timeout=10)
+    except Exception:
+        return None
+    if not result.ok:
+        return None
+    shown = (result.stdout or "").strip() or (result.result or "").strip()
+    before = (ctx.execution.stdout or "").strip() or (ctx.execution.result or "").strip()
+    if not shown or shown == before:
+        return None
+    return shown if len(shown) <= _AGAIN_CHARS else shown[:_AGAIN_CHARS] + " …"
 
 
 @CHECKS.check(basis=("code",))

@@ -89,7 +89,13 @@ from stateguard.question import (
 from stateguard.types import VarKey
 from stateguard.worker.answer_format import AnswerSpec, extract_answer
 from stateguard.worker.attempts import AttemptLog, cell_key
-from stateguard.worker.doubts import FAILURES, SESSION_FAILURES, VALUE_DOUBTS, silent_errors
+from stateguard.worker.doubts import (
+    FAILURES,
+    SESSION_FAILURES,
+    SHOWN_AGAIN,
+    VALUE_DOUBTS,
+    silent_errors,
+)
 from stateguard.worker.error_context import (
     assigned_names,
     bare_annotations,
@@ -850,12 +856,16 @@ class Worker:
             execution=execution,
             cell=outcome.cell,
         )
+        # what a probe showed of the cell read the other way was computed by the session:
+        # shown too (not this cell's output, so neither doubted nor formatted into an answer)
+        again = [str(d.facts[SHOWN_AGAIN]) for d in found if SHOWN_AGAIN in d.facts]
         # numbers a cell only wrote (``print(1400)``) were never shown by the data
         written = any(d.check == "written_numbers" for d in found)
         if not written:
             # the values a silent cell's note showed were shown too: an answer may rest
             # on them (they are not outputs, so no answer is formatted from them)
             self._shown += [*shown, made_note] if made_note else shown
+            self._shown += again
         if execution.error is not None and execution.error.ename.isidentifier():
             self._raised.add(execution.error.ename)
         if not execution.ok and (where := failing_line(code, execution)) is not None:
