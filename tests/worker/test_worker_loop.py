@@ -498,7 +498,10 @@ def test_a_guessed_number_in_the_form_beside_a_comment_only_block_is_no_answer(
         Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, FORM_QUESTION)
     )
     steps = of_type(events, StepRecord)
-    assert steps[0].problem == "commented_code" and steps[0].answer is None
+    assert steps[0].problem == "guessed_form" and steps[0].answer is None
+    # the note names the field to compute, not the guessed value (a small model copies it)
+    assert "a value for `total` that no output" in steps[0].observation
+    assert "`rows`" not in steps[0].observation and "75" not in steps[0].observation
     assert events[-1].answer == "rows: 3, total: 60"
 
 

@@ -129,7 +129,7 @@ from stateguard.worker.scope import ScopeLog
 from stateguard.worker.terms import is_column, names_term, reduced_columns
 
 _FORM_PROBLEMS = frozenset(
-    {"empty", "no_action", "unterminated_code", "empty_code", "commented_code"}
+    {"empty", "no_action", "unterminated_code", "empty_code", "commented_code", "guessed_form"}
 )
 """Problems of a reply that is no step at all (nothing to run, no answer): one sent again
 word for word is resampled (see the module docstring)."""
@@ -702,7 +702,8 @@ class Worker:
         again. The answer is then reviewed like any other (no cell ran this turn:
         ``answer_without_code``). A number nothing showed is a guess: told that it gave an
         answer to verify, a small model re-ran a check of the other field and copied the
-        guess again; the reply stays a malformed step. Beside code, the form so written is
+        guess again; the reply is ``guessed_form``, told which fields to compute (not their
+        guessed values: it copies what it reads). Beside code, the form so written is
         the reply's stated answer (`ParsedReply.stated`), taken as an answer line is."""
         parsed = parse_reply(reply, code_ran=code_ran)
         if self._spec is None or self._spec.template is None:
@@ -715,9 +716,26 @@ class Worker:
         if parsed.problem not in ("no_action", "commented_code"):
             return parsed
         if unseen_numbers(stated, self._shown):
-            return parsed
+            return ParsedReply(thought=parsed.thought, problem="guessed_form", stated=stated)
         problem = None if code_ran else "answer_without_code"
         return ParsedReply(thought=parsed.thought, answer=stated, problem=problem, stated=stated)
+
+    def _guessed_note(self, stated: str) -> str:
+        """The ``guessed_form`` note: the fields of ``stated`` whose value nothing showed."""
+        assert self._spec is not None
+        template = self._spec.template
+        labels = [
+            f"`{f.label}`"
+            for f in self._spec.fields
+            if (
+                value := extract_answer(
+                    AnswerSpec(template=template, fields=(f,)), [stated], positional=False
+                )
+            )
+            is None
+            or unseen_numbers(value, self._shown)
+        ]
+        return render(self._corrective["guessed_form"], labels=" and ".join(labels) or "it")
 
     def _resample(
         self, turn: int, step: int, attempts: AttemptLog, code_ran: bool, deadline: float | None
@@ -2080,9 +2098,10 @@ class Worker:
             elif parsed.problem is not None:
                 exchange.outcome = f"invalid: {parsed.problem}"
                 attempts.no_progress()
-                yield from self._invalid_step(
-                    turn, step, parsed, parsed.problem, self._note(parsed.problem)
-                )
+                note = self._note(parsed.problem)
+                if parsed.problem == "guessed_form":
+                    note = self._guessed_note(parsed.stated or "")
+                yield from self._invalid_step(turn, step, parsed, parsed.problem, note)
             elif (
                 repeated
                 and not attempts.repeat_of(parsed.code or "").error  # type: ignore[union-attr]

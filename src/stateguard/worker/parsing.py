@@ -43,6 +43,7 @@ Problem = Literal[
     "unterminated_code",
     "empty_code",
     "commented_code",
+    "guessed_form",
     "empty_answer",
     "valueless_answer",
     "error_answer",
