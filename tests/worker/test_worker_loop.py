@@ -545,25 +545,3 @@ def test_a_comment_only_block_without_every_field_of_the_form_stays_commented_co
     steps = of_type(events, StepRecord)
     assert steps[0].problem == "commented_code"
     assert events[-1].answer == "rows: 3, total: 60"
-
-
-def test_the_form_written_in_the_thought_beside_code_is_the_answer_when_the_turn_showed_it(
-    tracked: TrackedSession,
-) -> None:
-    """``rows: 3, total: 60`` above a cell that prints again what the turn printed: the
-    model holds it to be the answer (as an answer line beside code); a form the turn's
-    outputs do not hold is not taken, and its code runs."""
-    model = ScriptedModel(
-        [
-            code(COUNT_CELL),
-            code("print(t.b.sum())", thought="rows: 3, total: 75"),  # 75: not held; runs
-            code("print(len(t))", thought="rows: 3, total: 60"),  # held: the answer
-        ]
-    )
-    events = list(
-        Worker(model, GuardedSession(tracked, manager=NullSupervisor())).run_turn(1, FORM_QUESTION)
-    )
-    steps = of_type(events, StepRecord)
-    assert steps[1].execution is not None and steps[1].execution.ok
-    assert steps[2].execution is None and steps[2].answer == "rows: 3, total: 60"
-    assert events[-1].answer == "rows: 3, total: 60" and events[-1].ended == "answer"

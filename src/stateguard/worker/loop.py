@@ -703,16 +703,14 @@ class Worker:
         ``answer_without_code``). A number nothing showed is a guess: told that it gave an
         answer to verify, a small model re-ran a check of the other field and copied the
         guess again; the reply is ``guessed_form``, told which fields to compute (not their
-        guessed values: it copies what it reads). Beside code, the form so written is
-        the reply's stated answer (`ParsedReply.stated`), taken as an answer line is."""
+        guessed values: it copies what it reads). Beside code the form so written is not
+        taken: a small model writes its expected answer above the code that checks it."""
         parsed = parse_reply(reply, code_ran=code_ran)
         if self._spec is None or self._spec.template is None:
             return parsed
         stated = extract_answer(self._spec, [parsed.thought], positional=False)
         if stated is None:
             return parsed
-        if parsed.problem is None and parsed.code is not None and parsed.stated is None:
-            return parsed.model_copy(update={"stated": stated})
         if parsed.problem not in ("no_action", "commented_code"):
             return parsed
         if unseen_numbers(stated, self._shown):
