@@ -706,12 +706,12 @@ class Worker:
         guessed values: it copies what it reads). Beside code the form so written is not
         taken: a small model writes its expected answer above the code that checks it."""
         parsed = parse_reply(reply, code_ran=code_ran)
+        if parsed.problem not in ("no_action", "commented_code"):
+            return parsed
         if self._spec is None or self._spec.template is None:
             return parsed
         stated = extract_answer(self._spec, [parsed.thought], positional=False)
         if stated is None:
-            return parsed
-        if parsed.problem not in ("no_action", "commented_code"):
             return parsed
         if unseen_numbers(stated, self._shown):
             return ParsedReply(thought=parsed.thought, problem="guessed_form", stated=stated)
